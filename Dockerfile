@@ -1,0 +1,21 @@
+# Mirrors `make run`: the pinned requirements, graphviz and fonts, the app on port 8501.
+FROM python:3.11-slim
+
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends graphviz fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
+
+RUN useradd --create-home --uid 1000 forestviz
+WORKDIR /home/forestviz/app
+
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+
+COPY --chown=forestviz:forestviz . .
+USER forestviz
+
+EXPOSE 8501
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health').status != 200)"
+
+CMD ["python", "-m", "streamlit", "run", "app.py", "--server.address", "0.0.0.0", "--server.port", "8501"]

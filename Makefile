@@ -1,0 +1,46 @@
+# forestviz: `make run` sets everything up and starts the app; `make test` sets up and runs every test.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+RUNTIME_DEBS := graphviz fonts-dejavu-core
+TEST_DEBS := $(RUNTIME_DEBS) chromium
+PORT ?= 8501
+
+.PHONY: run test lint bench system-deps test-system-deps clean freeze
+
+run: $(VENV)/.runtime system-deps
+	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
+
+test: $(VENV)/.test test-system-deps
+	$(PY) -m ruff check .
+	$(PY) -m pytest
+
+lint: $(VENV)/.test
+	$(PY) -m ruff check .
+
+bench: $(VENV)/.runtime
+	for b in bench/*.py; do PYTHONPATH=. $(PY) $$b || exit 1; done
+
+system-deps:
+	bash scripts/ensure-debian-packages.sh $(RUNTIME_DEBS)
+
+test-system-deps:
+	bash scripts/ensure-debian-packages.sh $(TEST_DEBS)
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.test: requirements-test.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	touch $@
+
+freeze: $(VENV)/.test
+	$(PY) -m pip freeze --exclude-editable
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,16 @@
+"""forestviz: the Streamlit entry point (``streamlit run app.py``)."""
+
+import streamlit as st
+
+from ui.state import ensure_dataset
+
+st.set_page_config(page_title="forestviz", layout="wide")
+
+page = st.navigation(
+    [
+        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        st.Page("pages/data.py", title="Data", icon=":material/table:"),
+    ]
+)
+ensure_dataset()
+page.run()

@@ -1,0 +1,257 @@
+"""Leaf statistics of a fitted forest (algorithms.md §0).
+
+Every seed algorithm needs, for each tree k and the leaf ℓ_k(x) a row x reaches, the *key*
+A_k(x) (mean standardised feature vector of the training rows in that leaf) and the *value*
+B_k(x) (mean target) or p_k(x) (class frequencies). :class:`LeafStats` computes them once
+from all training rows routed to each leaf and then answers per-row queries vectorised and
+in row chunks, so memory stays O(chunk × T × m).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import sparse
+from sklearn.tree import BaseDecisionTree
+
+DEFAULT_CHUNK_SIZE = 16384
+_SMALL_BATCH = 64  # below this many rows the flat traversal beats per-tree ``apply``
+
+
+def fitted_trees(forest) -> list[BaseDecisionTree]:
+    """The fitted scikit-learn trees of a forest, or of a plain list of trees."""
+    trees = list(getattr(forest, "estimators_", forest))
+    trees = [t for t in np.ravel(np.asarray(trees, dtype=object))]
+    if not trees or not all(isinstance(t, BaseDecisionTree) for t in trees):
+        raise TypeError("expected a fitted scikit-learn forest or a list of fitted trees")
+    return trees
+
+
+@dataclass(frozen=True)
+class FlatTrees:
+    """All nodes of T trees in one array, so a leaf lookup is one vectorised descent.
+
+    Node ``offsets[k] + j`` is node j of tree k. Comparisons are made on float32 inputs
+    promoted to float64, exactly as scikit-learn's ``apply`` does.
+    """
+
+    offsets: np.ndarray  # (T,) first global node id of each tree
+    feature: np.ndarray  # (N,) split feature, -1 at leaves
+    threshold: np.ndarray  # (N,) float64
+    left: np.ndarray  # (N,) global id of the left child (self at leaves)
+    right: np.ndarray  # (N,) global id of the right child (self at leaves)
+    max_depth: int
+
+    @classmethod
+    def from_trees(cls, trees) -> FlatTrees:
+        sizes = np.array([t.tree_.node_count for t in trees])
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        feature = np.concatenate([t.tree_.feature for t in trees]).astype(np.intp)
+        threshold = np.concatenate([t.tree_.threshold for t in trees])
+        own = np.arange(feature.size, dtype=np.intp)
+        left = np.concatenate([t.tree_.children_left for t in trees]).astype(np.intp)
+        right = np.concatenate([t.tree_.children_right for t in trees]).astype(np.intp)
+        shift = np.repeat(offsets, sizes)
+        is_leaf = left < 0
+        left = np.where(is_leaf, own, left + shift)
+        right = np.where(is_leaf, own, right + shift)
+        feature[is_leaf] = -1
+        depth = max(t.tree_.max_depth for t in trees)
+        return cls(offsets, feature, threshold, left, right, int(depth))
+
+    def apply(self, X32: np.ndarray) -> np.ndarray:
+        """Global leaf ids (n × T) of float32 rows ``X32``."""
+        n = X32.shape[0]
+        node = np.broadcast_to(self.offsets, (n, self.offsets.size)).copy()
+        rows = np.arange(n)[:, None]
+        for _ in range(self.max_depth):
+            feat = self.feature[node]
+            inner = feat >= 0
+            if not inner.any():
+                break
+            value = X32[rows, np.where(inner, feat, 0)]
+            go_left = value <= self.threshold[node]
+            node = np.where(go_left, self.left[node], self.right[node])
+        return node
+
+
+class LeafStats:
+    """Per-leaf count, key (mean x̃) and value of a fitted forest (algorithms.md §0).
+
+    Build with :meth:`from_forest`. Keys live in the standardised space
+    x̃ = (x − mean) / std (ddof 0, a zero std counts as 1) unless ``standardize=False``.
+    """
+
+    def __init__(self, trees, flat, counts, leaf_means, leaf_values, center, scale, task,
+                 classes, chunk_size, n_jobs):
+        self.trees = trees
+        self.flat = flat
+        self.counts = counts
+        self.leaf_means = leaf_means
+        self.leaf_sq_norms = np.einsum("ij,ij->i", leaf_means, leaf_means)
+        self.leaf_values = leaf_values
+        self.center = center
+        self.scale = scale
+        self.task = task
+        self.classes = classes
+        self.chunk_size = chunk_size
+        self.n_jobs = n_jobs
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.trees)
+
+    @classmethod
+    def from_forest(cls, forest, X_train, y_train, *, task, standardize=True,
+                    chunk_size=DEFAULT_CHUNK_SIZE, n_jobs=None) -> LeafStats:
+        """Leaf statistics over *all* training rows reaching each leaf.
+
+        A leaf that no training row reaches keeps the tree's own leaf value and takes the key
+        of its nearest ancestor that training rows do reach.
+        """
+        if task not in ("regression", "classification"):
+            raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
+        trees = fitted_trees(forest)
+        X = np.asarray(X_train, dtype=np.float64)
+        y = np.asarray(y_train)
+        center, scale = (X.mean(axis=0), X.std(axis=0)) if standardize else (
+            np.zeros(X.shape[1]), np.ones(X.shape[1]))
+        scale = np.where(scale > 0, scale, 1.0)
+        flat = FlatTrees.from_trees(trees)
+        n_nodes = flat.feature.size
+        leaves = _global_leaf_ids(trees, flat, X, n_jobs)
+        n, n_trees = leaves.shape
+        membership = sparse.csr_matrix(
+            (np.ones(n * n_trees), (leaves.ravel(), np.repeat(np.arange(n), n_trees))),
+            shape=(n_nodes, n),
+        )
+        counts = np.asarray(membership.sum(axis=1)).ravel()
+        per_row = 1.0 / np.maximum(counts, 1)[:, None]
+        leaf_means = (membership @ ((X - center) / scale)) * per_row
+        if task == "classification":
+            classes, codes = np.unique(y, return_inverse=True)
+            targets = np.eye(classes.size)[codes]
+        else:
+            classes, targets = None, y.astype(np.float64)[:, None]
+        leaf_values = (membership @ targets) * per_row
+        empty = counts == 0
+        if empty.any():
+            own = _own_leaf_values(trees, task, classes)
+            leaf_values[empty] = own[empty]
+            leaf_means[empty] = _ancestor_keys(trees, flat, X, (X - center) / scale, empty)
+        if task == "regression":
+            leaf_values = leaf_values[:, 0]
+        return cls(trees, flat, counts, leaf_means, leaf_values, center, scale, task, classes,
+                   chunk_size, n_jobs)
+
+    def standardize(self, X) -> np.ndarray:
+        """x̃ = (x − mean) / std with the training rows' mean and std."""
+        return (np.asarray(X, dtype=np.float64) - self.center) / self.scale
+
+    def global_leaf_ids(self, X) -> np.ndarray:
+        """Leaf ids in the flat node numbering (n × T)."""
+        return _global_leaf_ids(self.trees, self.flat, X, self.n_jobs)
+
+    def leaf_ids(self, X) -> np.ndarray:
+        """Leaf node ids per tree (n × T), equal to scikit-learn's ``apply`` on float32 X."""
+        return self.global_leaf_ids(X) - self.flat.offsets
+
+    def _chunks(self, n):
+        for start in range(0, n, self.chunk_size):
+            yield slice(start, min(start + self.chunk_size, n))
+
+    def distances(self, X) -> np.ndarray:
+        """d_k(x) = ||x̃ − A_k(x)||² (n × T), as ||x̃||² − 2 x̃·A + ||A||² per chunk."""
+        return self.query(X)[0]
+
+    def values(self, X) -> np.ndarray:
+        """Leaf values B_k(x) (n × T) or class frequencies p_k(x) (n × T × C)."""
+        return self.leaf_values[self.global_leaf_ids(X)]
+
+    def query(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and leaf values of X with one leaf lookup.
+
+        Few rows: one flat descent through all trees and one gather. Many rows: per row
+        chunk, one job per tree in threads (as scikit-learn's forests predict), each doing the
+        tree's compiled ``apply`` and its n × m key gather while the tree's keys sit in cache.
+        Memory beyond the n × T outputs: O(chunk × m) per thread.
+        """
+        X = np.asarray(X, dtype=np.float64)
+        Xs = self.standardize(X)
+        sq = np.einsum("nm,nm->n", Xs, Xs)
+        if X.shape[0] <= _SMALL_BATCH:
+            leaves = self.flat.apply(X.astype(np.float32))
+            cross = (self.leaf_means[leaves] @ Xs[:, :, None])[..., 0]
+            d = sq[:, None] - 2.0 * cross + self.leaf_sq_norms[leaves]
+            return np.maximum(d, 0.0), self.leaf_values[leaves]
+        leaves = np.empty((X.shape[0], self.n_trees), dtype=np.intp)
+        d = np.empty(leaves.shape)
+
+        def one_tree(k, rows, X32):
+            leaf = self.trees[k].apply(X32, check_input=False) + self.flat.offsets[k]
+            cross = np.einsum("nm,nm->n", self.leaf_means[leaf], Xs[rows])
+            leaves[rows, k] = leaf
+            d[rows, k] = sq[rows] - 2.0 * cross + self.leaf_sq_norms[leaf]
+
+        for rows in self._chunks(X.shape[0]):
+            X32 = np.ascontiguousarray(X[rows], dtype=np.float32)
+            Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(one_tree)(k, rows, X32) for k in range(self.n_trees))
+        return np.maximum(d, 0.0), self.leaf_values[leaves]
+
+    def differences(self, X) -> np.ndarray:
+        """x̃ − A_k(x) per feature (n × T × m), for models that weight features (ABRF-2/3)."""
+        X = np.asarray(X, dtype=np.float64)
+        return self.standardize(X)[:, None, :] - self.leaf_means[self.global_leaf_ids(X)]
+
+
+def _global_leaf_ids(trees, flat: FlatTrees, X, n_jobs) -> np.ndarray:
+    """Leaf ids (n × T, flat numbering): one vectorised descent for a few rows, else the
+    trees' own compiled ``apply`` in threads (as scikit-learn's forests do)."""
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    if X32.shape[0] <= _SMALL_BATCH:
+        return flat.apply(X32)
+    columns = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(tree.apply)(X32, check_input=False) for tree in trees
+    )
+    return np.column_stack(columns) + flat.offsets
+
+
+def _own_leaf_values(trees, task, classes) -> np.ndarray:
+    """The trees' own stored leaf values in the flat numbering (fallback for empty leaves)."""
+    blocks = []
+    for tree in trees:
+        value = tree.tree_.value
+        if task == "regression":
+            blocks.append(value[:, 0, :1])
+            continue
+        fractions = value[:, 0, :] / np.maximum(value[:, 0, :].sum(axis=1, keepdims=True), 1e-300)
+        if fractions.shape[1] == classes.size:  # a forest's tree: classes already aligned
+            blocks.append(fractions)
+            continue
+        full = np.zeros((value.shape[0], classes.size))
+        full[:, np.searchsorted(classes, tree.classes_)] = fractions
+        blocks.append(full)
+    return np.concatenate(blocks)
+
+
+def _ancestor_keys(trees, flat: FlatTrees, X, Xs, empty) -> np.ndarray:
+    """Keys for empty nodes: the mean x̃ of the rows through their nearest visited ancestor."""
+    n_nodes = flat.feature.size
+    parent = np.arange(n_nodes)
+    inner = np.flatnonzero(flat.feature >= 0)
+    parent[flat.left[inner]] = inner
+    parent[flat.right[inner]] = inner
+    X32 = X.astype(np.float32)
+    path_counts, path_sums = np.zeros(n_nodes), np.zeros((n_nodes, Xs.shape[1]))
+    for k in np.unique(np.searchsorted(flat.offsets, np.flatnonzero(empty), side="right") - 1):
+        nodes = slice(flat.offsets[k], flat.offsets[k] + trees[k].tree_.node_count)
+        path = trees[k].decision_path(X32)
+        path_counts[nodes] = np.asarray(path.sum(axis=0)).ravel()
+        path_sums[nodes] = path.T @ Xs
+    node = np.flatnonzero(empty)
+    for _ in range(flat.max_depth + 1):
+        node = np.where(path_counts[node] > 0, node, parent[node])
+    return path_sums[node] / np.maximum(path_counts[node], 1)[:, None]

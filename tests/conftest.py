@@ -1,0 +1,140 @@
+"""Shared fixtures: system programs the tests need, the app served on a free loopback port, and
+Debian Chromium driven by pytest-playwright.
+
+Missing Chromium or graphviz skips the tests that need them on a developer's machine and fails
+them under CI (``CI=true``).
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SERVER_START_TIMEOUT = 60.0
+
+
+def require_program(name: str, purpose: str) -> str:
+    """The path of ``name`` on PATH; skip the test without it, or fail under CI."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"`{name}` is not on PATH; it is needed {purpose}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    return require_program("chromium", "for the browser tests (Debian package `chromium`)")
+
+
+@pytest.fixture(scope="session")
+def require_dot() -> str:
+    """graphviz's ``dot`` (Debian package ``graphviz``), which dtreeviz renders trees with."""
+    return require_program("dot", "to draw trees (Debian package `graphviz`)")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args, chromium_path):
+    """pytest-playwright launches the Debian Chromium, never a downloaded browser."""
+    return {**browser_type_launch_args, "executable_path": chromium_path, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    """A tall viewport: Streamlit scrolls an inner container, so screenshots see only this."""
+    return {**browser_context_args, "viewport": {"width": 1400, "height": 2000}}
+
+
+@pytest.fixture(scope="session")
+def base_url(app_url) -> str:
+    """pytest-playwright's base URL is the app under test, so ``page.goto("/")`` opens it."""
+    return app_url
+
+
+@pytest.fixture
+def dialogs(page) -> list[str]:
+    """Every JavaScript dialog (alert, confirm, prompt) the page opens; each is dismissed."""
+    seen: list[str] = []
+
+    def record(dialog):
+        seen.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", record)
+    return seen
+
+
+@pytest.fixture
+def artifacts_dir(tmp_path_factory) -> Path:
+    """A temporary directory for screenshots; its path is printed (see it with ``-s``)."""
+    path = tmp_path_factory.mktemp("artifacts")
+    print(f"\nbrowser artifacts: {path}")
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory) -> str:
+    """``streamlit run app.py`` on a free loopback port; yields its base URL, then stops it."""
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
+    command = [
+        sys.executable, "-m", "streamlit", "run", "app.py",
+        "--server.address", "127.0.0.1",
+        "--server.port", str(port),
+        "--server.headless", "true",
+        "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while not _healthy(url):
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(
+                    f"the app server did not become healthy at {url}:\n"
+                    + log_path.read_text(errors="replace")[-3000:]
+                )
+            time.sleep(0.25)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

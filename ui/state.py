@@ -1,0 +1,121 @@
+"""Per-session state (``st.session_state`` only) and content-keyed caches for the pages."""
+
+import hashlib
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from forestviz.data import Dataset, load_csv, schema, suggest_id_columns
+from forestviz.datasets import DEFAULT_DATASET, load_dataset
+
+DATASET = "dataset"  # the Dataset every page works on
+CHOICE = "dataset_choice"  # the DataChoice that built it
+UPLOAD = "upload"  # the last uploaded CSV that parsed, as a Source
+TASKS = ("auto", "classification", "regression")
+
+
+@dataclass(frozen=True)
+class DataChoice:
+    """What the user picked on the Data page; equal choices give equal data sets."""
+
+    source: str  # "bundled:<name>" or "upload:<sha256 of the file>"
+    target: str
+    id_column: str | None
+    exclude: tuple[str, ...]
+    task: str  # one of TASKS
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """A table a Dataset can be built from, with the columns suggested for it."""
+
+    key: str
+    name: str
+    description: str
+    frame: pd.DataFrame
+    defaults: DataChoice
+
+
+def upload_limit_mb() -> int:
+    """The upload size limit from ``.streamlit/config.toml`` (``server.maxUploadSize``)."""
+    return int(st.get_option("server.maxUploadSize"))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def bundled_dataset(name: str) -> Dataset:
+    """A bundled data set; each caller gets its own copy."""
+    return load_dataset(name)
+
+
+@st.cache_data(show_spinner="Reading the CSV…", max_entries=8)
+def _parse_csv(digest: str, _data: bytes, max_bytes: int) -> pd.DataFrame:
+    """The parsed upload, cached by the sha256 of its bytes (``digest``)."""
+    return load_csv(_data, max_bytes=max_bytes)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def column_schema(source_key: str, _frame: pd.DataFrame) -> pd.DataFrame:
+    """``forestviz.data.schema`` of a source's table, cached by the source's content key."""
+    return schema(_frame)
+
+
+def _bundled_choice(name: str, dataset: Dataset) -> DataChoice:
+    used = {dataset.target, dataset.id_column, *dataset.feature_columns}
+    exclude = tuple(column for column in dataset.frame.columns if column not in used)
+    return DataChoice(f"bundled:{name}", dataset.target, dataset.id_column, exclude, dataset.task)
+
+
+def bundled_source(name: str) -> Source:
+    dataset = bundled_dataset(name)
+    defaults = _bundled_choice(name, dataset)
+    return Source(defaults.source, name, dataset.description, dataset.frame, defaults)
+
+
+def read_upload(name: str, data: bytes) -> Source:
+    """Parse an uploaded CSV and keep it as the session's upload; raises DataError (then the
+    previous upload and data set stay as they were)."""
+    digest = hashlib.sha256(data).hexdigest()
+    key = f"upload:{digest}"
+    previous = st.session_state.get(UPLOAD)
+    if previous is not None and previous.key == key:
+        return previous
+    frame = _parse_csv(digest, data, upload_limit_mb() * 1024 * 1024)
+    ids = suggest_id_columns(frame)
+    defaults = DataChoice(key, frame.columns[-1], ids[0] if ids else None, (), "auto")
+    source = Source(key, name, "", frame, defaults)
+    st.session_state[UPLOAD] = source
+    return source
+
+
+def ensure_dataset() -> Dataset:
+    """The session's data set; the bundled default on a session's first run."""
+    if DATASET not in st.session_state:
+        dataset = bundled_dataset(DEFAULT_DATASET)
+        st.session_state[DATASET] = dataset
+        st.session_state[CHOICE] = _bundled_choice(DEFAULT_DATASET, dataset)
+    return st.session_state[DATASET]
+
+
+def initial_choice(source: Source) -> DataChoice:
+    """The session's current choice if it concerns ``source``, else the source's defaults."""
+    current = st.session_state.get(CHOICE)
+    return current if current is not None and current.source == source.key else source.defaults
+
+
+def use_choice(source: Source, choice: DataChoice) -> Dataset:
+    """Make the Dataset for ``choice`` the session's data set (rebuilt only when the choice
+    changed); raises DataError, and then the previous data set stays in use."""
+    if st.session_state.get(CHOICE) != choice:
+        dataset = Dataset.from_frame(
+            source.frame,
+            choice.target,
+            task=None if choice.task == "auto" else choice.task,
+            id_column=choice.id_column,
+            exclude=choice.exclude,
+            name=source.name,
+            description=source.description,
+        )
+        st.session_state[DATASET] = dataset
+        st.session_state[CHOICE] = choice
+    return st.session_state[DATASET]
