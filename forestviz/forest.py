@@ -121,7 +121,7 @@ class LeafStats:
         scale = np.where(scale > 0, scale, 1.0)
         flat = FlatTrees.from_trees(trees)
         n_nodes = flat.feature.size
-        leaves = _global_leaf_ids(trees, flat, X, n_jobs)
+        leaves = forest_leaf_ids(trees, flat, X, n_jobs)
         n, n_trees = leaves.shape
         membership = sparse.csr_matrix(
             (np.ones(n * n_trees), (leaves.ravel(), np.repeat(np.arange(n), n_trees))),
@@ -152,7 +152,7 @@ class LeafStats:
 
     def global_leaf_ids(self, X) -> np.ndarray:
         """Leaf ids in the flat node numbering (n × T)."""
-        return _global_leaf_ids(self.trees, self.flat, X, self.n_jobs)
+        return forest_leaf_ids(self.trees, self.flat, X, self.n_jobs)
 
     def leaf_ids(self, X) -> np.ndarray:
         """Leaf node ids per tree (n × T), equal to scikit-learn's ``apply`` on float32 X."""
@@ -207,7 +207,7 @@ class LeafStats:
         return self.standardize(X)[:, None, :] - self.leaf_means[self.global_leaf_ids(X)]
 
 
-def _global_leaf_ids(trees, flat: FlatTrees, X, n_jobs) -> np.ndarray:
+def forest_leaf_ids(trees, flat: FlatTrees, X, n_jobs) -> np.ndarray:
     """Leaf ids (n × T, flat numbering): one vectorised descent for a few rows, else the
     trees' own compiled ``apply`` in threads (as scikit-learn's forests do)."""
     X32 = np.ascontiguousarray(X, dtype=np.float32)
