@@ -1,0 +1,249 @@
+"""AttentionForestRegressor/Classifier: the paper's identities, brute-force leaf statistics,
+the out-of-bag leave-one-out view, analytic gradients and scikit-learn conventions."""
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime
+from sklearn.datasets import load_iris, make_friedman2
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from forestviz import AttentionForestClassifier, AttentionForestRegressor
+from forestviz.attention import EPS_GRID, KAPPA_GRID
+from forestviz.attention_gradients import AttentionProblem
+
+SMALL = {"n_estimators": 15, "min_samples_leaf": 5, "random_state": 0}
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_friedman2(160, noise=10.0, random_state=0)
+    return X[:120], y[:120], X[120:]
+
+
+@pytest.fixture(scope="module")
+def abrf1(data):
+    X, y, _ = data
+    return AttentionForestRegressor(**SMALL).fit(X, y)
+
+
+def _brute_force_leaf_stats(model, X, y, X_query):
+    """Leaf means of y and of the standardised rows, by looping over trees with apply."""
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    Qs = (X_query - X.mean(axis=0)) / X.std(axis=0)
+    values, distances = [], []
+    for tree in model.estimators_:
+        train_leaf, query_leaf = tree.apply(X.astype(np.float32)), tree.apply(
+            X_query.astype(np.float32))
+        values.append([y[train_leaf == leaf].mean() for leaf in query_leaf])
+        keys = np.array([Xs[train_leaf == leaf].mean(axis=0) for leaf in query_leaf])
+        distances.append(((Qs - keys) ** 2).sum(axis=1))
+    return np.array(values).T, np.array(distances).T
+
+
+def test_leaf_values_and_distances_match_brute_force(data, abrf1):
+    X, y, X_test = data
+    values, distances = _brute_force_leaf_stats(abrf1, X, y, X_test[:5])
+    np.testing.assert_allclose(abrf1.tree_predictions(X_test[:5]), values)
+    D = abrf1.tree_weight_parts(X_test[:5])[0] / (1 - abrf1.eps_)
+    expected = np.exp(-(distances - distances.min(axis=1, keepdims=True)) / (2 * abrf1.tau_))
+    np.testing.assert_allclose(D, expected / expected.sum(axis=1, keepdims=True), atol=1e-12)
+
+
+def test_prediction_is_the_attention_weighted_leaf_values(data, abrf1):
+    X_test = data[2]
+    alpha = abrf1.tree_weights(X_test)
+    np.testing.assert_allclose(alpha.sum(axis=1), 1.0)
+    assert np.all(alpha >= 0)
+    soft, contamination = abrf1.tree_weight_parts(X_test)
+    np.testing.assert_allclose(soft + contamination, alpha)
+    np.testing.assert_allclose(contamination[0], abrf1.eps_ * abrf1.w_)
+    np.testing.assert_allclose(abrf1.predict(X_test),
+                               np.einsum("st,st->s", alpha, abrf1.tree_predictions(X_test)))
+    np.testing.assert_allclose(abrf1.w_.sum(), 1.0)
+    assert np.all(abrf1.w_ >= 0)
+
+
+def test_uniform_alpha_gives_the_mean_of_the_leaf_values(data):
+    X, y, X_test = data
+    model = AttentionForestRegressor(eps=1.0, tau=1.0, **SMALL).fit(X, y)
+    model.w_ = np.full(model.n_estimators, 1 / model.n_estimators)
+    np.testing.assert_allclose(model.predict(X_test),
+                               model.tree_predictions(X_test).mean(axis=1))
+
+
+def test_large_tau_gives_uniform_softmax_weights(data):
+    X, y, X_test = data
+    model = AttentionForestRegressor(mode="softmax", tau=1e12, **SMALL).fit(X, y)
+    np.testing.assert_allclose(model.tree_weights(X_test), 1 / model.n_estimators, rtol=1e-9)
+
+
+def test_small_tau_puts_all_weight_on_the_nearest_leaf_mean(data):
+    X, y, X_test = data
+    model = AttentionForestRegressor(mode="softmax", tau=1e-9, **SMALL).fit(X, y)
+    _, distances = _brute_force_leaf_stats(model, X, y, X_test[:6])
+    alpha = model.tree_weights(X_test[:6])
+    np.testing.assert_array_equal(alpha.argmax(axis=1), distances.argmin(axis=1))
+    np.testing.assert_allclose(alpha.max(axis=1), 1.0)
+
+
+def test_grid_search_table_and_choice(abrf1):
+    table = abrf1.search_results_
+    assert len(table) == len(EPS_GRID) * len(KAPPA_GRID)
+    best = table.loc[table["validation_loss"].idxmin()]
+    assert abrf1.eps_ == best["eps"]
+    np.testing.assert_allclose(abrf1.tau_, best["tau"])
+
+
+def test_out_of_bag_view_uses_leave_one_out_leaf_means(data, abrf1):
+    X, y, _ = data
+    main = abrf1._context(X, y, y[:, None], np.ones(len(y)), np.arange(len(y)), None,
+                          np.random.RandomState(0), oob=True)
+    val = main.val
+    in_bag = np.zeros((len(y), len(main.forest.estimators_)), dtype=bool)
+    for k, samples in enumerate(main.forest.estimators_samples_):
+        in_bag[samples, k] = True
+    row = val.rows[0]
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    for k, tree in enumerate(main.forest.estimators_):
+        leaves = tree.apply(X.astype(np.float32))
+        others = (leaves == leaves[row]) & (np.arange(len(y)) != row)
+        assert val.mask[0, k] == (not in_bag[row, k])
+        if val.mask[0, k]:
+            np.testing.assert_allclose(val.V[0, k, 0], y[others].mean())
+            key = Xs[others].mean(axis=0)
+            np.testing.assert_allclose(val.d[0, k], ((Xs[row] - key) ** 2).sum())
+
+
+def test_classifier_probabilities(data):
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    model = AttentionForestClassifier(**SMALL).fit(X, labels)
+    proba = model.predict_proba(X)
+    assert np.all(proba >= 0)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[proba.argmax(axis=1)])
+    np.testing.assert_allclose(proba, np.einsum("st,stc->sc", model.tree_weights(X),
+                                                model.tree_predictions(X)))
+    assert model.tree_predictions(X[:4]).shape == (4, 15, 3)
+    assert model.score(X, labels) > 0.9
+
+
+def test_classification_gram_stacks_rows_and_classes():
+    X, y = load_iris(return_X_y=True)
+    model = AttentionForestClassifier(**SMALL).fit(X, y)
+    Y = model._targets(y)
+    ctx = model._context(X, y, Y, np.ones(len(y)), np.arange(len(y)), None,
+                         np.random.RandomState(0), oob=False)
+    V = ctx.train.V
+    np.testing.assert_allclose(ctx.gram, sum(V[:, :, c].T @ V[:, :, c] for c in range(3)))
+    np.testing.assert_allclose(ctx.Vty, sum(V[:, :, c].T @ Y[:, c] for c in range(3)))
+
+
+@pytest.mark.parametrize("mode", ["softmax", "abrf1", "abrf2", "abrf3"])
+def test_reproducible_with_random_state(data, mode):
+    X, y, X_test = data
+    first = AttentionForestRegressor(mode=mode, **SMALL).fit(X, y).predict(X_test)
+    second = AttentionForestRegressor(mode=mode, **SMALL).fit(X, y).predict(X_test)
+    np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("mode", ["abrf2", "abrf3"])
+def test_trained_attention_parameters(data, mode):
+    X, y, X_test = data
+    model = AttentionForestRegressor(mode=mode, **SMALL).fit(X, y)
+    assert model.v_.shape == (15,) and np.all(model.v_ > 0)
+    np.testing.assert_allclose(model.z_.mean(), 1.0)
+    np.testing.assert_allclose(model.tree_weights(X_test).sum(axis=1), 1.0)
+    if mode == "abrf2":
+        assert model.eps_ == 0.0
+
+
+@pytest.mark.parametrize("kwargs", [{"base": "extra"}, {"cv": 3}, {"loss": "l1"},
+                                    {"distance": "raw", "eps": 0.5}])
+def test_other_selection_schemes_and_losses(data, kwargs):
+    X, y, X_test = data
+    model = AttentionForestRegressor(**SMALL, **kwargs).fit(X, y)
+    assert np.isfinite(model.search_results_["validation_loss"]).all()
+    assert np.isfinite(model.predict(X_test)).all()
+    np.testing.assert_allclose(model.w_.sum(), 1.0)
+
+
+def test_fixed_pair_needs_no_validation_forest(data):
+    X, y, X_test = data
+    model = AttentionForestRegressor(base="extra", eps=0.5, tau=2.0, **SMALL).fit(X, y)
+    assert (model.eps_, model.tau_) == (0.5, 2.0)
+    assert len(model.search_results_) == 1
+    assert np.isnan(model.search_results_["validation_loss"]).all()
+    np.testing.assert_allclose(model.tree_weights(X_test).sum(axis=1), 1.0)
+
+
+def test_progress_callback(data):
+    X, y, _ = data
+    calls = []
+    AttentionForestRegressor(**SMALL).fit(X, y, progress=lambda s, f: calls.append((s, f)))
+    assert {stage for stage, _ in calls} >= {"forest", "search", "done"}
+    assert all(0.0 <= fraction <= 1.0 for _, fraction in calls)
+    assert calls[-1] == ("done", 1.0)
+
+
+@pytest.mark.parametrize(("name", "value"), [("eps", 1.5), ("eps", -0.1), ("tau", 0.0),
+                                             ("tau", -1.0), ("mode", "abrf4"),
+                                             ("base", "boosted"), ("loss", "l3")])
+def test_invalid_parameters_name_the_parameter(data, name, value):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=name):
+        AttentionForestRegressor(**{name: value}).fit(X, y)
+
+
+def test_non_finite_input_raises(data, abrf1):
+    X, y, X_test = data
+    bad = X_test.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        abrf1.predict(bad)
+    with pytest.raises(ValueError, match="infinity"):
+        AttentionForestRegressor(**SMALL).fit(np.where(X > 50, np.inf, X), y)
+
+
+def test_single_row_matches_batch(data, abrf1):
+    X_test = data[2]
+    batch = abrf1.tree_weights(X_test)
+    np.testing.assert_allclose(abrf1.tree_weights(X_test[3:4]), batch[3:4])
+
+
+def _random_problem(eps, mask=None, C=2, seed=0):
+    rng = np.random.default_rng(seed)
+    n, T, m = 12, 5, 3
+    weight = rng.random(n)
+    return AttentionProblem(rng.random((n, T, m)), rng.normal(size=(n, T, C)),
+                            rng.normal(size=(n, C)), weight / weight.sum(), 0.7, eps, mask)
+
+
+@pytest.mark.parametrize(("eps", "with_psi"), [(0.0, False), (0.4, True)])
+def test_gradient_matches_finite_differences(eps, with_psi):
+    problem = _random_problem(eps)
+    rng = np.random.default_rng(1)
+    params = rng.normal(scale=0.5, size=5 + 3 + (5 if with_psi else 0))
+    _, gradient = problem.loss_and_grad(params, penalty=0.01)
+    numeric = approx_fprime(params, lambda p: problem.loss(p, penalty=0.01), 1e-7)
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-4, atol=1e-6)
+
+
+def test_zero_parameters_are_the_softmax_model():
+    problem = _random_problem(0.0)
+    a, D, *_ = problem.forward(np.zeros(8))
+    d = problem.Q.sum(axis=2)
+    expected = np.exp(-d / (2 * problem.tau))
+    np.testing.assert_allclose(D, expected / expected.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(a, -d / (2 * problem.tau))
+
+
+@parametrize_with_checks(
+    [AttentionForestRegressor(n_estimators=8, min_samples_leaf=2, random_state=0),
+     AttentionForestClassifier(n_estimators=8, min_samples_leaf=2, random_state=0)],
+    expected_failed_checks=lambda estimator: {
+        "check_sample_weight_equivalence_on_dense_data":
+            "bootstrap draws rows with probabilities ∝ sample_weight (as scikit-learn's own "
+            "RandomForest*, which fails this check too) and leaf means are unweighted"})
+def test_scikit_learn_conventions(estimator, check):
+    check(estimator)
