@@ -1,0 +1,400 @@
+"""AGBoost: attention-weighted gradient boosting for regression (algorithms.md §2, paper 003).
+
+A gradient boosting machine with squared loss (F_0 = mean y, tree h_k fitted to the residuals,
+F_k = F_{k−1} + ν·h_k) is read as a Nadaraya-Watson regression over its T trees (eq 14):
+
+    ŷ(x) = F_0 + Σ_k α_k(x)·V_k(x),   V_k(x) = T·ν·h_k(x),
+    α_k(x) = (1 − ε)·softmax_k(−γ^k·d_k(x) / (2τ)) + ε·w_k,   w ∈ Δ_T,
+
+eqs (18)-(22) as reconstructed in algorithms.md §2: the value V_k is the tree's own prediction
+scaled so that uniform weights α_k = 1/T give the GBM back exactly; the key of tree k is the
+mean standardised training row A_k(x) of x's leaf and d_k(x) = ||x̃ − A_k(x)||²
+(:class:`~forestviz.forest.LeafStats`). The discount γ^k scales the attention *score*, as in the
+authors' code **[resolved]**; ``discount_on="weight"`` takes the other reading,
+α ∝ γ^k·exp(−d_k/(2τ)). The contamination weights w solve the ABRF-1 simplex QP with target
+y − F_0 (:mod:`forestviz.simplex`, one Gram matrix for the whole grid); ``weights="uniform"``
+keeps w_k = 1/T (the paper's "Non-param" model).
+
+Selecting (ε, τ, γ): a boosting ensemble is fitted on a random ``1 − validation_fraction`` of
+the rows (or, with ``cv``, one per cross-validation fold), w is fitted on those rows for every
+grid point (:data:`~forestviz.attention.EPS_GRID` × :data:`~forestviz.attention.KAPPA_GRID` ×
+:data:`DISCOUNT_GRID`, τ = κ·median training distance; all QPs of an ensemble share one Gram
+matrix and are solved by :func:`simplex_nnls`) and each point is scored by its mean squared
+error on the held-out rows (averaged over folds). The final ensemble is fitted on all rows — in
+threads, at the same time as the validation ones, when ``n_jobs`` allows — and w is refitted
+there at the chosen point. When ε, τ and γ are all fixed nothing is searched and no validation
+ensemble is fitted.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
+from scipy.optimize import nnls
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.model_selection import ShuffleSplit, check_cv
+from sklearn.tree import ExtraTreeRegressor
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from forestviz.attention import EPS_GRID, KAPPA_GRID, _ignore_progress
+from forestviz.forest import LeafStats
+from forestviz.simplex import (
+    contamination_linear_terms,
+    fit_contamination_weights,
+    solve_simplex_qp,
+)
+
+DISCOUNT_GRID = (0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
+"""Discount factors γ tried when ``discount="auto"`` (algorithms.md §2)."""
+NNLS_PENALTY = 1e3
+"""M / sqrt(λ_max(G)) of the least-squares row that enforces Σw = 1 in :func:`simplex_nnls`."""
+
+
+def simplex_nnls(G, B) -> np.ndarray:
+    """min_w wᵀGw − 2bᵀw over Δ_T for every row b of ``B`` (P × T), by non-negative least
+    squares: the grid search's QPs (:mod:`forestviz.simplex` certifies the final weights).
+
+    With G = RᵀR, R = Λ^{1/2}Qᵀ over the positive eigenvalues, and b in the range of G (true for
+    b = Vᵀq), the objective is ||Rw − c||² + const with c = Λ^{−1/2}Qᵀb. The constraint Σw = 1
+    is one more least-squares row M·(Σw − 1), M = :data:`NNLS_PENALTY`·sqrt(λ_max), so each
+    problem is one Lawson-Hanson NNLS of size T + 1; the O(1/M²) error in Σw is removed by
+    renormalising. It is exact where projected gradient needs thousands of iterations on the
+    ill-conditioned Gram matrices of boosting trees (whose early trees dominate λ_max); a
+    problem NNLS does not finish goes to :func:`~forestviz.simplex.solve_simplex_qp`.
+    """
+    lam, Q = np.linalg.eigh(G)
+    lam_max = max(float(lam[-1]), 1e-300)
+    keep = lam > lam_max * 1e-12
+    root = np.sqrt(lam[keep])
+    penalty = NNLS_PENALTY * np.sqrt(lam_max)
+    A = np.vstack([root[:, None] * Q[:, keep].T, np.full((1, G.shape[0]), penalty)])
+    C = np.column_stack([(B @ Q[:, keep]) / root, np.full(B.shape[0], penalty)])
+    W = np.empty(B.shape)
+    for p, c in enumerate(C):
+        try:
+            W[p] = nnls(A, c, maxiter=50 * A.shape[1])[0]
+        except RuntimeError:  # iteration limit
+            W[p] = solve_simplex_qp(G, B[p]).weights[0]
+    return W / W.sum(axis=1, keepdims=True)
+
+
+def attention_scores(d, tau, discount, discount_on="score") -> np.ndarray:
+    """Attention scores of the softmax (n, T): −γ^k·d_k/(2τ) (``"score"``, the authors' code)
+    or log(γ^k) − d_k/(2τ) (``"weight"``: α ∝ γ^k·exp(−d_k/(2τ))), k = 0..T−1."""
+    k = np.arange(d.shape[1])
+    if discount_on == "score":
+        return d * (-(discount**k) / (2.0 * tau))
+    return d * (-0.5 / tau) + k * np.log(discount)
+
+
+def attention_softmax(d, tau, discount, discount_on="score") -> np.ndarray:
+    """D = softmax_k of :func:`attention_scores` (n, T), row maximum subtracted, in place."""
+    D = attention_scores(d, tau, discount, discount_on)
+    D -= D.max(axis=1, keepdims=True)
+    np.exp(D, out=D)
+    D /= D.sum(axis=1, keepdims=True)
+    return D
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Leaf quantities of a set of rows under one ensemble: distances d (n, T), values
+    V (n, T), targets y − F_0 (n,) and row weights (n,)."""
+
+    d: np.ndarray
+    V: np.ndarray
+    target: np.ndarray
+    weight: np.ndarray
+
+    def softmax_predictions(self, tau, discount, discount_on) -> np.ndarray:
+        """r = Σ_k softmax_k(scores)·V_k (n,), the ε = 0 prediction minus F_0."""
+        return np.einsum("nk,nk->n", attention_softmax(self.d, tau, discount, discount_on),
+                         self.V)
+
+
+@dataclass(frozen=True)
+class _Ensemble:
+    """A boosting ensemble fitted on some rows, its leaf statistics (``stats.leaf_values`` hold
+    the scaled tree values V), those rows' leaf quantities and their Gram reduction."""
+
+    init: float
+    trees: list
+    gbm: GradientBoostingRegressor | None
+    stats: LeafStats
+    rows: _Rows
+    gram: np.ndarray  # G = Vᵀ·diag(ω)·V (T, T)
+    Vty: np.ndarray  # Vᵀ·diag(ω)·(y − F_0) (T,)
+
+    @property
+    def median_distance(self) -> float:
+        """median d over the fitting rows and trees, the unit of τ (falls back to mean, 1)."""
+        d = self.rows.d
+        return float(next((v for v in (np.median(d), d.mean()) if v > 0), 1.0))
+
+    def weights(self, tau, discount, discount_on, eps) -> np.ndarray:
+        """Contamination weights w (T,) minimising Σ_s ω_s·(y_s − F_0 − (1−ε)·r_s −
+        ε·V_s·w)² on the fitting rows (the ABRF-1 QP, certified by its Frank-Wolfe gap);
+        uniform at ε = 0, where w has no effect."""
+        if eps == 0:
+            return np.full(self.gram.shape[0], 1.0 / self.gram.shape[0])
+        r = self.rows.softmax_predictions(tau, discount, discount_on)
+        Vtr = self.rows.V.T @ (self.rows.weight * r)
+        return fit_contamination_weights(self.gram, self.Vty, Vtr, [eps]).weights[0]
+
+
+class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
+    """AGBoost regressor (paper 003): attention weights over the trees of a gradient boosting
+    machine. See the module docstring for the model and how (ε, τ, γ) are chosen.
+
+    ``base``: "gbm" (scikit-learn's ``GradientBoostingRegressor``, subsample 1) or "extra"
+    (the same boosting loop over ``ExtraTreeRegressor``). ``eps``, ``tau``, ``discount``:
+    "auto" (grid search) or a fixed value (τ absolute, in squared distance units).
+    ``weights``: "trained" (QP) or "uniform" (w_k = 1/T, the paper's "Non-param").
+    ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: None
+    (one ``validation_fraction`` split) or a scikit-learn CV spec (int, splitter).
+    Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
+    ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_``.
+    """
+
+    def __init__(self, n_estimators=100, *, learning_rate=0.1, min_samples_leaf=10,
+                 max_depth=3, base="gbm", eps="auto", tau="auto", discount="auto",
+                 discount_on="score", weights="trained", distance="standardized",
+                 validation_fraction=0.2, cv=None, random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.base = base
+        self.eps = eps
+        self.tau = tau
+        self.discount = discount
+        self.discount_on = discount_on
+        self.weights = weights
+        self.distance = distance
+        self.validation_fraction = validation_fraction
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ----------------------------------------------------------------- validation
+    def _check_params(self):
+        def is_real(value):
+            return isinstance(value, Real) and not isinstance(value, bool)
+
+        checks = [
+            ("n_estimators", isinstance(self.n_estimators, Integral)
+             and not isinstance(self.n_estimators, bool) and self.n_estimators >= 1,
+             "an int >= 1"),
+            ("learning_rate", is_real(self.learning_rate) and self.learning_rate > 0,
+             "a float > 0"),
+            ("base", self.base in ("gbm", "extra"), "'gbm' or 'extra'"),
+            ("eps", self.eps == "auto" or (is_real(self.eps) and 0.0 <= self.eps <= 1.0),
+             "'auto' or a float in [0, 1]"),
+            ("tau", self.tau == "auto" or (is_real(self.tau) and np.isfinite(self.tau)
+                                           and self.tau > 0), "'auto' or a float > 0"),
+            ("discount", self.discount == "auto" or (is_real(self.discount)
+                                                     and 0.0 < self.discount <= 1.0),
+             "'auto' or a float in (0, 1]"),
+            ("discount_on", self.discount_on in ("score", "weight"), "'score' or 'weight'"),
+            ("weights", self.weights in ("trained", "uniform"), "'trained' or 'uniform'"),
+            ("distance", self.distance in ("standardized", "raw"), "'standardized' or 'raw'"),
+            ("validation_fraction", is_real(self.validation_fraction)
+             and 0.0 < self.validation_fraction < 1.0, "a float in (0, 1)"),
+        ]
+        for name, ok, expected in checks:
+            if not ok:
+                raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
+
+    def _check_X(self, X):
+        check_is_fitted(self, "w_")
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    # ----------------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
+        """Fit the boosting ensemble, select (ε, τ, γ) on held-out rows, fit w on all rows.
+
+        ``progress(stage, fraction)`` is called from the calling thread as the stages
+        ("forest": the boosting ensembles, "search", "done") advance.
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        if X.shape[0] < 2:
+            raise ValueError(f"AGBoost needs n_samples >= 2, got n_samples={X.shape[0]}")
+        weight = (np.ones(X.shape[0]) if sample_weight is None
+                  else _check_sample_weight(sample_weight, X))
+        report = progress or _ignore_progress
+        rng = check_random_state(self.random_state)
+        seed = rng.randint(2**31 - 1)
+        grids = (self._grid(self.eps, EPS_GRID), self._grid(self.tau, KAPPA_GRID),
+                 self._grid(self.discount, DISCOUNT_GRID))
+        searched = any(grid.size > 1 for grid in grids)
+
+        report("forest", 0.0)
+        if not searched:
+            splits = []
+        elif self.cv is not None:
+            splits = list(check_cv(self.cv).split(X, y))
+        else:
+            splits = list(ShuffleSplit(1, test_size=self.validation_fraction,
+                                       random_state=rng.randint(2**31 - 1)).split(X))
+        row_sets = [np.arange(X.shape[0])] + [fit_rows for fit_rows, _ in splits]
+        ensembles = Parallel(n_jobs=min(len(row_sets), effective_n_jobs(self.n_jobs)),
+                             prefer="threads")(
+            delayed(self._ensemble)(X[rows], y[rows], weight[rows], seed) for rows in row_sets)
+        main = ensembles[0]
+        report("forest", 1.0)
+
+        validations = []
+        for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
+            d, V = ens.stats.query(X[held_out])
+            validations.append((ens, _Rows(d, V, y[held_out] - ens.init, weight[held_out])))
+        eps, tau, self.discount_ = self._search(main, validations, *grids, report)
+        self.eps_, self.tau_ = eps, tau
+        self.w_ = np.full(len(main.trees), 1.0 / len(main.trees))
+        if self.weights == "trained":
+            self.w_ = main.weights(tau, self.discount_, self.discount_on, eps)
+        self.init_ = main.init
+        self.estimators_ = main.trees
+        if main.gbm is not None:
+            self.gbm_ = main.gbm
+        self.leaf_stats_ = main.stats
+        report("done", 1.0)
+        return self
+
+    @staticmethod
+    def _grid(value, grid) -> np.ndarray:
+        return np.asarray(grid, dtype=np.float64) if value == "auto" else np.array([value], float)
+
+    def _boost(self, X, y, weight, seed):
+        """F_0, the T fitted trees and the GBM (or None) of the boosting loop with squared
+        loss: h_k fitted to y − F_{k−1}, F_k = F_{k−1} + ν·h_k."""
+        if self.base == "gbm":
+            gbm = GradientBoostingRegressor(
+                n_estimators=self.n_estimators, learning_rate=self.learning_rate,
+                max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
+                subsample=1.0, random_state=seed).fit(X, y, sample_weight=weight)
+            return float(gbm.init_.predict(X[:1])[0]), list(gbm.estimators_[:, 0]), gbm
+        init = float(np.average(y, weights=weight))
+        F, trees = np.full(y.shape, init), []
+        for tree_seed in np.random.RandomState(seed).randint(2**31 - 1, size=self.n_estimators):
+            tree = ExtraTreeRegressor(max_depth=self.max_depth,
+                                      min_samples_leaf=self.min_samples_leaf,
+                                      random_state=tree_seed)
+            tree.fit(X, y - F, sample_weight=weight)
+            F += self.learning_rate * tree.predict(X)
+            trees.append(tree)
+        return init, trees, None
+
+    def _ensemble(self, X, y, weight, seed) -> _Ensemble:
+        """Boosting on (X, y), leaf statistics whose values are V = T·ν·(tree's leaf value),
+        the rows' distances and values (one leaf lookup) and the Gram reduction."""
+        init, trees, gbm = self._boost(X, y, weight, seed)
+        stats = LeafStats.from_forest(trees, X, y, task="regression",
+                                      standardize=self.distance == "standardized",
+                                      n_jobs=self.n_jobs)
+        values = len(trees) * self.learning_rate * np.concatenate(
+            [tree.tree_.value[:, 0, 0] for tree in trees])
+        stats = LeafStats(stats.trees, stats.flat, stats.counts, stats.leaf_means, values,
+                          stats.center, stats.scale, "regression", None, stats.chunk_size,
+                          stats.n_jobs)
+        d, V = stats.query(X)
+        rows = _Rows(d, V, y - init, weight)
+        weighted = V * weight[:, None]
+        return _Ensemble(init, trees, gbm, stats, rows, weighted.T @ V, weighted.T @ rows.target)
+
+    def _validation_losses(self, ens, held_out, pairs, eps_grid, report) -> np.ndarray:
+        """Held-out MSE (len(pairs), len(eps_grid)) of every (γ, τ) in ``pairs`` and ε, with w
+        fitted on the ensemble's own rows (one Gram matrix, :func:`simplex_nnls`)."""
+        T = len(ens.trees)
+        R = np.empty((len(pairs), held_out.target.size))
+        Vtr = np.empty((len(pairs), T))
+
+        def softmax_parts(g, tau):
+            """Held-out Softmax predictions and Vᵀ·diag(ω)·r of the fitting rows."""
+            r = ens.rows.softmax_predictions(tau, g, self.discount_on)
+            return (held_out.softmax_predictions(tau, g, self.discount_on),
+                    ens.rows.V.T @ (ens.rows.weight * r))
+
+        parts = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
+            delayed(softmax_parts)(g, tau) for g, tau in pairs)
+        for p, (r_held_out, vtr) in enumerate(parts):
+            R[p], Vtr[p] = r_held_out, vtr
+            report(0.8 * (p + 1) / len(pairs))
+        W = np.full((len(pairs), eps_grid.size, T), 1.0 / T)
+        positive = eps_grid > 0
+        if self.weights == "trained" and positive.any():
+            n_pos = int(positive.sum())
+            B = contamination_linear_terms(ens.Vty, np.repeat(Vtr, n_pos, axis=0),
+                                           np.tile(eps_grid[positive], len(pairs)))
+            W[:, positive] = simplex_nnls(ens.gram, B).reshape(len(pairs), n_pos, T)
+        losses = np.empty((len(pairs), eps_grid.size))
+        e, total = eps_grid[:, None], held_out.weight.sum()
+        for p in range(len(pairs)):  # held-out predictions (ε, n) per (γ, τ)
+            error = (1.0 - e) * R[p] + e * (W[p] @ held_out.V.T) - held_out.target
+            losses[p] = (error**2 @ held_out.weight) / total
+        report(1.0)
+        return losses
+
+    def _search(self, main, validations, eps_grid, kappas, discounts, report):
+        """Validation MSE of every (ε, τ, γ), averaged over the (ensemble, held-out rows)
+        ``validations``; the chosen ε, τ (on the main ensemble's distance scale) and γ."""
+        auto_tau = self.tau == "auto"
+        taus = kappas * main.median_distance if auto_tau else kappas
+        pairs = [(g, k) for g in discounts for k in range(kappas.size)]
+        losses = np.zeros((len(pairs), eps_grid.size))
+        for v, (ens, held_out) in enumerate(validations):
+            unit = ens.median_distance if auto_tau else 1.0
+            losses += self._validation_losses(
+                ens, held_out, [(g, kappas[k] * unit) for g, k in pairs], eps_grid,
+                lambda fraction, v=v: report("search", (v + fraction) / len(validations)))
+        losses = losses / len(validations) if validations else np.full(losses.shape, np.nan)
+        report("search", 1.0)
+        gg, kk, ee = (np.repeat([g for g, _ in pairs], eps_grid.size),
+                      np.repeat([k for _, k in pairs], eps_grid.size),
+                      np.tile(eps_grid, len(pairs)))
+        self.search_results_ = pd.DataFrame({
+            "eps": ee, "discount": gg,
+            "kappa": kappas[kk] if auto_tau else kappas[kk] / main.median_distance,
+            "tau": taus[kk], "validation_loss": losses.ravel()})
+        if validations and not np.isfinite(losses).any():
+            warnings.warn("the validation rows carry no weight; using the first grid point",
+                          RuntimeWarning, stacklevel=3)
+        best = int(np.nanargmin(losses.ravel())) if np.isfinite(losses).any() else 0
+        return float(ee[best]), float(taus[kk[best]]), float(gg[best])
+
+    # ------------------------------------------------------------------- predict
+    def _attention(self, X):
+        """Softmax part D (n, T) and scaled tree values V (n, T) with one leaf lookup."""
+        X = self._check_X(X)
+        d, V = self.leaf_stats_.query(X)
+        return attention_softmax(d, self.tau_, self.discount_, self.discount_on), V
+
+    def tree_weights(self, X) -> np.ndarray:
+        """Attention weights α_k(x) = (1 − ε)·D_k(x) + ε·w_k (n, T), rows sum to 1."""
+        D = self._attention(X)[0]
+        return (1.0 - self.eps_) * D + self.eps_ * self.w_
+
+    def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
+        D = self._attention(X)[0]
+        return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy()
+
+    def tree_predictions(self, X) -> np.ndarray:
+        """Scaled tree values V_k(x) = T·ν·h_k(x) (n, T): their mean plus ``init_`` is the
+        plain boosting prediction."""
+        X = self._check_X(X)
+        return self.leaf_stats_.values(X)
+
+    def predict(self, X) -> np.ndarray:
+        """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18)."""
+        D, V = self._attention(X)
+        return (self.init_ + (1.0 - self.eps_) * np.einsum("nk,nk->n", D, V)
+                + self.eps_ * (V @ self.w_))
