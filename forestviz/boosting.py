@@ -19,7 +19,7 @@ Selecting (ε, τ, γ): a boosting ensemble is fitted on a random ``1 − valida
 the rows (or, with ``cv``, one per cross-validation fold), w is fitted on those rows for every
 grid point (:data:`~forestviz.attention.EPS_GRID` × :data:`~forestviz.attention.KAPPA_GRID` ×
 :data:`DISCOUNT_GRID`, τ = κ·median training distance; all QPs of an ensemble share one Gram
-matrix and are solved by :func:`simplex_nnls`) and each point is scored by its mean squared
+matrix and are solved by simplex NNLS) and each point is scored by its mean squared
 error on the held-out rows (averaged over folds). The final ensemble is fitted on all rows — in
 threads, at the same time as the validation ones, when ``n_jobs`` allows — and w is refitted
 there at the chosen point. When ε, τ and γ are all fixed nothing is searched and no validation
@@ -36,7 +36,6 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
-from scipy.optimize import nnls
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import ShuffleSplit, check_cv
@@ -49,43 +48,11 @@ from forestviz.forest import LeafStats
 from forestviz.simplex import (
     contamination_linear_terms,
     fit_contamination_weights,
-    solve_simplex_qp,
+    simplex_nnls,
 )
 
 DISCOUNT_GRID = (0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
 """Discount factors γ tried when ``discount="auto"`` (algorithms.md §2)."""
-NNLS_PENALTY = 1e3
-"""M / sqrt(λ_max(G)) of the least-squares row that enforces Σw = 1 in :func:`simplex_nnls`."""
-
-
-def simplex_nnls(G, B) -> np.ndarray:
-    """min_w wᵀGw − 2bᵀw over Δ_T for every row b of ``B`` (P × T), by non-negative least
-    squares: the grid search's QPs (:mod:`forestviz.simplex` certifies the final weights).
-
-    With G = RᵀR, R = Λ^{1/2}Qᵀ over the positive eigenvalues, and b in the range of G (true for
-    b = Vᵀq), the objective is ||Rw − c||² + const with c = Λ^{−1/2}Qᵀb. The constraint Σw = 1
-    is one more least-squares row M·(Σw − 1), M = :data:`NNLS_PENALTY`·sqrt(λ_max), so each
-    problem is one Lawson-Hanson NNLS of size T + 1; the O(1/M²) error in Σw is removed by
-    renormalising. It is exact where projected gradient needs thousands of iterations on the
-    ill-conditioned Gram matrices of boosting trees (whose early trees dominate λ_max); a
-    problem NNLS does not finish goes to :func:`~forestviz.simplex.solve_simplex_qp`.
-    """
-    lam, Q = np.linalg.eigh(G)
-    lam_max = max(float(lam[-1]), 1e-300)
-    keep = lam > lam_max * 1e-12
-    root = np.sqrt(lam[keep])
-    penalty = NNLS_PENALTY * np.sqrt(lam_max)
-    A = np.vstack([root[:, None] * Q[:, keep].T, np.full((1, G.shape[0]), penalty)])
-    C = np.column_stack([(B @ Q[:, keep]) / root, np.full(B.shape[0], penalty)])
-    W = np.empty(B.shape)
-    for p, c in enumerate(C):
-        try:
-            W[p] = nnls(A, c, maxiter=50 * A.shape[1])[0]
-        except RuntimeError:  # iteration limit
-            W[p] = solve_simplex_qp(G, B[p]).weights[0]
-    return W / W.sum(axis=1, keepdims=True)
-
-
 def attention_scores(d, tau, discount, discount_on="score") -> np.ndarray:
     """Attention scores of the softmax (n, T): −γ^k·d_k/(2τ) (``"score"``, the authors' code)
     or log(γ^k) − d_k/(2τ) (``"weight"``: α ∝ γ^k·exp(−d_k/(2τ))), k = 0..T−1."""
@@ -302,9 +269,7 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
                                       n_jobs=self.n_jobs)
         values = len(trees) * self.learning_rate * np.concatenate(
             [tree.tree_.value[:, 0, 0] for tree in trees])
-        stats = LeafStats(stats.trees, stats.flat, stats.counts, stats.leaf_means, values,
-                          stats.center, stats.scale, "regression", None, stats.chunk_size,
-                          stats.n_jobs)
+        stats = stats.with_values(values)
         d, V = stats.query(X)
         rows = _Rows(d, V, y - init, weight)
         weighted = V * weight[:, None]
@@ -312,7 +277,7 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
 
     def _validation_losses(self, ens, held_out, pairs, eps_grid, report) -> np.ndarray:
         """Held-out MSE (len(pairs), len(eps_grid)) of every (γ, τ) in ``pairs`` and ε, with w
-        fitted on the ensemble's own rows (one Gram matrix, :func:`simplex_nnls`)."""
+        fitted on the ensemble's own rows (one Gram matrix, simplex NNLS)."""
         T = len(ens.trees)
         R = np.empty((len(pairs), held_out.target.size))
         Vtr = np.empty((len(pairs), T))

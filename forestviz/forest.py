@@ -10,9 +10,10 @@ in row chunks, so memory stays O(chunk × T × m).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from scipy import sparse
 from sklearn.tree import BaseDecisionTree
 
@@ -146,6 +147,13 @@ class LeafStats:
         return cls(trees, flat, counts, leaf_means, leaf_values, center, scale, task, classes,
                    chunk_size, n_jobs)
 
+    def with_values(self, leaf_values) -> LeafStats:
+        """The same leaves and keys with other per-node values (flat numbering), e.g. AGBoost's
+        scaled tree outputs T·ν·h_k."""
+        return LeafStats(self.trees, self.flat, self.counts, self.leaf_means,
+                         np.asarray(leaf_values), self.center, self.scale, self.task,
+                         self.classes, self.chunk_size, self.n_jobs)
+
     def standardize(self, X) -> np.ndarray:
         """x̃ = (x − mean) / std with the training rows' mean and std."""
         return (np.asarray(X, dtype=np.float64) - self.center) / self.scale
@@ -174,8 +182,8 @@ class LeafStats:
         """Distances and leaf values of X with one leaf lookup.
 
         Few rows: one flat descent through all trees and one gather. Many rows: per row
-        chunk, one job per tree in threads (as scikit-learn's forests predict), each doing the
-        tree's compiled ``apply`` and its n × m key gather while the tree's keys sit in cache.
+        chunk, one block of trees per thread (as scikit-learn's forests predict), each tree
+        doing its compiled ``apply`` and its n × m key gather while its keys sit in cache.
         Memory beyond the n × T outputs: O(chunk × m) per thread.
         """
         X = np.asarray(X, dtype=np.float64)
@@ -189,16 +197,18 @@ class LeafStats:
         leaves = np.empty((X.shape[0], self.n_trees), dtype=np.intp)
         d = np.empty(leaves.shape)
 
-        def one_tree(k, rows, X32):
-            leaf = self.trees[k].apply(X32, check_input=False) + self.flat.offsets[k]
-            cross = np.einsum("nm,nm->n", self.leaf_means[leaf], Xs[rows])
-            leaves[rows, k] = leaf
-            d[rows, k] = sq[rows] - 2.0 * cross + self.leaf_sq_norms[leaf]
+        def some_trees(block, rows, X32):
+            for k in block:
+                leaf = self.trees[k].apply(X32, check_input=False) + self.flat.offsets[k]
+                cross = np.einsum("nm,nm->n", self.leaf_means[leaf], Xs[rows])
+                leaves[rows, k] = leaf
+                d[rows, k] = sq[rows] - 2.0 * cross + self.leaf_sq_norms[leaf]
 
         for rows in self._chunks(X.shape[0]):
             X32 = np.ascontiguousarray(X[rows], dtype=np.float32)
             Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(one_tree)(k, rows, X32) for k in range(self.n_trees))
+                delayed(some_trees)(block, rows, X32)
+                for block in tree_blocks(self.n_trees, self.n_jobs))
         return np.maximum(d, 0.0), self.leaf_values[leaves]
 
     def differences(self, X) -> np.ndarray:
@@ -209,14 +219,26 @@ class LeafStats:
 
 def forest_leaf_ids(trees, flat: FlatTrees, X, n_jobs) -> np.ndarray:
     """Leaf ids (n × T, flat numbering): one vectorised descent for a few rows, else the
-    trees' own compiled ``apply`` in threads (as scikit-learn's forests do)."""
+    trees' own compiled ``apply``, one block of trees per thread."""
     X32 = np.ascontiguousarray(X, dtype=np.float32)
     if X32.shape[0] <= _SMALL_BATCH:
         return flat.apply(X32)
-    columns = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(tree.apply)(X32, check_input=False) for tree in trees
-    )
-    return np.column_stack(columns) + flat.offsets
+    leaves = np.empty((X32.shape[0], len(trees)), dtype=np.intp)
+
+    def some_trees(block):
+        for k in block:
+            leaves[:, k] = trees[k].apply(X32, check_input=False) + flat.offsets[k]
+
+    Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(some_trees)(block) for block in tree_blocks(len(trees), n_jobs))
+    return leaves
+
+
+def tree_blocks(n_trees: int, n_jobs) -> list[range]:
+    """Tree indices split into one contiguous block per job (little dispatch overhead)."""
+    n_blocks = min(effective_n_jobs(n_jobs), n_trees)
+    bounds = np.linspace(0, n_trees, n_blocks + 1).astype(int)
+    return [range(a, b) for a, b in pairwise(bounds)]
 
 
 def _own_leaf_values(trees, task, classes) -> np.ndarray:

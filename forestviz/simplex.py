@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
+from scipy.optimize import nnls
 
 LP_ROW_CAP = 5000
 """The L1 problem has n + T variables; :class:`SimplexLP` is fitted on at most this many rows
@@ -205,3 +206,35 @@ def fit_contamination_weights(G, Vty, Vtr, eps, *, initial=None, lipschitz=None,
         result = SimplexResult(result.weights, _objective(G, B, result.weights),
                                _fw_gap(G, B, result.weights), result.status)
     return result
+
+
+NNLS_PENALTY = 1e3
+"""M / sqrt(λ_max(G)) of the least-squares row that enforces Σw = 1 in :func:`simplex_nnls`."""
+
+
+def simplex_nnls(G, B) -> np.ndarray:
+    """min_w wᵀGw − 2bᵀw over Δ_T for every row b of ``B`` (P × T), by non-negative least
+    squares: the grid search's QPs (:func:`fit_contamination_weights` certifies the final weights).
+
+    With G = RᵀR, R = Λ^{1/2}Qᵀ over the positive eigenvalues, and b in the range of G (true for
+    b = Vᵀq), the objective is ||Rw − c||² + const with c = Λ^{−1/2}Qᵀb. The constraint Σw = 1
+    is one more least-squares row M·(Σw − 1), M = :data:`NNLS_PENALTY`·sqrt(λ_max), so each
+    problem is one Lawson-Hanson NNLS of size T + 1; the O(1/M²) error in Σw is removed by
+    renormalising. It is exact where projected gradient needs thousands of iterations on the
+    ill-conditioned Gram matrices of boosting trees (whose early trees dominate λ_max); a
+    problem NNLS does not finish goes to :func:`solve_simplex_qp`.
+    """
+    lam, Q = np.linalg.eigh(G)
+    lam_max = max(float(lam[-1]), 1e-300)
+    keep = lam > lam_max * 1e-12
+    root = np.sqrt(lam[keep])
+    penalty = NNLS_PENALTY * np.sqrt(lam_max)
+    A = np.vstack([root[:, None] * Q[:, keep].T, np.full((1, G.shape[0]), penalty)])
+    C = np.column_stack([(B @ Q[:, keep]) / root, np.full(B.shape[0], penalty)])
+    W = np.empty(B.shape)
+    for p, c in enumerate(C):
+        try:
+            W[p] = nnls(A, c, maxiter=50 * A.shape[1])[0]
+        except RuntimeError:  # iteration limit
+            W[p] = solve_simplex_qp(G, B[p]).weights[0]
+    return W / W.sum(axis=1, keepdims=True)
