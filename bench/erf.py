@@ -1,0 +1,97 @@
+"""Speed of EnhancedForestClassifier against scikit-learn's RandomForestClassifier, same run.
+
+n = 20,000 rows, m = 20 features, 200 trees, depth 6, n_jobs = 2. Prints ratios:
+* one ERF iteration (Algorithm 1: fit 200 trees with SW + SP, score the training rows, update
+  the weights) / RandomForestClassifier(200, max_depth=6).fit, alternated, medians of repeats;
+* tree_weights + tree_scores for one new row (median over rows) and for 20k new rows / the
+  forest's predict_proba on the same rows;
+* the size of the stored per-row tree rankings (n × L).
+
+Run: PYTHONPATH=. .venv/bin/python bench/erf.py [--repeats 3]
+"""
+
+import argparse
+import time
+
+import numpy as np
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+
+from forestviz.enhanced import EnhancedForestClassifier
+
+N, M_FEATURES, TREES, DEPTH, JOBS = 20_000, 20, 200, 6, 2
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def erf_iteration(X, y, seed, validation_fraction):
+    """Seconds of Algorithm 1's single iteration, read off the progress callback."""
+    marks = {}
+
+    def progress(stage, fraction):
+        marks[stage] = time.perf_counter()
+
+    model = EnhancedForestClassifier(
+        n_estimators=TREES, max_depth=DEPTH, n_iterations=1, early_stopping=False,
+        validation_fraction=validation_fraction, random_state=seed, n_jobs=JOBS,
+    )
+    total, _ = timed(lambda: model.fit(X, y, progress=progress))
+    iteration = marks["ranking trees"] - marks["iteration 1/1"]
+    return iteration, total - iteration, model
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    X_all, y_all = make_classification(
+        n_samples=2 * N, n_features=M_FEATURES, n_informative=10, random_state=0
+    )
+    X, y, X_new = X_all[:N], y_all[:N], X_all[N:]  # fit on X, explain fresh rows X_new
+    rf_times, it_times, it80_times, rank_times = [], [], [], []
+    for seed in range(args.repeats):
+        rf_time, rf = timed(lambda s=seed: RandomForestClassifier(
+            TREES, max_depth=DEPTH, n_jobs=JOBS, random_state=s).fit(X, y))
+        rf_times.append(rf_time)
+        it_time, rank_time, model = erf_iteration(X, y, seed, 0.0)
+        it_times.append(it_time)
+        rank_times.append(rank_time)
+        it80_times.append(erf_iteration(X, y, seed, 0.2)[0])
+    rf_fit = float(np.median(rf_times))
+    print(f"data: make_classification n={N} m={M_FEATURES} (10 informative), "
+          f"{TREES} trees, depth {DEPTH}, n_jobs={JOBS}, {args.repeats} repeats (medians)")
+    print(f"RandomForestClassifier.fit            {rf_fit:8.3f} s")
+    print(f"ERF iteration, all {N} rows          {np.median(it_times):8.3f} s   "
+          f"ratio {np.median(it_times) / rf_fit:5.2f}  (target <= 1.3)")
+    print(f"ERF iteration, 80% rows (default)     {np.median(it80_times):8.3f} s   "
+          f"ratio {np.median(it80_times) / rf_fit:5.2f}")
+    print(f"ERF ranking + KD-tree + threshold_    {np.median(rank_times):8.3f} s   (once per fit)")
+
+    rows = X_new[:200]
+    single = []
+    for i in range(len(rows)):
+        row = rows[i : i + 1]
+        single.append(timed(lambda r=row: (model.tree_weights(r), model.tree_scores(r)))[0])
+    print(f"tree_weights + tree_scores, one row   {1000 * np.median(single):8.3f} ms  "
+          f"(target <= 5 ms; p95 {1000 * np.quantile(single, 0.95):.3f} ms)")
+
+    rf_proba = min(timed(lambda: rf.predict_proba(X_new))[0] for _ in range(3))
+    model.set_params(model_weighting=False)
+    erf_proba = min(timed(lambda: model.predict_proba(X_new))[0] for _ in range(3))
+    batch, _ = timed(lambda: (model.tree_weights(X_new), model.tree_scores(X_new)))
+    print(f"RandomForestClassifier.predict_proba  {rf_proba:8.3f} s   ({N} rows)")
+    print(f"ERF predict_proba, uniform weights    {erf_proba:8.3f} s")
+    print(f"tree_weights + tree_scores, {N} rows {batch:8.3f} s   "
+          f"ratio to RF predict_proba {batch / rf_proba:5.1f}  (target <= 3)")
+
+    rankings = model.tree_rankings_
+    print(f"tree_rankings_: {rankings.shape[0]} rows x L={rankings.shape[1]} {rankings.dtype} = "
+          f"{rankings.nbytes / 1024:.0f} KiB ({rankings.itemsize} bytes x n x L)")
+
+
+if __name__ == "__main__":
+    main()
