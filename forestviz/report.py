@@ -1,0 +1,150 @@
+"""A self-contained HTML report of an :class:`~forestviz.explain.Explanation`.
+
+The report works offline: plotly's JavaScript is embedded inline from the installed package
+(``plotly.offline.get_plotlyjs``), tree drawings are embedded as ``data:`` URIs and nothing
+refers to a network address. Every user-provided text (feature and class names, row ids,
+values) is HTML-escaped; plotly's figure JSON escapes ``<``, ``>`` and ``/`` itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+from forestviz import plots
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
+th{background:#f2f4f7}.card{font-size:1.3em;background:#f2f6fb;padding:.8em 1em}
+.fragile{background:#fff3cd}img.tree{max-width:100%;border:1px solid #ddd}
+"""
+
+
+def figures(explanation) -> dict[str, go.Figure]:
+    """The row's standard figures: ``weights`` (stacked (1−ε)·D and ε·w when known),
+    ``scores`` (ERF score S), ``kde`` (ABRF Fig. 3, with the Softmax weights D when known)
+    and ``features`` (the row's percentiles against the training medians)."""
+    e = explanation
+    parts = e.weight_parts
+    out = {"weights": plots.tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees))}
+    if e.tree_scores is not None:
+        out["scores"] = plots.tree_weight_bars(e.tree_scores["S"], top_k=len(e.top_trees),
+                                               label="tree score S",
+                                               share_of_prediction=False)
+    softmax = None
+    if parts is not None and parts[0].sum() > 0:
+        softmax = parts[0] / parts[0].sum()  # D = (1−ε)·D / (1−ε)
+    out["kde"] = plots.attention_kde(e.tree_weights, softmax)
+    out["features"] = plots.row_vs_median(e.features)
+    return out
+
+
+def tree_drawings(model, explanation, context, *, mode="path") -> dict[int, str]:
+    """SVG drawings of the explanation's top trees with the row's path highlighted
+    (:func:`forestviz.treeviz.render_tree`, cached there), keyed by tree index, for
+    :func:`to_html`. ``context``: the model's :class:`~forestviz.treeviz.TreeContext`."""
+    from forestviz.treeviz import render_tree  # dtreeviz and matplotlib: only when drawing
+
+    return {int(k): render_tree(model, int(k), explanation.row, context=context, mode=mode)
+            for k in explanation.top_trees}
+
+
+def _text(value) -> str:
+    if isinstance(value, float | np.floating):
+        return f"{value:.4g}"
+    return html.escape(str(value))
+
+
+def _table(frame: pd.DataFrame, row_classes=None) -> str:
+    head = "".join(f"<th>{_text(c)}</th>" for c in frame.columns)
+    rows = []
+    for i, values in enumerate(frame.itertuples(index=False)):
+        cls = f' class="{row_classes[i]}"' if row_classes is not None and row_classes[i] else ""
+        rows.append(f"<tr{cls}>" + "".join(f"<td>{_text(v)}</td>" for v in values) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _tree_value(e, k) -> str:
+    value = e.tree_predictions[k]
+    if e.task == "regression":
+        return f"{value:.4g}"
+    return ", ".join(f"P({_text(c)}) = {p:.2f}" for c, p in zip(e.classes, value, strict=True))
+
+
+def _prediction(e) -> str:
+    if e.task == "regression":
+        card = f"Predicted value: <b>{e.prediction:.4g}</b>"
+        if e.offset:
+            card += (f" = initial value {e.offset:.4g} + Σ<sub>k</sub> α<sub>k</sub>·"
+                     "V<sub>k</sub> (weighted tree values)")
+        return f'<p class="card">{card}</p>'
+    probabilities = pd.DataFrame({"class": e.classes, "probability": e.prediction})
+    return (f'<p class="card">Predicted class: <b>{_text(e.predicted_class)}</b></p>'
+            f"<p>Decision rule: {_text(e.decision_rule)}.</p>{_table(probabilities)}")
+
+
+def _tree_section(e, position, k, svg) -> str:
+    title = f"Tree {k + 1}: weight {e.tree_weights[k]:.3f}"
+    if e.tree_scores is not None:
+        title += f", score S {e.tree_scores['S'][k]:.3f}"
+    steps = e.paths[position]
+    path = pd.DataFrame({
+        "depth": [s.depth for s in steps], "test": [s.sentence() for s in steps],
+        "margin (value − threshold)": [s.margin for s in steps],
+        "most fragile": ["yes" if s.fragile else "" for s in steps]})
+    drawing = "" if svg is None else (
+        f'<img class="tree" alt="{_text(title)}" src="data:image/svg+xml;base64,'
+        f'{base64.b64encode(svg.encode()).decode()}">')
+    body = _table(path, ["fragile" if s.fragile else "" for s in steps]) if steps else (
+        "<p>This tree is a single leaf.</p>")
+    return (f"<h3>{title}</h3><p>This tree says: {_tree_value(e, k)}.</p>{drawing}"
+            f"<p>The row's path (the highlighted test is the closest call):</p>{body}")
+
+
+def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None) -> str:
+    """The report: prediction, concentration of the weights, charts, the top trees (drawing
+    when ``tree_svgs`` has it, keyed by tree index from 0, e.g. from
+    :func:`forestviz.treeviz.render_tree`, and path table), the row against the training
+    medians and the nearest training rows."""
+    e = explanation
+    tree_svgs = dict(tree_svgs or {})
+    unknown = set(tree_svgs) - {int(k) for k in e.top_trees}
+    if unknown:
+        raise ValueError(f"tree_svgs has trees that are not top trees: {sorted(unknown)}")
+    subject = "this row" if e.row_id is None else f"row {_text(e.row_id)}"
+    charts = "".join(
+        fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
+        for fig in figures(e).values())
+    trees = "".join(_tree_section(e, i, int(k), tree_svgs.get(int(k)))
+                    for i, k in enumerate(e.top_trees))
+    original = "" if e.original_row is None else (
+        "<h2>The row as entered</h2>" + _table(pd.DataFrame(
+            {"column": e.original_row.index, "value": e.original_row.to_numpy()})))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>forestviz explanation of {subject}</title><style>{_STYLE}</style>
+<script>{get_plotlyjs()}</script></head><body>
+<h1>Explanation of {subject}</h1>
+<p>Model: {_text(e.model_name)} with {e.n_trees} trees.</p>
+<h2>Prediction</h2>{_prediction(e)}
+<h2>How concentrated the forest's attention is</h2>
+<p>Effective number of trees 1/Σα² = {e.effective_trees:.1f} of {e.n_trees}
+(equal weights would give {e.n_trees}); the 5 heaviest trees carry
+{e.top5_share:.0%} of the weight.</p>
+<h2>Charts</h2>{charts}
+<h2>The trees that carry this prediction</h2>{trees}
+<h2>This row beside the training data</h2>
+<p>Percentile: the share of training rows with a lower value (ties count half).</p>
+{_table(e.features)}{original}
+<h2>The most similar training rows</h2>
+<p>Distance in standard deviations of each feature (Euclidean).</p>{_table(e.neighbors)}
+</body></html>
+"""

@@ -1,0 +1,148 @@
+"""The HTML report: self-contained (nothing fetched from a network), hostile names stay text,
+tree drawings and path sentences are in it; and it renders offline in Debian Chromium."""
+
+import base64
+import html
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+from plotly.offline import get_plotlyjs
+from sklearn.datasets import make_classification
+
+from forestviz.attention import AttentionForestClassifier
+from forestviz.enhanced import EnhancedForestClassifier
+from forestviz.explain import explain
+from forestviz.report import tree_drawings
+from forestviz.summary import TrainingSummary
+
+HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
+EXTERNAL = re.compile(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", re.IGNORECASE)
+TAGS = {"html", "head", "meta", "title", "style", "script", "body", "h1", "h2", "h3", "p", "b",
+        "sub", "div", "table", "thead", "tbody", "tr", "th", "td", "img"}
+
+
+class Tags(HTMLParser):
+    """Every start tag of a document with its attributes (script and style bodies are text)."""
+
+    def __init__(self, document):
+        super().__init__()
+        self.found = []
+        self.feed(document)
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    """An ERF and an ABRF explanation where every user-provided text is markup."""
+    X, y = make_classification(200, n_features=3, n_informative=2, n_redundant=0,
+                               random_state=0)
+    names = list(HOSTILE)
+    labels = np.array(["<b>healthy</b>", "<img src=y onerror=alert(3)>"])[y]
+    frame = pd.DataFrame(X, columns=names)
+    ids = np.array([f"<i>p{i}</i>" for i in range(len(X))])
+    original = frame.assign(**{"<u>ward</u>": "<script>alert(4)</script>"})
+    out = {}
+    for key, model in (("erf", EnhancedForestClassifier(12, max_depth=3, n_iterations=2,
+                                                          random_state=0)),
+                       ("abrf", AttentionForestClassifier(12, max_depth=3, random_state=0))):
+        model.fit(X, labels)
+        summary = TrainingSummary.from_data(model, X, labels, feature_names=names, ids=ids,
+                                            original=original)
+        out[key] = (model, explain(model, X[5], summary=summary, top_k=3,
+                                   row_id="<svg onload=alert(5)>",
+                                   original_row=original.iloc[5]), X, labels, names)
+    return out
+
+
+def without_plotly(report: str) -> str:
+    bundle = get_plotlyjs()
+    assert report.count(bundle) == 1
+    return report.replace(bundle, "")
+
+
+@pytest.mark.parametrize("key", ["erf", "abrf"])
+def test_report_is_self_contained_and_escapes_user_text(hostile, key):
+    _, e, *_ = hostile[key]
+    report = e.to_html()
+    rest = without_plotly(report)
+    assert EXTERNAL.search(rest) is None
+    tags = Tags(report).found
+    assert {tag for tag, _ in tags} <= TAGS
+    for tag, attrs in tags:  # no event handlers; only embedded images; no external script
+        assert not any(name.startswith("on") for name in attrs)
+        assert set(attrs) & {"src", "href", "srcset", "action"} <= (
+            {"src"} if tag == "img" else set())
+        assert attrs.get("src", "data:image/svg+xml;base64,").startswith(
+            "data:image/svg+xml;base64,")
+    figures = e.figures()
+    assert set(figures) == ({"weights", "scores", "kde", "features"} if key == "erf"
+                            else {"weights", "kde", "features"})
+    assert rest.count("<script") == 1 + len(figures)  # the bundle, then one per figure
+    for markup in ("<script>alert", "<img src=x", "<img src=y", "<svg onload", "<b>healthy",
+                   "<i>p", "<u>ward"):
+        assert markup not in rest
+    for text in (*HOSTILE, "<svg onload=alert(5)>", "<i>p", "<u>ward</u>", "<b>healthy</b>"):
+        assert html.escape(text) in rest
+    for steps in e.paths:  # every path sentence, escaped
+        for step in steps:
+            assert html.escape(step.sentence()) in rest
+    assert f"{e.effective_trees:.1f}" in rest and f"{e.top5_share:.0%}" in rest
+
+
+def test_report_shows_prediction_threshold_and_neighbours(hostile):
+    model, e, X, *_ = hostile["erf"]
+    rest = without_plotly(e.to_html())
+    assert f"{model.threshold_:.3f}" in rest  # Youden's J in the decision rule
+    assert html.escape(str(model.predict(X[5:6])[0])) in rest
+    for p in model.predict_proba(X[5:6])[0]:
+        assert f"{p:.4g}" in rest
+    for row_id in e.neighbors["id"]:
+        assert html.escape(row_id) in rest
+
+
+def test_report_embeds_tree_drawings(hostile, require_dot):
+    from forestviz.treeviz import TreeContext, render_tree
+
+    model, e, X, labels, names = hostile["abrf"]
+    context = TreeContext.from_data(X, labels, feature_names=names,
+                                    class_names=list(model.classes_))
+    drawings = tree_drawings(model, e, context)
+    assert list(drawings) == e.top_trees.tolist()
+    assert drawings[int(e.top_trees[0])] == render_tree(model, int(e.top_trees[0]), X[5],
+                                                        context=context)
+    svgs = {k: drawings[k] for k in e.top_trees[:2].tolist()}
+    report = e.to_html(tree_svgs=svgs)
+    for svg in svgs.values():
+        assert base64.b64encode(svg.encode()).decode() in report
+    rest = without_plotly(report)
+    assert EXTERNAL.search(rest) is None
+    assert rest.count('<img class="tree"') == 2
+    with pytest.raises(ValueError, match="not top trees"):
+        e.to_html(tree_svgs={int(np.setdiff1d(np.arange(12), e.top_trees)[0]): "<svg/>"})
+
+
+@pytest.mark.browser
+def test_report_renders_offline_in_chromium(hostile, browser, tmp_path):
+    _, e, *_ = hostile["erf"]
+    path = tmp_path / "report.html"
+    path.write_text(e.to_html(), encoding="utf-8")
+    context = browser.new_context()
+    requests, dialogs = [], []
+    context.route("**/*", lambda route: (
+        route.continue_() if route.request.url.startswith("file:") else
+        (requests.append(route.request.url), route.abort())))
+    page = context.new_page()
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(path.as_uri())
+    page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
+    assert page.locator(".plotly-graph-div").count() == 4
+    assert page.locator(".plotly-graph-div .main-svg").first.is_visible()
+    assert page.get_by_role("heading", name=re.compile("The trees that carry")).is_visible()
+    assert requests == [] and dialogs == []
+    assert page.locator("img[src='x'], img[src='y']").count() == 0
+    context.close()
