@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from ui import models
 from ui.display import show_dataset_summary
-from ui.state import DATASET
+from ui.explain_view import ROW, highest_risk_row
+from ui.state import CHOICE, DATASET
 
 st.title("forestviz")
 st.markdown(
@@ -16,3 +18,16 @@ st.markdown(
 st.subheader("Data set in use")
 show_dataset_summary(st.session_state[DATASET])
 st.page_link("pages/data.py", label="Choose or upload data", icon=":material/table:")
+
+dataset = st.session_state[DATASET]
+default = models.default_settings(dataset.task)
+st.subheader("See an explanation now")
+st.caption(f"Trains the default model ({models.FAMILIES[default.family]}, {default.n_estimators} "
+           "trees; a few seconds) and opens the explanation of the held-out row with the "
+           "highest predicted risk.")
+if st.button("Train the default model and explain a row", type="primary", key="home_explain",
+             icon=":material/bolt:"):
+    bundle = models.train_with_progress(dataset, st.session_state[CHOICE], default)
+    if bundle is not None:
+        st.session_state[ROW] = highest_risk_row(bundle)
+        st.switch_page("pages/explain.py")

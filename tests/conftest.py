@@ -106,8 +106,15 @@ def _healthy(url: str) -> bool:
 
 
 @pytest.fixture(scope="session")
-def app_url(tmp_path_factory) -> str:
-    """``streamlit run app.py`` on a free loopback port; yields its base URL, then stops it."""
+def app_url(app_server) -> str:
+    return app_server["url"]
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory) -> dict:
+    """``streamlit run app.py`` on a free loopback port; yields its base ``url`` and the
+    ``time.monotonic()`` of its launch (``started``) and of its first health answer
+    (``healthy``), then stops it."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
     command = [
@@ -119,6 +126,7 @@ def app_url(tmp_path_factory) -> str:
         "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
     url = f"http://127.0.0.1:{port}"
+    started = time.monotonic()
     with open(log_path, "wb") as log:
         server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -130,7 +138,7 @@ def app_url(tmp_path_factory) -> str:
                     + log_path.read_text(errors="replace")[-3000:]
                 )
             time.sleep(0.25)
-        yield url
+        yield {"url": url, "started": started, "healthy": time.monotonic()}
     finally:
         server.terminate()
         try:

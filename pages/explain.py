@@ -1,0 +1,113 @@
+"""Explain: one row's prediction, the trees that carry it, their paths and the row's context."""
+
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from forestviz import plots
+from ui import explain_view as view
+from ui.display import as_text
+from ui.models import current_model
+from ui.state import DATASET
+
+PICKERS = {
+    "ranked": "Held-out rows, highest predicted risk first",
+    "id": "By ID or row number",
+    "whatif": "Edit the values (what-if)",
+}
+
+
+def pick_row(bundle, dataset) -> int:
+    """The explained row's position in the data set (kept in the session)."""
+    ranked = view.ranked_test_rows(bundle)
+    positions = ranked["position"].tolist()
+    current = st.session_state.get(view.ROW)
+    if current is None or not 0 <= current < len(dataset.frame):
+        current = positions[0]
+    how = st.radio("Choose the row", list(PICKERS), format_func=PICKERS.get, horizontal=True,
+                   key="explain_picker")
+    if how == "ranked":
+        label = ranked.columns[2]
+        text = {p: f"{i} · {r:.3g} · recorded: {a}" for p, i, r, a in
+                ranked[["position", "ID", label, "actual"]].itertuples(index=False)}
+        chosen = st.selectbox(as_text(f"Held-out row (ID · {label} · recorded outcome)"),
+                              positions,
+                              index=positions.index(current) if current in text else 0,
+                              format_func=text.get, key="explain_ranked")
+        with st.expander("All held-out rows, sorted"):
+            st.dataframe(ranked.drop(columns="position"), hide_index=True)
+        current = int(chosen)
+    elif how == "id":
+        ids = dataset.ids.to_numpy(dtype=str)
+        wanted = st.text_input("ID, or row number (the table's row label)", value=ids[current],
+                               key="explain_id").strip()
+        matches = np.flatnonzero(ids == wanted)
+        labels = dataset.frame.index
+        if matches.size:
+            current = int(matches[0])
+        elif wanted.isdigit() and int(wanted) in labels:
+            current = int(labels.get_loc(int(wanted)))
+        else:
+            st.warning(as_text(f"No row has the ID or row number '{wanted}'; showing "
+                               f"{ids[current]}."), icon=":material/warning:")
+    st.session_state[view.ROW] = current
+    return current
+
+
+st.title("Explain")
+bundle = current_model()
+if bundle is None:
+    st.info("Train a model on the Train page first (or use the button on the Home page).",
+            icon=":material/info:")
+    st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
+    st.stop()
+dataset = st.session_state[DATASET]
+position = pick_row(bundle, dataset)
+row_id = str(dataset.ids.iloc[position])
+original = dataset.X.iloc[position]
+actual = dataset.y.iloc[position]
+if st.session_state["explain_picker"] == "whatif":
+    st.caption(as_text(f"Starting from row {row_id}; change any value and the prediction, "
+                       "weights and paths follow."))
+    original = view.what_if_row(bundle, original, key=f"whatif@{position}")
+    row_id, actual = f"{row_id} (edited)", None
+if position in set(bundle.train_rows.tolist()):
+    st.caption("This row was used for training: its prediction is optimistic.")
+
+explanation = view.explain_values(bundle, original, row_id)
+st.subheader(as_text(f"Row {row_id}"))
+view.prediction_card(explanation, actual)
+
+charts = view.figures(bundle, explanation)
+left, right = st.columns(2)
+left.plotly_chart(charts["weights"], key="explain_weights")
+if "scores" in charts:
+    right.plotly_chart(charts["scores"], key="explain_scores")
+    left, right = st.columns(2)
+left.plotly_chart(charts["kde"], key="explain_kde")
+right.plotly_chart(charts["simplex"], key="explain_simplex")
+if explanation.weight_parts is None:
+    right.caption("This model has no learned contamination part (ε = 0): the point shows how "
+                  "this row's weight splits between the heaviest trees.")
+
+st.subheader(f"The {len(explanation.top_trees)} trees that carry this prediction")
+st.caption("Each drawing shows only this row's path; open a tree's expander for the whole tree.")
+svgs = {}
+for rank, tree in enumerate(explanation.top_trees):
+    svg = view.draw(bundle, int(tree), explanation.row, mode="path", fancy=False)
+    if svg is not None:
+        svgs[int(tree)] = svg
+    view.tree_section(bundle, explanation, rank, svg)
+
+st.subheader("This row beside the training rows")
+features = explanation.features.round({"percentile": 1}).rename(
+    columns={"percentile": "percentile among training rows"})
+st.dataframe(features, hide_index=True, key="explain_features")
+st.plotly_chart(plots.row_vs_median(explanation.features), key="explain_features_chart")
+st.subheader("Most similar training rows")
+st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True, key="explain_neighbours")
+
+st.download_button("Download report (HTML)", partial(explanation.to_html, tree_svgs=svgs),
+                   file_name=f"forestviz-report-{position}.html", mime="text/html",
+                   key="explain_report", on_click="ignore", icon=":material/download:")

@@ -1,0 +1,131 @@
+"""Forest: global views of the trained model over its rows."""
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from forestviz import plots
+from forestviz.enhanced import EnhancedForestClassifier, clean
+from forestviz.machines import estimator_trees
+from ui.display import as_text
+from ui.models import current_model, make_estimator
+from ui.state import DATASET
+
+HEATMAP_ROWS = 150
+CLEANING = "cleaning"  # (bundle, CleaningResult) of the last cleaning run
+
+
+def hardest_rows(bundle, dataset) -> None:
+    st.subheader("Hardest training rows (sample importance)")
+    estimator = bundle.estimator
+    if not hasattr(estimator, "sample_importance_"):
+        st.info("Sample importance comes from the Enhanced RF's reweighting rounds: train an "
+                "Enhanced RF to see which rows the forest found hardest.", icon=":material/info:")
+        return
+    st.caption("The Enhanced RF raises the weight of rows it gets wrong at every round; rows "
+               "with the largest final weight s_i are the hardest to predict — often unusual "
+               "patients or label noise.")
+    rows = estimator.train_indices_
+    importance = estimator.sample_importance_
+    order = np.argsort(-importance, kind="stable")[:15]
+    positions = bundle.train_rows[rows[order]]
+    table = pd.DataFrame({"ID": dataset.ids.iloc[positions].to_numpy(),
+                          "weight (1 = average row)": importance[order] * len(importance),
+                          "recorded outcome": dataset.y.iloc[positions].to_numpy()})
+    table = pd.concat([table, dataset.X.iloc[positions].reset_index(drop=True)], axis=1)
+    st.dataframe(table, hide_index=True, key="forest_hardest")
+    figure = go.Figure(go.Histogram(x=importance * len(importance), nbinsx=40))
+    figure.update_layout(title={"text": "Final sample weights (1 = the average row)"},
+                         xaxis_title="n · s_i", yaxis_title="rows", height=320)
+    st.plotly_chart(figure, key="forest_importance_hist")
+
+
+def cleaning_rounds(bundle) -> None:
+    st.subheader("Cleaning rounds (ERF Algorithm 2)")
+    if not isinstance(bundle.estimator, EnhancedForestClassifier):
+        st.info("Cleaning rounds need an Enhanced RF.", icon=":material/info:")
+        return
+    st.caption("Each round refits the Enhanced RF, drops the 1 % of training rows with the "
+               "lowest s_i and the features with little importance, and scores the result on "
+               "a fixed validation split. Good cleaning keeps the AUC while the data shrink.")
+    rounds = st.slider("Rounds", 2, 20, 5, key="forest_rounds")
+    if st.button("Run the cleaning rounds", key="forest_clean"):
+        bar = st.progress(0.0, text="Starting…")
+        settings = replace(bundle.settings, n_estimators=min(bundle.settings.n_estimators, 50))
+        try:
+            result = clean(make_estimator(settings, bundle.task), bundle.X_train,
+                           bundle.y_train, max_rounds=rounds, random_state=settings.random_state,
+                           progress=lambda stage, f: bar.progress(min(f, 1.0), text=stage))
+        except ValueError as err:
+            st.error(as_text(f"Cleaning failed: {err}. It needs at least two rows of every "
+                             "class in the validation split."), icon=":material/error:")
+        else:
+            st.session_state[CLEANING] = (bundle, result)
+        finally:
+            bar.empty()
+    stored = st.session_state.get(CLEANING)
+    if stored is None or stored[0] is not bundle:
+        return
+    records = pd.DataFrame(stored[1].records())
+    figure = go.Figure()
+    figure.add_scatter(x=records["round"], y=records["validation_auc"], name="validation AUC",
+                       mode="lines+markers")
+    figure.add_scatter(x=records["round"], y=records["sample_reduction"],
+                       name="rows dropped (%)", yaxis="y2", mode="lines+markers")
+    figure.add_scatter(x=records["round"], y=records["feature_reduction"],
+                       name="features dropped (%)", yaxis="y2", mode="lines+markers")
+    figure.update_layout(title={"text": "Validation AUC as rows and features are cleaned"},
+                         xaxis_title="round", yaxis_title="validation AUC", height=360,
+                         yaxis2={"title": "% dropped", "overlaying": "y", "side": "right"})
+    st.plotly_chart(figure, key="forest_cleaning")
+    st.dataframe(records, hide_index=True, key="forest_cleaning_table")
+
+
+def feature_importance(bundle) -> None:
+    st.subheader("Feature importance")
+    st.caption("Mean decrease in impurity averaged over the trees: how much each feature's "
+               "splits purify the leaves. It describes the forest as a whole, not one row.")
+    importance = np.mean([t.feature_importances_ for t in estimator_trees(bundle.estimator)],
+                         axis=0)
+    order = np.argsort(importance)
+    figure = go.Figure(go.Bar(x=importance[order],
+                              y=[plots.plain(bundle.feature_names[j]) for j in order],
+                              orientation="h"))
+    figure.update_layout(xaxis_title="importance", height=max(300, 24 * len(order)),
+                         title={"text": "Feature importance (impurity decrease)"})
+    st.plotly_chart(figure, key="forest_features")
+
+
+def weights_over_rows(bundle) -> None:
+    st.subheader("Tree weights over the held-out rows")
+    weights, ids = bundle.test_weights, bundle.ids_test
+    if len(ids) > HEATMAP_ROWS:
+        st.caption(f"{HEATMAP_ROWS} of the {len(ids)} held-out rows are shown, evenly spaced.")
+        keep = np.linspace(0, len(ids) - 1, HEATMAP_ROWS).astype(int)
+        weights, ids = weights[keep], ids[keep]
+    st.plotly_chart(plots.weight_heatmap(weights, row_labels=list(ids)), key="forest_heatmap")
+    effective = 1.0 / np.sum(bundle.test_weights**2, axis=1)
+    figure = go.Figure(go.Histogram(x=effective, nbinsx=30))
+    figure.update_layout(
+        title={"text": "Effective number of trees per held-out row (1 / Σ α²)",
+               "subtitle": {"text": f"A plain forest gives every row {bundle.n_trees}; small "
+                                    "values mean a few trees carry the prediction."}},
+        xaxis_title="effective number of trees", yaxis_title="rows", height=340)
+    st.plotly_chart(figure, key="forest_effective")
+
+
+st.title("Forest")
+bundle = current_model()
+if bundle is None:
+    st.info("Train a model on the Train page first.", icon=":material/info:")
+    st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
+    st.stop()
+dataset = st.session_state[DATASET]
+st.caption(as_text(f"{bundle.name} on {dataset.name}: {bundle.n_trees} trees."))
+hardest_rows(bundle, dataset)
+cleaning_rounds(bundle)
+feature_importance(bundle)
+weights_over_rows(bundle)

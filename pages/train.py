@@ -1,0 +1,163 @@
+"""Train: choose a model family, train it next to the baselines, compare, save or load it."""
+
+import hashlib
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from forestviz import plots
+from ui import models
+from ui.charts import predicted_vs_actual, roc_figure
+from ui.display import as_text, show_error
+from ui.state import CHOICE, DATASET
+
+AGBOOST_BASES = {"random": "Gradient-boosted trees", "extra": "Extra-trees boosting"}
+
+
+def choose_settings(task: str) -> models.Settings:
+    """The Train page's form; defaults train in seconds on the bundled table."""
+    defaults = models.default_settings(task)
+    families = models.families_for(task)
+    left, middle, right = st.columns(3)
+    family = left.selectbox("Model family", families, format_func=models.FAMILIES.get,
+                            index=families.index(defaults.family), key=f"train_family@{task}",
+                            persist_state="session")
+    if family == "erf":
+        base = "random"
+        middle.caption("The Enhanced RF grows its own bootstrap forest of depth-limited trees.")
+    else:
+        names = AGBOOST_BASES if family == "agboost" else models.BASES
+        base = middle.radio("Base ensemble", list(names), format_func=names.get,
+                            horizontal=True, key="train_base", persist_state="session")
+    n_estimators = right.slider("Number of trees", 10, 500, defaults.n_estimators, step=10,
+                                key="train_trees", persist_state="session")
+    left, right = st.columns(2)
+    test_percent = left.slider("Held-out rows (%)", 10, 50, int(100 * defaults.test_size),
+                               step=5, key="train_test_size", persist_state="session",
+                               help="Rows kept aside (stratified by class) to compare models.")
+    auto_tune = right.toggle(
+        "Auto-tune", value=defaults.auto_tune, key="train_auto", persist_state="session",
+        disabled=family == "vanilla",
+        help="Attention models: search ε and τ (and γ for AGBoost) on held-out training rows. "
+             "Enhanced RF: stop the reweighting rounds when the validation AUC drops.")
+    if family == "abrf1_lp" and auto_tune:
+        right.caption("The LP variant solves one linear program per grid point: about 30 s.")
+    with st.expander("Advanced: the papers' parameters"):
+        a, b, c = st.columns(3)
+        min_leaf = a.number_input("Minimum rows per leaf", 1, 100, defaults.min_samples_leaf,
+                                  key="train_min_leaf", persist_state="session")
+        depth = b.number_input("Maximum tree depth (0 = the family's default)", 0, 30, 0,
+                               key="train_depth", persist_state="session")
+        seed = c.number_input("Random seed", 0, 2**31 - 1, defaults.random_state,
+                              key="train_seed", persist_state="session")
+        st.caption("Attention models (used when auto-tune is off): α = (1 − ε)·softmax(−d/2τ) "
+                   "+ ε·w.")
+        a, b, c = st.columns(3)
+        eps = a.slider("Contamination ε", 0.0, 1.0, defaults.eps, step=0.05,
+                       key="train_eps", persist_state="session")
+        tau = b.number_input("Temperature τ", 0.001, 1000.0, defaults.tau, format="%.3f",
+                             key="train_tau", persist_state="session",
+                             help="In squared standardised distance units.")
+        discount = c.slider("AGBoost discount γ", 0.05, 1.0, defaults.discount, step=0.05,
+                            key="train_discount", persist_state="session")
+        st.caption("Enhanced RF (Algorithm 1 and model weighting).")
+        a, b, c, d = st.columns(4)
+        iterations = a.number_input("Reweighting rounds", 1, 50, defaults.n_iterations,
+                                    key="train_iterations", persist_state="session")
+        rate = b.number_input("Learning rate λ", 0.0, 1.0, defaults.learning_rate, step=0.05,
+                              key="train_rate", persist_state="session")
+        neighbours = c.number_input("Neighbours M", 1, 100, defaults.n_neighbors,
+                                    key="train_neighbours", persist_state="session")
+        top_trees = d.number_input("Top trees L", 1, 100, defaults.top_trees,
+                                   key="train_top_trees", persist_state="session")
+    return models.Settings(
+        family=family, base=base, n_estimators=int(n_estimators), auto_tune=bool(auto_tune),
+        test_size=test_percent / 100, random_state=int(seed), min_samples_leaf=int(min_leaf),
+        max_depth=int(depth) or None, eps=float(eps), tau=float(tau), discount=float(discount),
+        n_iterations=int(iterations), learning_rate=float(rate), n_neighbors=int(neighbours),
+        top_trees=int(top_trees))
+
+
+def show_results(bundle: models.Bundle) -> None:
+    st.subheader("Results on the held-out rows")
+    st.caption(as_text(f"{bundle.name}: {len(bundle.train_rows)} training rows, "
+                       f"{len(bundle.test_rows)} held-out rows, {bundle.n_trees} trees."))
+    higher = ["AUC", "F1", "accuracy", "R²"]
+    table = bundle.results.set_index("model")
+    st.dataframe(table.style.format("{:.3f}", na_rep="—").highlight_max(
+        subset=[c for c in table.columns if c in higher], color="#d3f0d9"))
+    if bundle.task == "classification" and len(bundle.class_names) == 2:
+        figure = roc_figure(bundle.y_test, bundle.test_predictions, bundle.class_names[1])
+    elif bundle.task == "regression":
+        figure = predicted_vs_actual(bundle.y_test, bundle.test_predictions, bundle.target)
+    else:
+        figure = None
+    if figure is not None:
+        st.plotly_chart(figure, key="train_comparison")
+    estimator = bundle.estimator
+    if hasattr(estimator, "history_"):
+        st.subheader("Enhanced RF: the reweighting rounds")
+        st.plotly_chart(plots.erf_history(estimator.history_, estimator.best_iteration_),
+                        key="train_erf_history")
+    results = getattr(estimator, "search_results_", None)
+    if results is not None and results["validation_loss"].notna().any():
+        st.subheader("The ε–τ search (ABRF Fig. 2)")
+        if "discount" in results:  # AGBoost: the curves at the chosen discount γ
+            results = results[results["discount"] == estimator.discount_]
+            st.caption(f"At the chosen discount γ = {estimator.discount_:g}.")
+        squared = bundle.task == "regression" and getattr(estimator, "loss", "l2") == "l2"
+        variance = float(np.var(bundle.y_train)) if squared else None  # plot R², as the paper
+        st.plotly_chart(plots.tau_curves(results, target_variance=variance),
+                        key="train_tau_curves")
+    left, right = st.columns(2)
+    left.download_button("Download held-out predictions with tree weights (CSV)",
+                         partial(models.predictions_csv, bundle), file_name="predictions.csv",
+                         mime="text/csv", key="download_predictions", on_click="ignore",
+                         icon=":material/download:")
+    right.download_button("Save the model (.skops)", partial(models.dumps, bundle),
+                          file_name=f"forestviz-{bundle.settings.family}.skops",
+                          mime="application/octet-stream", key="download_model",
+                          on_click="ignore", icon=":material/save:")
+
+
+def load_model(dataset, choice) -> None:
+    uploaded = st.file_uploader("Load a saved model (.skops)", type=["skops"], key="model_file",
+                                help="Only files saved by forestviz are accepted; anything "
+                                     "holding other types of objects is refused.")
+    if uploaded is None:
+        return
+    data = uploaded.getvalue()
+    digest = hashlib.sha256(data).hexdigest()
+    if st.session_state.get("model_file_digest") == digest:
+        return
+    try:
+        payload = models.loads(data)
+        with st.spinner("Scoring the loaded model and the baselines…"):
+            bundle = models.restore(payload, dataset, choice, lambda stage, fraction: None)
+    except models.ModelFileError as err:
+        show_error(err)
+        return
+    st.session_state[models.MODEL] = bundle
+    st.session_state["model_file_digest"] = digest
+    st.success(as_text(f"Loaded {uploaded.name}: {bundle.name}."), icon=":material/check:")
+
+
+st.title("Train")
+dataset = st.session_state[DATASET]
+choice = st.session_state[CHOICE]
+st.caption(as_text(f"Data set: {dataset.name} · target {dataset.target} ({dataset.task}), "
+                   f"{len(dataset.frame):,} rows, {len(dataset.feature_columns)} features."))
+settings = choose_settings(dataset.task)
+pressed = st.button("Train", type="primary", key="train_button", icon=":material/model_training:")
+if pressed and models.train_with_progress(dataset, choice, settings) is not None:
+    st.success("Trained. Open the Explain page to look inside single predictions.",
+               icon=":material/check:")
+with st.expander("Load a saved model"):
+    load_model(dataset, choice)
+bundle = models.current_model()
+if bundle is None:
+    st.info("No model trained on this data set yet: press Train.", icon=":material/info:")
+else:
+    show_results(bundle)
+    st.page_link("pages/explain.py", label="Explain a prediction", icon=":material/search:")

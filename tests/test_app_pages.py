@@ -1,0 +1,328 @@
+"""The Train, Explain, Forest and Paper-lab pages (and Home's one-click button) through
+Streamlit's AppTest, with real training on small settings.
+
+Numbers shown on the pages are checked against the trained estimator itself (scikit-learn
+metrics, ``predict_proba``, ``tree_weights``), never against values the page computed."""
+
+import collections
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import skops.io as sio
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
+from streamlit.testing.v1 import AppTest
+
+from ui import models
+from ui.display import as_text
+
+REPO = Path(__file__).resolve().parents[1]
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+class ForeignDict(collections.OrderedDict):
+    """A type from outside forestviz / scikit-learn: a file holding it must be refused."""
+
+
+def app() -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180).run()
+    assert not at.exception
+    return at
+
+
+def train(at: AppTest, family: str, *, trees: int = 20, auto: bool = True,
+          errors: int = 0) -> models.Bundle:
+    task = at.session_state["dataset"].task
+    at.switch_page("pages/train.py").run()
+    at.selectbox(key=f"train_family@{task}").set_value(family).run()
+    at.slider(key="train_trees").set_value(trees)
+    if family != "vanilla":
+        at.toggle(key="train_auto").set_value(auto)
+    at.button(key="train_button").click().run()
+    assert not at.exception, at.exception
+    assert len(at.error) == errors, [e.value for e in at.error]
+    return at.session_state["model"]
+
+
+def metric(at: AppTest, label: str) -> str:
+    (found,) = [m for m in at.metric if m.label == as_text(label)]
+    return found.value
+
+
+def chart_titles(at: AppTest) -> list[str]:
+    """Title and subtitle of every plotly chart on the page."""
+    layouts = [json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart")]
+    return [f"{layout['title']['text']} {layout['title'].get('subtitle', {}).get('text', '')}"
+            for layout in layouts]
+
+
+def upload_csv(at: AppTest, name: str, data: bytes) -> AppTest:
+    at.switch_page("pages/data.py").run()
+    if at.radio(key="source_kind").value != "upload":
+        at.radio(key="source_kind").set_value("upload").run()
+    at.file_uploader(key="upload_csv").set_value((name, data, "text/csv"))
+    return at.run()
+
+
+def choose_bundled(at: AppTest, name: str) -> AppTest:
+    at.switch_page("pages/data.py").run()
+    at.selectbox(key="bundled_name").set_value(name).run()
+    assert at.session_state["dataset"].name == name
+    return at
+
+
+def test_home_button_trains_and_explains_the_riskiest_patient():
+    at = app()
+    at.button(key="home_explain").click().run()
+    assert not at.exception and not at.error
+    bundle = at.session_state["model"]
+    assert bundle.settings == models.default_settings("classification")
+    assert at.title[0].value == "Explain"
+    proba = bundle.estimator.predict_proba(bundle.X_test)[:, 1]
+    riskiest = bundle.test_rows[np.argmax(proba)]
+    assert at.session_state["explain_row"] == riskiest
+    assert metric(at, "P(Yes)") == f"{proba.max():.2f}"
+    assert metric(at, "Decision threshold") == f"{bundle.estimator.threshold_:.3f}"
+    weights = bundle.estimator.tree_weights(bundle.X_test[[np.argmax(proba)]])[0]
+    assert metric(at, "Effective number of trees") == f"{1 / np.sum(weights**2):.1f}"
+    specs = " ".join(chart_titles(at))
+    for title in ("Which trees carry this prediction", "Where the weight sits",
+                  "ABRF Fig. 1"):
+        assert title in specs
+    assert len(at.get("image")) == 5  # the top-5 trees' paths
+
+    # another held-out row: the card follows the model
+    position = int(bundle.test_rows[np.argmin(proba)])
+    at.selectbox(key="explain_ranked").set_value(position).run()
+    assert not at.exception
+    assert metric(at, "P(Yes)") == f"{proba.min():.2f}"
+
+    # by ID: a training row is explained too, flagged as seen in training
+    dataset = at.session_state["dataset"]
+    trained = int(bundle.train_rows[0])
+    at.radio(key="explain_picker").set_value("id").run()
+    at.text_input(key="explain_id").input(dataset.ids.iloc[trained]).run()
+    assert not at.exception and at.session_state["explain_row"] == trained
+    assert any("used for training" in c.value for c in at.caption)
+    x = bundle.preprocessor.transform(dataset.X.iloc[[trained]])
+    assert metric(at, "P(Yes)") == f"{bundle.estimator.predict_proba(x)[0, 1]:.2f}"
+    at.text_input(key="explain_id").input("3").run()  # a row label, not an ID
+    assert at.session_state["explain_row"] == dataset.frame.index.get_loc(3)
+    at.text_input(key="explain_id").input("nobody").run()
+    assert any("No row has the ID" in w.value for w in at.warning)
+    assert at.session_state["explain_row"] == dataset.frame.index.get_loc(3)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Download report (HTML)"]
+    at.radio(key="explain_picker").set_value("ranked").run()
+    at.selectbox(key="explain_ranked").set_value(position).run()
+
+    # what-if: a higher glucose value changes the prediction exactly as the model does
+    at.radio(key="explain_picker").set_value("whatif").run()
+    key = f"whatif@{position}@Glucose (mg/dL)"  # keys hold the raw column name
+    at.number_input(key=key).set_value(199.0).run()
+    assert not at.exception
+    edited = at.session_state["dataset"].X.iloc[[position]].copy()
+    edited["Glucose (mg/dL)"] = 199.0
+    expected = bundle.estimator.predict_proba(bundle.preprocessor.transform(edited))[0, 1]
+    assert metric(at, "P(Yes)") == f"{expected:.2f}"
+
+
+@pytest.mark.parametrize(
+    ("dataset", "family", "auto"),
+    [
+        ("pima_diabetes", "vanilla", True),
+        ("pima_diabetes", "erf", True),
+        ("pima_diabetes", "abrf1_qp", True),
+        ("pima_diabetes", "abrf1_lp", False),
+        ("pima_diabetes", "abrf2", True),
+        ("pima_diabetes", "abrf3", True),
+        ("pima_diabetes", "softmax", True),
+        ("diabetes", "agboost", True),
+        ("diabetes", "abrf1_qp", False),
+    ],
+)
+def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, auto):
+    at = app()
+    if dataset != "pima_diabetes":
+        choose_bundled(at, dataset)
+    bundle = train(at, family, trees=20, auto=auto)
+    assert bundle.settings.family == family and bundle.n_trees == 20
+    results = at.dataframe[0].value
+    assert list(results.index) == [models.FAMILIES[family], "Vanilla RF (baseline)",
+                                   "Gradient boosting (baseline)"]
+    model_row = results.iloc[0]
+    X, y = bundle.X_test, bundle.y_test
+    if bundle.task == "classification":
+        proba = bundle.estimator.predict_proba(X)[:, 1]
+        assert model_row["AUC"] == pytest.approx(roc_auc_score(y == "Yes", proba))
+        assert model_row["accuracy"] == pytest.approx(
+            accuracy_score(y, bundle.estimator.predict(X)))
+        # stratified held-out split of 25 %
+        assert len(y) == int(np.ceil(0.25 * 632))
+        assert np.mean(y == "Yes") == pytest.approx(np.mean(bundle.y_train == "Yes"), abs=0.01)
+    else:
+        predicted = bundle.estimator.predict(X)
+        assert model_row["R²"] == pytest.approx(r2_score(y, predicted))
+        assert model_row["MAE"] == pytest.approx(mean_absolute_error(y, predicted))
+    np.testing.assert_allclose(bundle.test_weights.sum(axis=1), 1.0)
+    csv = pd.read_csv(io.BytesIO(models.predictions_csv(bundle)))
+    weights = csv.filter(like="weight tree").to_numpy()
+    np.testing.assert_allclose(weights, models.tree_weights(bundle.estimator, X), rtol=1e-6)
+    assert csv["id"].astype(str).tolist() == list(bundle.ids_test)
+    specs = " ".join(chart_titles(at))
+    if family == "erf":
+        assert "Enhanced Random Forest" in specs
+    if family in ("abrf1_qp", "agboost") and auto:
+        assert "ABRF Fig. 2" in specs
+
+    at.switch_page("pages/explain.py").run()  # every family can be explained
+    assert not at.exception and not at.error
+    position = at.session_state["explain_row"]
+    row = bundle.X_test[list(bundle.test_rows).index(position)][None, :]
+    if bundle.task == "classification":
+        shown = metric(at, "P(Yes)")
+        assert shown == f"{bundle.estimator.predict_proba(row)[0, 1]:.2f}"
+    else:
+        assert metric(at, "Predicted value") == f"{bundle.estimator.predict(row)[0]:.4g}"
+    assert len(at.get("image")) == 5
+
+
+def test_upload_with_hostile_names_trains_and_explains_as_text():
+    rng = np.random.default_rng(0)
+    n = 60
+    frame = pd.DataFrame({
+        "id": [f"R{i:02d}" for i in range(n)],
+        HOSTILE: rng.normal(size=n).round(2),
+        "a&b": rng.integers(0, 9, n),
+        "ward": rng.choice(["north", "south", "east"], n),
+        "outcome": np.where(np.arange(n) % 3 == 0, "bad", "good"),
+    })
+    at = upload_csv(app(), "hostile.csv", frame.to_csv(index=False).encode())
+    assert not at.error and at.session_state["dataset"].name == "hostile.csv"
+    bundle = train(at, "erf", trees=10)
+    assert HOSTILE in bundle.feature_names and "ward=north" in bundle.feature_names
+    at.switch_page("pages/explain.py").run()
+    assert not at.exception and not at.error
+    assert len(at.get("image")) >= 1
+    elements = [*at.markdown, *at.caption]
+    assert not any(element.proto.allow_html for element in elements)
+    sentences = " ".join(element.value for element in elements)
+    assert "img" not in sentences.replace(as_text(HOSTILE), "")  # the name only escaped
+    features = next(df.value for df in at.dataframe if "feature" in df.value.columns)
+    assert HOSTILE in features["feature"].tolist() and "a&b" in features["feature"].tolist()
+
+
+def test_a_malformed_upload_keeps_the_model_and_a_new_upload_replaces_it():
+    at = app()
+    bundle = train(at, "vanilla", trees=10)
+    upload_csv(at, "broken.csv", b"\x89PNG\r\n\x1a\n\x00\x00garbage")
+    assert not at.exception and len(at.error) == 1
+    at.switch_page("pages/explain.py").run()
+    assert not at.exception and not at.error
+    assert at.session_state["model"] is bundle  # nothing lost
+    good = pd.DataFrame({"x": np.arange(40.0), "z": np.arange(40.0) % 7,
+                         "y": np.where(np.arange(40) % 2 == 0, "a", "b")})
+    upload_csv(at, "good.csv", good.to_csv(index=False).encode())
+    assert not at.error
+    at.switch_page("pages/explain.py").run()  # the old model belongs to other data
+    assert "model" not in at.session_state
+    assert any("Train a model" in info.value for info in at.info)
+    bundle = train(at, "softmax", trees=10)
+    assert bundle.dataset_name == "good.csv"
+
+
+def test_model_save_and_load_round_trip():
+    at = app()
+    bundle = train(at, "abrf2", trees=10)
+    data = models.dumps(bundle)
+    other = app()
+    other.switch_page("pages/train.py").run()
+    other.file_uploader(key="model_file").set_value(("model.skops", data, "application/zip"))
+    other.run()
+    assert not other.exception and not other.error
+    loaded = other.session_state["model"]
+    assert loaded is not bundle and type(loaded.estimator) is type(bundle.estimator)
+    np.testing.assert_allclose(loaded.estimator.predict_proba(bundle.X_test),
+                               bundle.estimator.predict_proba(bundle.X_test))
+    np.testing.assert_array_equal(loaded.test_rows, bundle.test_rows)
+    pd.testing.assert_frame_equal(loaded.estimator.search_results_,
+                                  bundle.estimator.search_results_)
+    other.switch_page("pages/explain.py").run()
+    assert not other.exception and len(other.get("image")) >= 1
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"PK\x03\x04 not really a zip", "not a model saved by forestviz"),
+        (sio.dumps({"format": models.FILE_FORMAT, "evil": ForeignDict(a=1)}),
+         "test_app_pages.ForeignDict"),
+        (sio.dumps({"format": models.FILE_FORMAT, "run": eval}), "builtins.eval"),
+        (sio.dumps({"format": models.FILE_FORMAT, "read": np.load}), "numpy.load"),
+        (sio.dumps(RandomForestClassifier(3)), "not saved by forestviz's Train page"),
+    ],
+    ids=["garbage", "foreign-type", "eval", "numpy-load", "not-a-forestviz-file"],
+)
+def test_a_foreign_model_file_is_refused_and_the_app_keeps_working(data, message):
+    at = app()
+    at.switch_page("pages/train.py").run()
+    at.file_uploader(key="model_file").set_value(("evil.skops", data, "application/zip"))
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert as_text(message) in error.value
+    assert "model" not in at.session_state
+    bundle = train(at, "vanilla", trees=10, errors=1)  # the refused file is still chosen
+    assert at.error[0].value == error.value
+    assert len(at.dataframe[0].value) == 3  # the results table of the new model
+    assert bundle.n_trees == 10
+
+
+def test_a_model_for_other_data_is_refused():
+    at = app()
+    data = models.dumps(train(at, "vanilla", trees=10))
+    choose_bundled(at, "breast_cancer")
+    at.switch_page("pages/train.py").run()
+    at.file_uploader(key="model_file").set_value(("pima.skops", data, "application/zip"))
+    at.run()
+    (error,) = at.error
+    assert "trained on the data set" in error.value and "pima" in error.value
+    assert "model" not in at.session_state
+
+
+def test_forest_page_views_and_cleaning_rounds():
+    at = app()
+    bundle = train(at, "erf", trees=20)
+    at.switch_page("pages/forest.py").run()
+    assert not at.exception and not at.error
+    hardest = at.dataframe[0].value
+    importance = bundle.estimator.sample_importance_
+    assert hardest["weight (1 = average row)"].iloc[0] == pytest.approx(
+        importance.max() * importance.size)
+    specs = chart_titles(at)
+    effective = [s for s in specs if "Effective number of trees per held-out row" in s]
+    assert len(effective) == 1
+    at.slider(key="forest_rounds").set_value(2)
+    at.button(key="forest_clean").click().run()
+    assert not at.exception
+    rounds = at.session_state["cleaning"][1].rounds
+    assert 1 <= len(rounds) <= 2
+    assert rounds[0].rows.size == int(0.8 * len(bundle.train_rows))
+
+
+def test_paper_lab_figures():
+    at = app()
+    at.switch_page("pages/lab.py").run()
+    assert not at.exception and not at.error
+    at.slider(key="lab_eps").set_value(0.6).run()
+    assert not at.exception
+    specs = " ".join(chart_titles(at))
+    assert "ε = 0.60" in specs and "ABRF Fig. 1" in specs
+    table = next(df.value for df in at.dataframe if "B·h" in df.value.columns)
+    assert table["this row's leaf"].sum() == 1  # exactly one exit leaf
+    assert (table["B·h"] <= table["depth"]).all()
+    assert len(at.get("image")) == 1

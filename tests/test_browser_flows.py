@@ -1,0 +1,189 @@
+"""Whole flows in Debian Chromium against the real server: the default data set to an
+explanation, a hostile upload through Enhanced RF to an explanation, a malformed file, and two
+browser sessions at once. Screenshots go to the temporary artifacts directory."""
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from playwright.sync_api import Page, expect
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+TIMEOUT = 60_000  # ms: a first run imports scikit-learn; training shares two busy cores
+
+
+def go_to(page: Page, name: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
+    expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible(timeout=TIMEOUT)
+
+
+def upload(page: Page, path) -> None:
+    go_to(page, "Data")
+    main = page.get_by_test_id("stMain")
+    main.get_by_text("Upload a CSV").click()
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(path)
+
+
+def train(page: Page) -> None:
+    go_to(page, "Train")
+    main = page.get_by_test_id("stMain")
+    main.get_by_role("button", name="Train", exact=True).click()
+    expect(main.get_by_text("Trained.")).to_be_visible(timeout=TIMEOUT)
+
+
+def expect_explanation(page: Page, probability: str) -> None:
+    """A prediction card, the weight chart, the KDE, the simplex and a tree drawing."""
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_test_id("stMetric").filter(has_text=probability)).to_be_visible(
+        timeout=TIMEOUT)
+    for title in ("Which trees carry this prediction", "Where the weight sits",
+                  "ABRF Fig. 1"):
+        expect(main.locator(".js-plotly-plot").filter(has_text=title).first).to_be_visible(
+            timeout=TIMEOUT)
+    image = main.get_by_test_id("stImage").locator("img").first
+    expect(image).to_be_visible(timeout=TIMEOUT)
+    assert image.evaluate("img => img.naturalWidth") > 0
+
+
+def download_report(page: Page) -> str:
+    """Click "Download report (HTML)" and return the file's text."""
+    with page.expect_download(timeout=TIMEOUT) as download:
+        page.get_by_test_id("stMain").get_by_role("button", name="Download report").click()
+    return download.value.path().read_text(encoding="utf-8")
+
+
+def shoot(page: Page, artifacts_dir, name: str) -> None:
+    path = artifacts_dir / f"{name}.png"
+    page.screenshot(path=path, full_page=True)
+    print(f"screenshot: {path}")
+    assert path.stat().st_size > 0
+
+
+def write_table(path, *, n: int, feature: str, target: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n).round(2)
+    pd.DataFrame({
+        "id": [f"{target[:1].upper()}{i:03d}" for i in range(n)],
+        feature: x,
+        "a&b": rng.integers(0, 9, n),
+        "ward": rng.choice(["north", "south", "east"], n),
+        target: np.where(x + rng.normal(0, 0.5, n) > 0, "yes", "no"),
+    }).to_csv(path, index=False)
+
+
+@pytest.mark.browser
+def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server):
+    opened = time.monotonic()
+    page.goto("/")
+    main = page.get_by_test_id("stMain")
+    button = main.get_by_role("button", name="Train the default model and explain a row")
+    expect(button).to_be_visible(timeout=TIMEOUT)
+    ready = time.monotonic()
+    shoot(page, artifacts_dir, "1-home")
+    clicked = time.monotonic()
+    button.click()
+    expect_explanation(page, "P(Yes)")
+    explained = time.monotonic()
+    shoot(page, artifacts_dir, "1-home-button-explain")
+    start = app_server["started"]
+    print(f"server launch → healthy {app_server['healthy'] - start:.1f} s, → page opened "
+          f"{opened - start:.1f} s, → Home ready {ready - start:.1f} s, → first explained row "
+          f"{explained - start - (clicked - ready):.1f} s without the screenshot "
+          f"(click → explanation {explained - clicked:.1f} s)")
+
+    train(page)
+    shoot(page, artifacts_dir, "1-train")
+    go_to(page, "Explain")
+    expect_explanation(page, "P(Yes)")
+    expect(main.get_by_text("Most fragile test").first).to_be_visible()
+    shoot(page, artifacts_dir, "1-explain")
+    row = page.get_by_test_id("stHeading").filter(has_text="Row P").first.inner_text().split()[1]
+    report = download_report(page)
+    assert report.startswith("<!DOCTYPE html>") or report.lstrip().startswith("<")
+    assert row in report and "<svg" in report
+    main.get_by_text("Most similar training rows").scroll_into_view_if_needed()
+    shoot(page, artifacts_dir, "1-explain-lower")
+    go_to(page, "Forest")
+    effective = main.locator(".js-plotly-plot").filter(has_text="Effective number of trees")
+    expect(effective).to_be_visible(timeout=TIMEOUT)
+    shoot(page, artifacts_dir, "1-forest")
+    go_to(page, "Paper lab")
+    expect(main.get_by_test_id("stImage").locator("img")).to_be_visible(timeout=TIMEOUT)
+    shoot(page, artifacts_dir, "1-lab")
+    main.get_by_text("A Decision Machine").scroll_into_view_if_needed()
+    shoot(page, artifacts_dir, "1-lab-lower")
+    assert page.get_by_test_id("stException").count() == 0
+    assert dialogs == []
+
+
+@pytest.mark.browser
+def test_hostile_names_through_enhanced_rf(page, dialogs, artifacts_dir, tmp_path):
+    path = tmp_path / "ward.csv"
+    write_table(path, n=80, feature=HOSTILE, target="sepsis", seed=1)
+    page.goto("/")
+    upload(page, path)
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("combobox", name="Target column")).to_have_value("sepsis",
+                                                                          timeout=TIMEOUT)
+    train(page)
+    expect(main.get_by_text("Enhanced RF (ERF)").first).to_be_visible()
+    go_to(page, "Explain")
+    expect_explanation(page, "P(yes)")
+    features = main.get_by_test_id("stDataFrame").filter(has_text="percentile").first
+    expect(features).to_contain_text(HOSTILE)
+    expect(features).to_contain_text("a&b")
+    expect(features).to_contain_text("ward=north")
+    shoot(page, artifacts_dir, "2-hostile-explain")
+    report = download_report(page)
+    assert HOSTILE not in report and "&lt;img src=x onerror=alert(1)&gt;" in report
+    assert dialogs == []
+    assert page.locator("img[src='x']").count() == 0
+
+
+@pytest.mark.browser
+def test_a_malformed_file_then_the_app_keeps_working(page, dialogs, artifacts_dir, tmp_path):
+    path = tmp_path / "broken.csv"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR garbage")
+    page.goto("/")
+    upload(page, path)
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_test_id("stAlertContentError")).to_contain_text("PNG image",
+                                                                        timeout=TIMEOUT)
+    shoot(page, artifacts_dir, "3-malformed")
+    train(page)  # still the bundled data set
+    expect(main.get_by_text("pima_diabetes").first).to_be_visible()
+    assert dialogs == []
+
+
+@pytest.mark.browser
+def test_two_sessions_at_once_see_only_their_own(browser, base_url, artifacts_dir, tmp_path):
+    pages = []
+    for name, feature, target, seed in (("alpha.csv", "lactate", "sepsis", 2),
+                                        ("beta.csv", "troponin", "infarct", 3)):
+        write_table(tmp_path / name, n=70, feature=feature, target=target, seed=seed)
+        context = browser.new_context(base_url=base_url,
+                                      viewport={"width": 1400, "height": 2000})
+        page = context.new_page()
+        page.goto("/")
+        upload(page, tmp_path / name)
+        expect(page.get_by_test_id("stMain").get_by_role(
+            "combobox", name="Target column")).to_have_value(target, timeout=TIMEOUT)
+        go_to(page, "Train")
+        pages.append((page, feature, target))
+    for page, *_ in pages:  # both trainings run at the same time
+        page.get_by_test_id("stMain").get_by_role("button", name="Train", exact=True).click()
+    for (page, feature, target), (_, other_feature, other_target) in zip(
+            pages, reversed(pages), strict=True):
+        main = page.get_by_test_id("stMain")
+        expect(main.get_by_text("Trained.")).to_be_visible(timeout=TIMEOUT)
+        expect(main.get_by_text(f"target {target}")).to_be_visible()
+        go_to(page, "Explain")
+        expect_explanation(page, "P(yes)")
+        features = main.get_by_test_id("stDataFrame").filter(has_text="percentile").first
+        expect(features).to_contain_text(feature)
+        expect(features).not_to_contain_text(other_feature)
+        expect(main).not_to_contain_text(other_target)
+        shoot(page, artifacts_dir, f"4-session-{target}")
+    for page, *_ in pages:
+        page.context.close()

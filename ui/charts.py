@@ -1,0 +1,40 @@
+"""Held-out comparison charts of the Train page (ROC curves, predicted against actual)."""
+
+import numpy as np
+import plotly.graph_objects as go
+from sklearn.metrics import roc_curve
+
+from forestviz.plots import plain
+
+
+def roc_figure(y_test, predictions: dict[str, np.ndarray], positive) -> go.Figure:
+    """One ROC curve per model on the held-out rows (``predictions``: P(positive class))."""
+    fig = go.Figure()
+    for name, score in predictions.items():
+        fpr, tpr, _ = roc_curve(np.asarray(y_test) == positive, score)
+        fig.add_scatter(x=fpr, y=tpr, mode="lines", name=plain(name))
+    fig.add_scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
+                    line={"dash": "dot", "color": "grey"})
+    fig.update_layout(
+        title={"text": f"ROC curves on the held-out rows (positive class: {plain(positive)})",
+               "subtitle": {"text": "Higher and further left is better; the dotted line is "
+                                    "guessing."}},
+        xaxis_title="False-positive rate (1 − specificity)",
+        yaxis_title="True-positive rate (sensitivity)", height=420)
+    return fig
+
+
+def predicted_vs_actual(y_test, predictions: dict[str, np.ndarray], target) -> go.Figure:
+    """Predicted against actual values of the held-out rows, one marker set per model."""
+    y = np.asarray(y_test, dtype=float)
+    fig = go.Figure()
+    for name, predicted in predictions.items():
+        fig.add_scatter(x=y, y=predicted, mode="markers", name=plain(name), opacity=0.7)
+    bounds = [float(y.min()), float(y.max())]
+    fig.add_scatter(x=bounds, y=bounds, mode="lines", name="perfect",
+                    line={"dash": "dot", "color": "grey"})
+    fig.update_layout(
+        title={"text": f"Predicted against actual {plain(target)} on the held-out rows",
+               "subtitle": {"text": "Points on the dotted line are predicted exactly."}},
+        xaxis_title=f"actual {plain(target)}", yaxis_title="predicted", height=420)
+    return fig
