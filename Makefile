@@ -6,7 +6,7 @@ RUNTIME_DEBS := graphviz fonts-dejavu-core
 TEST_DEBS := $(RUNTIME_DEBS) chromium
 PORT ?= 8501
 
-.PHONY: run test lint bench system-deps test-system-deps clean freeze
+.PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
 
 run: $(VENV)/.runtime system-deps
 	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
@@ -18,8 +18,14 @@ test: $(VENV)/.test test-system-deps
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
 
-bench: $(VENV)/.runtime
-	for b in bench/*.py; do PYTHONPATH=. $(PY) $$b || exit 1; done
+BENCHES := leafstats abrf erf agboost explain
+REPRODUCTIONS := reproduce_abrf reproduce_erf reproduce_agboost
+
+bench: $(VENV)/.runtime system-deps
+	for b in $(BENCHES); do echo "== bench/$$b.py"; PYTHONPATH=. $(PY) bench/$$b.py || exit 1; done
+
+reproduce: $(VENV)/.runtime
+	for b in $(REPRODUCTIONS); do echo "== bench/$$b.py"; PYTHONPATH=. $(PY) bench/$$b.py || exit 1; done
 
 system-deps:
 	bash scripts/ensure-debian-packages.sh $(RUNTIME_DEBS)

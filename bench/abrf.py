@@ -10,33 +10,13 @@ times are the best of ``--repeats`` fits and of 5 × ``--repeats`` predicts.
 from __future__ import annotations
 
 import argparse
-import time
-import tracemalloc
 
 import numpy as np
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import RandomForestRegressor
 
+from bench.timing import best_time, peak_mib
 from forestviz.attention import PREDICT_BLOCK, AttentionForestRegressor
-
-
-def best_time(function, repeats):
-    """Smallest wall time of ``repeats`` calls (the least disturbed by other load)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def peak_memory(function):
-    """Peak traced Python/numpy allocation of one call, in MB."""
-    tracemalloc.start()
-    function()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / 1e6
 
 
 def main():
@@ -57,8 +37,8 @@ def main():
     row = X_test[:1]
     model.tree_weights(row)
     single = best_time(lambda: [model.tree_weights(row) for _ in range(100)], args.repeats) / 100
-    forest_memory = peak_memory(lambda: forest.predict(X_test))
-    model_memory = peak_memory(lambda: model.predict(X_test))
+    forest_memory = peak_mib(lambda: forest.predict(X_test))
+    model_memory = peak_mib(lambda: model.predict(X_test))
 
     print(f"n = {args.n}, T = 100, min_samples_leaf = 10, n_jobs = 2, "
           f"best of {args.repeats} fits / {5 * args.repeats} predicts")
@@ -69,8 +49,8 @@ def main():
     print(f"predict:  forest {forest_predict:7.3f} s   ABRF-1 {model_predict:7.3f} s   "
           f"ratio {model_predict / forest_predict:5.2f} (target <= 3)")
     print(f"tree_weights, one row: {1e3 * single:.3f} ms (target <= 2 ms)")
-    print(f"peak traced memory of predict on {args.n} rows: forest {forest_memory:.1f} MB, "
-          f"ABRF-1 {model_memory:.1f} MB (blocks of {PREDICT_BLOCK} rows)")
+    print(f"peak traced memory of predict on {args.n} rows: forest {forest_memory:.1f} MiB, "
+          f"ABRF-1 {model_memory:.1f} MiB (blocks of {PREDICT_BLOCK} rows)")
     truth = make_friedman1(2 * args.n, noise=0.0, random_state=0)[1][args.n :]
     rmse = np.sqrt(np.mean((model.predict(X_test) - truth) ** 2))
     print(f"(sanity) RMSE to the noise-free target: {rmse:.3f}")

@@ -18,20 +18,12 @@ import numpy as np
 from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
+from bench.timing import best_time
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
 from forestviz.machines import DecisionMachine
 from forestviz.summary import TrainingSummary
-
-
-def best_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def make_forest(n, features, trees, seed=0):

@@ -6,30 +6,12 @@ Goals (Foundation issue): from_forest ≤ 0.5 × forest fit; distances(20k rows)
 """
 
 import argparse
-import time
-import tracemalloc
 
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import RandomForestRegressor
 
+from bench.timing import best_time, peak_mib
 from forestviz.forest import LeafStats
-
-
-def best_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def peak_mib(fn):
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / 2**20
 
 
 def main():

@@ -34,9 +34,7 @@ classification over the class probabilities, as the paper's loss (30); lower is 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
-from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -51,11 +49,19 @@ from sklearn.ensemble import (
 from sklearn.model_selection import ShuffleSplit, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from forestviz.attention_gradients import AttentionProblem, train_attention
 from forestviz.forest import LeafStats
 from forestviz.simplex import LP_ROW_CAP, SimplexLP, fit_contamination_weights
+from forestviz.validation import (
+    Progress,
+    check_parameters,
+    check_rows,
+    ignore_progress,
+    is_count,
+    is_real,
+)
 
 EPS_GRID = np.round(np.linspace(0.0, 1.0, 11), 2)
 """Contamination levels tried when ``eps="auto"`` (algorithms.md §1)."""
@@ -172,10 +178,6 @@ def _validation_loss(part, R, W, eps, loss):
         return total / (ok * part.weight[:, None]).sum(axis=0)
 
 
-def _ignore_progress(stage: str, fraction: float) -> None:
-    """Default progress callback."""
-
-
 class _AttentionForest(BaseEstimator):
     """Shared fit/predict machinery of the attention forests (see the module docstring)."""
 
@@ -202,13 +204,8 @@ class _AttentionForest(BaseEstimator):
 
     # ----------------------------------------------------------------- validation
     def _check_params(self):
-        def is_real(value):
-            return isinstance(value, Real) and not isinstance(value, bool)
-
-        checks = [
-            ("n_estimators", isinstance(self.n_estimators, Integral)
-             and not isinstance(self.n_estimators, bool) and self.n_estimators >= 1,
-             "an int >= 1"),
+        check_parameters(self, [
+            ("n_estimators", is_count(self.n_estimators), "an int >= 1"),
             ("base", self.base in _BASES, f"one of {sorted(_BASES)}"),
             ("mode", self.mode in _MODES, f"one of {list(_MODES)}"),
             ("loss", self.loss in ("l2", "l1"), "'l2' or 'l1'"),
@@ -219,26 +216,17 @@ class _AttentionForest(BaseEstimator):
             ("distance", self.distance in ("standardized", "raw"), "'standardized' or 'raw'"),
             ("validation_fraction", is_real(self.validation_fraction)
              and 0.0 < self.validation_fraction < 1.0, "a float in (0, 1)"),
-        ]
-        for name, ok, expected in checks:
-            if not ok:
-                raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
+        ])
 
     def _targets(self, y):
         """(n, C) targets: y itself (C = 1) for regression."""
         return y.astype(np.float64)[:, None]
 
     def _check_X(self, X):
-        """Fitted-state and input check; a cheap path for a finite 2-D float ndarray."""
-        check_is_fitted(self, "w_")
-        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float64
-                and X.shape[1] == self.n_features_in_
-                and not hasattr(self, "feature_names_in_") and np.isfinite(X).all()):
-            return X
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return check_rows(self, X, "w_")
 
     # ----------------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
+    def fit(self, X, y, sample_weight=None, progress: Progress | None = None):
         """Fit the base forest, select (ε, τ) on held-out rows, refit w on all rows.
 
         ``progress(stage, fraction)`` is called as the stages ("forest", "search",
@@ -256,7 +244,7 @@ class _AttentionForest(BaseEstimator):
         Y = self._targets(y)
         weight = (np.ones(X.shape[0]) if sample_weight is None
                   else _check_sample_weight(sample_weight, X))
-        report = progress or _ignore_progress
+        report = progress or ignore_progress
         rng = check_random_state(self.random_state)
         n = X.shape[0]
 

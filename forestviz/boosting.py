@@ -43,13 +43,14 @@ from sklearn.tree import ExtraTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from forestviz.attention import EPS_GRID, KAPPA_GRID, _ignore_progress
+from forestviz.attention import EPS_GRID, KAPPA_GRID
 from forestviz.forest import LeafStats
 from forestviz.simplex import (
     contamination_linear_terms,
     fit_contamination_weights,
     simplex_nnls,
 )
+from forestviz.validation import ignore_progress
 
 DISCOUNT_GRID = (0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
 """Discount factors γ tried when ``discount="auto"`` (algorithms.md §2)."""
@@ -197,7 +198,7 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"AGBoost needs n_samples >= 2, got n_samples={X.shape[0]}")
         weight = (np.ones(X.shape[0]) if sample_weight is None
                   else _check_sample_weight(sample_weight, X))
-        report = progress or _ignore_progress
+        report = progress or ignore_progress
         rng = check_random_state(self.random_state)
         seed = rng.randint(2**31 - 1)
         grids = (self._grid(self.eps, EPS_GRID), self._grid(self.tau, KAPPA_GRID),
