@@ -44,7 +44,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from forestviz.attention import EPS_GRID, KAPPA_GRID
-from forestviz.forest import LeafStats
+from forestviz.forest import LeafStats, row_blocks, run_in_threads, single_threaded_blas
 from forestviz.simplex import (
     contamination_linear_terms,
     fit_contamination_weights,
@@ -54,20 +54,31 @@ from forestviz.validation import ignore_progress
 
 DISCOUNT_GRID = (0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
 """Discount factors γ tried when ``discount="auto"`` (algorithms.md §2)."""
-def attention_scores(d, tau, discount, discount_on="score") -> np.ndarray:
+
+
+def attention_scores(d, tau, discount, discount_on="score", out=None) -> np.ndarray:
     """Attention scores of the softmax (n, T): −γ^k·d_k/(2τ) (``"score"``, the authors' code)
-    or log(γ^k) − d_k/(2τ) (``"weight"``: α ∝ γ^k·exp(−d_k/(2τ))), k = 0..T−1."""
+    or log(γ^k) − d_k/(2τ) (``"weight"``: α ∝ γ^k·exp(−d_k/(2τ))), k = 0..T−1; written to
+    ``out`` (may be ``d``) when given."""
     k = np.arange(d.shape[1])
     if discount_on == "score":
-        return d * (-(discount**k) / (2.0 * tau))
-    return d * (-0.5 / tau) + k * np.log(discount)
+        return np.multiply(d, -(discount**k) / (2.0 * tau), out=out)
+    scores = np.multiply(d, -0.5 / tau, out=out)
+    scores += k * np.log(discount)
+    return scores
 
 
-def attention_softmax(d, tau, discount, discount_on="score") -> np.ndarray:
-    """D = softmax_k of :func:`attention_scores` (n, T), row maximum subtracted, in place."""
-    D = attention_scores(d, tau, discount, discount_on)
-    D -= D.max(axis=1, keepdims=True)
-    np.exp(D, out=D)
+def attention_numerators(d, tau, discount, discount_on="score", out=None) -> np.ndarray:
+    """exp(s_k − max_j s_j) of the :func:`attention_scores` s (n, T), the softmax numerators;
+    computed in ``out`` (may be ``d``) when given."""
+    E = attention_scores(d, tau, discount, discount_on, out)
+    E -= E.max(axis=1, keepdims=True)
+    return np.exp(E, out=E)
+
+
+def attention_softmax(d, tau, discount, discount_on="score", out=None) -> np.ndarray:
+    """D = softmax_k of :func:`attention_scores` (n, T); computed in ``out`` when given."""
+    D = attention_numerators(d, tau, discount, discount_on, out)
     D /= D.sum(axis=1, keepdims=True)
     return D
 
@@ -341,7 +352,7 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
         """Softmax part D (n, T) and scaled tree values V (n, T) with one leaf lookup."""
         X = self._check_X(X)
         d, V = self.leaf_stats_.query(X)
-        return attention_softmax(d, self.tau_, self.discount_, self.discount_on), V
+        return attention_softmax(d, self.tau_, self.discount_, self.discount_on, out=d), V
 
     def tree_weights(self, X) -> np.ndarray:
         """Attention weights α_k(x) = (1 − ε)·D_k(x) + ε·w_k (n, T), rows sum to 1."""
@@ -360,7 +371,19 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
         return self.leaf_stats_.values(X)
 
     def predict(self, X) -> np.ndarray:
-        """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18)."""
-        D, V = self._attention(X)
-        return (self.init_ + (1.0 - self.eps_) * np.einsum("nk,nk->n", D, V)
-                + self.eps_ * (V @ self.w_))
+        """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18), with
+        D_k = E_k / Σ_j E_j (:func:`attention_numerators`), in place and in row blocks on
+        ``n_jobs`` threads."""
+        X = self._check_X(X)
+        d, V = self.leaf_stats_.query(X)
+        prediction = np.empty(X.shape[0])
+
+        def some_rows(rows):
+            E = attention_numerators(d[rows], self.tau_, self.discount_, self.discount_on,
+                                     out=d[rows])
+            prediction[rows] = (self.init_ + (1.0 - self.eps_) * np.einsum("nk,nk->n", E, V[rows])
+                                / E.sum(axis=1) + self.eps_ * (V[rows] @ self.w_))
+
+        with single_threaded_blas(X.shape[0]):
+            run_in_threads(some_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
+        return prediction

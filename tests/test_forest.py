@@ -166,3 +166,30 @@ def test_rejects_unfitted_or_foreign_models_and_bad_task():
     forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="task"):
         LeafStats.from_forest(forest, X, y, task="ranking")
+
+
+def test_leaf_masks_equal_apply_on_shallow_trees_and_threshold_values():
+    """The QuickScorer bit-mask lookup (batches of many rows) against scikit-learn's apply."""
+    rng = np.random.default_rng(7)
+    for seed, (depth, leaves) in enumerate([(1, None), (3, None), (6, None), (None, 64),
+                                            (None, 17)]):
+        X = rng.normal(size=(300, 6)).round(1)  # many rows tie with thresholds
+        y = X[:, 0] + rng.normal(size=300)
+        trees = [DecisionTreeRegressor(max_depth=depth, max_leaf_nodes=leaves, random_state=s)
+                 .fit(X[s::2], y[s::2]) for s in range(3 + seed)]
+        flat = FlatTrees.from_trees(trees)
+        assert flat.masks is not None
+        thresholds = np.concatenate([t.tree_.threshold[t.tree_.feature >= 0] for t in trees])
+        on_threshold = np.repeat(X[:1], thresholds.size, axis=0)
+        on_threshold[:, 0] = thresholds
+        for batch in (X, on_threshold):
+            X32 = batch.astype(np.float32)
+            expected = np.column_stack([t.apply(X32) for t in trees]) + flat.offsets
+            np.testing.assert_array_equal(flat.masks.apply(X32), expected)
+
+
+def test_leaf_masks_are_skipped_for_deep_trees():
+    X, y = data(n=2000)
+    deep = DecisionTreeRegressor(min_samples_leaf=1, random_state=0).fit(X, y)
+    assert deep.get_n_leaves() > 64
+    assert FlatTrees.from_trees([deep]).masks is None
