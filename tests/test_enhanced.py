@@ -7,6 +7,7 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from forestviz import EnhancedForestClassifier
+from forestviz.enhanced import _BlockNeighbors
 from forestviz.sampling import youden_thresholds
 
 EXPECTED_FAILURES = {
@@ -63,11 +64,62 @@ def test_neighbors_match_a_full_scan_and_exclude_the_row_itself(binary):
 def test_brute_force_path_agrees_with_the_kd_tree():
     X, y = make_classification(700, 18, random_state=1)
     model = EnhancedForestClassifier(n_estimators=10, n_iterations=1, random_state=0).fit(X, y)
-    batch = model.neighbors(X[:400])  # > 256 rows in > 15 dimensions: brute-force path
+    batch = model.neighbors(X[:400])  # > 16 rows in > 15 dimensions: blocked GEMM path
     single = [model.neighbors(X[i : i + 1]) for i in range(0, 400, 37)]
     for j, i in enumerate(range(0, 400, 37)):
         np.testing.assert_array_equal(batch.indices[i], single[j].indices[0])
         np.testing.assert_allclose(batch.distances[i], single[j].distances[0], rtol=1e-6)
+
+
+def full_scan(Z_train, Q, k):
+    """k nearest rows of Z_train by float64 distances, ties by position (stable sort)."""
+    d = np.sqrt(((Q[:, None, :] - Z_train[None]) ** 2).sum(axis=2))
+    order = np.argsort(d, axis=1, kind="stable")[:, :k]
+    return order, np.take_along_axis(d, order, axis=1)
+
+
+@pytest.mark.parametrize(("n_train", "k", "n_jobs"), [(15, 12, 1), (900, 11, 2), (900, 40, 1)])
+def test_block_search_equals_a_float64_full_scan_with_duplicates(n_train, k, n_jobs):
+    rng = np.random.default_rng(n_train + k)
+    Z = rng.normal(size=(n_train, 20)) * rng.uniform(0.1, 30, size=20)
+    Z[n_train // 3 :: 7] = Z[0]  # one row repeated many times: exactly tied distances
+    Z[1:4] = Z[5]
+    Q = np.vstack([Z[:60], rng.normal(size=(60, 20)) * 10, Z[:10] + 1e-9])
+    idx, dist = _BlockNeighbors(Z, k, np.random.RandomState(0)).query(Q, n_jobs)
+    want_idx, want_dist = full_scan(Z, Q, k)
+    np.testing.assert_array_equal(idx, want_idx)
+    np.testing.assert_allclose(dist, want_dist, rtol=1e-12, atol=0)
+
+
+def test_large_batches_use_the_block_search_once_per_batch(monkeypatch):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(500, 18))
+    X[50:80] = X[0]  # training rows with exact duplicates: all skipped for a query equal to them
+    y = (X[:, 0] + rng.normal(size=500) > 0).astype(int)
+    model = EnhancedForestClassifier(n_estimators=12, n_iterations=1, n_neighbors=8, top_trees=4,
+                                     random_state=0, n_jobs=2).fit(X, y)
+    calls = []
+    query = model._block_neighbors.query
+    monkeypatch.setattr(model._block_neighbors, "query",
+                        lambda Z, n_jobs: calls.append(len(Z)) or query(Z, n_jobs))
+    Q = np.vstack([X[:100], X[:40] + 0.3])
+    scores = model.tree_scores(Q)
+    u = model.tree_weights(Q)
+    proba = model.predict_proba(Q)
+    got = model.neighbors(Q)
+    assert calls == [len(Q)]  # one search for the four calls on the same rows
+    pos, dist = brute_neighbors(model, X, Q)
+    np.testing.assert_array_equal(got.indices, model.train_indices_[pos])
+    np.testing.assert_allclose(got.distances, dist, rtol=1e-12)
+    assert not np.any(got.indices[:100] == np.arange(100)[:, None])
+    M, L = model.n_neighbors_, model.top_trees_
+    np.testing.assert_allclose(u, scores.S1_raw / (M * L))
+    np.testing.assert_allclose(proba, np.einsum("nt,ntc->nc", u, model.tree_predictions(Q)))
+    got.distances[:] = -1.0  # the caller's copy: the remembered search is untouched
+    assert np.all(model.neighbors(Q).distances >= 0)
+    other = model.neighbors(Q[::-1] + 0.0)  # same shape, other rows: searched afresh
+    assert calls == [len(Q), len(Q)]
+    np.testing.assert_array_equal(other.indices, got.indices[::-1])
 
 
 def brute_p_true(model, X_train, y_train_enc):
