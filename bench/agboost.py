@@ -13,22 +13,12 @@ the most disturbed by other load) best of ``--predict-repeats``.
 from __future__ import annotations
 
 import argparse
-import time
 
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import GradientBoostingRegressor
 
+from bench.timing import best_time
 from forestviz.boosting import AttentionBoostingRegressor
-
-
-def best_time(function, repeats):
-    """Smallest wall time of ``repeats`` calls (the least disturbed by other load)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main():

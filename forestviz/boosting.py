@@ -31,7 +31,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -41,7 +40,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import ShuffleSplit, check_cv
 from sklearn.tree import ExtraTreeRegressor
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from forestviz.attention import EPS_GRID, KAPPA_GRID
 from forestviz.forest import LeafStats, row_blocks, run_in_threads, single_threaded_blas
@@ -50,7 +49,13 @@ from forestviz.simplex import (
     fit_contamination_weights,
     simplex_nnls,
 )
-from forestviz.validation import ignore_progress
+from forestviz.validation import (
+    check_parameters,
+    check_rows,
+    ignore_progress,
+    is_count,
+    is_real,
+)
 
 DISCOUNT_GRID = (0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
 """Discount factors γ tried when ``discount="auto"`` (algorithms.md §2)."""
@@ -165,13 +170,8 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- validation
     def _check_params(self):
-        def is_real(value):
-            return isinstance(value, Real) and not isinstance(value, bool)
-
-        checks = [
-            ("n_estimators", isinstance(self.n_estimators, Integral)
-             and not isinstance(self.n_estimators, bool) and self.n_estimators >= 1,
-             "an int >= 1"),
+        check_parameters(self, [
+            ("n_estimators", is_count(self.n_estimators), "an int >= 1"),
             ("learning_rate", is_real(self.learning_rate) and self.learning_rate > 0,
              "a float > 0"),
             ("base", self.base in ("gbm", "extra"), "'gbm' or 'extra'"),
@@ -187,14 +187,10 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
             ("distance", self.distance in ("standardized", "raw"), "'standardized' or 'raw'"),
             ("validation_fraction", is_real(self.validation_fraction)
              and 0.0 < self.validation_fraction < 1.0, "a float in (0, 1)"),
-        ]
-        for name, ok, expected in checks:
-            if not ok:
-                raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
+        ])
 
     def _check_X(self, X):
-        check_is_fitted(self, "w_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return check_rows(self, X, "w_")
 
     # ----------------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
