@@ -104,6 +104,17 @@ def solve_simplex_qp(G, B, *, initial=None, lipschitz=None, tol=1e-7, max_iter=2
     return SimplexResult(W, _objective(G, B, W), gap, status)
 
 
+def _solve(problem, w, solver) -> tuple[np.ndarray | None, str]:
+    """Solve a built cvxpy problem: the weights on the simplex (or None) and the status."""
+    try:
+        problem.solve(solver=solver)
+    except cp.SolverError as error:
+        return None, f"solver_error: {error}"
+    if problem.status not in _SOLVED or w.value is None:
+        return None, str(problem.status)
+    return project_simplex(w.value)[0], str(problem.status)
+
+
 class SimplexQP:
     """min_w wᵀGw − 2bᵀw over Δ_T as a cvxpy DPP problem: built once per G, b a parameter.
 
@@ -126,13 +137,7 @@ class SimplexQP:
     def solve(self, b) -> tuple[np.ndarray | None, str]:
         """Weights (or None) and the solver's status for one linear term b."""
         self.b.value = np.asarray(b, dtype=np.float64)
-        try:
-            self.problem.solve(solver=self.solver)
-        except cp.SolverError as error:
-            return None, f"solver_error: {error}"
-        if self.problem.status not in _SOLVED or self.w.value is None:
-            return None, str(self.problem.status)
-        return project_simplex(self.w.value)[0], str(self.problem.status)
+        return _solve(self.problem, self.w, self.solver)
 
 
 class SimplexLP:
@@ -156,14 +161,8 @@ class SimplexLP:
     def solve(self, c) -> tuple[np.ndarray | None, str]:
         """Weights (or None) and the solver's status for one target vector c."""
         self.c.value = np.asarray(c, dtype=np.float64)
-        try:
-            with np.errstate(invalid="ignore"):  # cvxpy's bound propagation on |c − Vw|
-                self.problem.solve(solver=self.solver)
-        except cp.SolverError as error:
-            return None, f"solver_error: {error}"
-        if self.problem.status not in _SOLVED or self.w.value is None:
-            return None, str(self.problem.status)
-        return project_simplex(self.w.value)[0], str(self.problem.status)
+        with np.errstate(invalid="ignore"):  # cvxpy's bound propagation on |c − Vw|
+            return _solve(self.problem, self.w, self.solver)
 
 
 def contamination_linear_terms(Vty, Vtr, eps) -> np.ndarray:
