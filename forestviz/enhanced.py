@@ -29,6 +29,7 @@ from forestviz.sampling import (
     update_weights,
     youden_thresholds,
 )
+from forestviz.validation import check_rows, ignore_progress
 
 # Rows per chunk when per-tree probabilities (rows × trees × classes) are materialised.
 _CHUNK_ROWS = 4096
@@ -257,7 +258,7 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         if len(np.unique(y_enc[sample_weight > 0])) < 2:
             raise ValueError("sample_weight leaves only one class with positive weight.")
-        report = progress if progress is not None else (lambda stage, fraction: None)
+        report = progress or ignore_progress
         rng = check_random_state(self.random_state)
         n_classes = len(self.classes_)
 
@@ -434,14 +435,7 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------- public API
     def _validate(self, X):
-        check_is_fitted(self)
-        fast = (  # the explainer's single-row calls: skip scikit-learn's ~0.5 ms of checks
-            isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2
-            and X.shape[1] == self.n_features_in_ and not hasattr(self, "feature_names_in_")
-            and np.isfinite(X).all()
-        )
-        if not fast:
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_rows(self, X, "estimators_")
         return X, np.ascontiguousarray(X, dtype=np.float32)
 
     def predict_proba(self, X):
