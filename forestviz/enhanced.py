@@ -10,16 +10,21 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
-from sklearn.neighbors import KDTree
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from forestviz.cleaning import clean
+from forestviz.model_weighting import (
+    TreeScores,
+    rank_trees,
+    tree_scores,
+    tree_weights,
+    weighted_proba,
+)
+from forestviz.neighbors import TrainingNeighbors
 from forestviz.sampling import (
     LeafTable,
     auc_score,
@@ -31,32 +36,8 @@ from forestviz.sampling import (
 )
 from forestviz.validation import check_rows, ignore_progress
 
-# Rows per chunk when per-tree probabilities (rows × trees × classes) are materialised.
+# Rows per chunk when per-tree probabilities (rows × trees × classes) are averaged.
 _CHUNK_ROWS = 4096
-# Neighbour queries of more rows than this in more than _KDTREE_MAX_DIM dimensions go to the
-# blocked GEMM search of _BlockNeighbors: KD-trees degrade there (scikit-learn's own rule of
-# thumb is 15 features); smaller batches stay on the KD-tree.
-_BLOCK_MIN_ROWS = 16
-_KDTREE_MAX_DIM = 15
-# Cells (query rows × training rows) of one float32 distance block: 4 MB, cache-resident.
-_KNN_BLOCK_CELLS = 1 << 20
-# Standardised values at or beyond this could overflow float32 squares: the KD-tree takes them.
-_FLOAT32_SAFE = 1e15
-
-
-class TreeScores(NamedTuple):
-    """Tree scores of eqs (6)-(8) for a batch of rows, each n × T.
-
-    ``S1_raw`` counts a tree's appearances in the neighbours' top-L lists (eq 6);
-    ``S2_raw = −Σ_neighbours min(rank, L+1)`` (eq 7 as printed, algorithms.md §3.3 [resolved]);
-    ``S1``, ``S2`` are their per-row min-max normalisations and ``S = (S1 + S2) / 2`` (eq 8).
-    """
-
-    S: np.ndarray
-    S1: np.ndarray
-    S2: np.ndarray
-    S1_raw: np.ndarray
-    S2_raw: np.ndarray
 
 
 class Neighbors(NamedTuple):
@@ -65,89 +46,6 @@ class Neighbors(NamedTuple):
 
     indices: np.ndarray
     distances: np.ndarray
-
-
-class _BlockNeighbors:
-    """Exact k nearest training rows of a batch, by blocks of float32 GEMM distances.
-
-    For a block of query rows a, one GEMM of [a, 1] with [−2b; ‖b‖²] gives D̃ ≈ ‖b‖² − 2a·b
-    = d² − ‖a‖² for every training row b. The training rows are shuffled into ``fold`` slices
-    of equal length, so the element-wise minimum of the slices is the minimum of D̃ over
-    groups of ``fold`` rows. τ is the k-th smallest of the minima of 2k blocks of groups, so
-    at least k rows have D̃ ≤ τ; every row of a group whose minimum is at most
-    τ + 4(m+4)·ε₃₂·(‖a‖² + 2 max‖b‖²) (four times the float32 error bound on two D̃) and with
-    D̃ itself below that limit is a candidate, so the candidates hold every row at most as far
-    as the true k-th neighbour. They are ranked by their exact float64 distances, ties by
-    training position: the result equals a float64 full scan.
-    """
-
-    def __init__(self, Z_train, k, rng):
-        n, m = Z_train.shape
-        self.Z_train, self.k = Z_train, k
-        self.fold = int(np.clip(n // (2 * k), 1, 8))
-        width = -(-n // self.fold)
-        self.order = np.full(width * self.fold, n)  # padding columns point past the rows
-        self.order[:n] = rng.permutation(n)
-        shuffled = Z_train[self.order[:n]]
-        sq = np.einsum("ij,ij->i", shuffled, shuffled)
-        self.weights = np.zeros((m + 1, len(self.order)), dtype=np.float32)
-        self.weights[:m, :n], self.weights[m, :n] = -2.0 * shuffled.T, sq
-        self.weights[m, n:] = np.finfo(np.float32).max  # never a candidate
-        self.slack = 4 * (m + 4) * np.finfo(np.float32).eps
-        self.max_sq = sq.max()
-
-    def query(self, Z, n_jobs=None):
-        """Positions in ``Z_train`` and distances of the k nearest training rows (n × k each).
-        The rows are split over ``n_jobs`` threads (numpy and single-threaded BLAS release the
-        GIL); each walks its blocks with one reused distance buffer."""
-        block = max(1, _KNN_BLOCK_CELLS // len(self.order))
-        jobs = min(effective_n_jobs(n_jobs), -(-len(Z) // block))
-        with threadpool_limits(1, user_api="blas"):
-            parts = Parallel(n_jobs=jobs, prefer="threads")(
-                delayed(self._query_rows)(part, block) for part in np.array_split(Z, jobs)
-            )
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-    def _query_rows(self, Z, block):
-        buffer = np.empty((block, len(self.order)), dtype=np.float32)
-        found = [self._query_block(Z[start : start + block], buffer)
-                 for start in range(0, len(Z), block)]
-        return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
-
-    def _query_block(self, A, buffer):
-        B, n, k, fold = len(A), len(self.Z_train), self.k, self.fold
-        A1 = np.ones((B, A.shape[1] + 1), dtype=np.float32)
-        A1[:, :-1] = A
-        shifted = np.matmul(A1, self.weights, out=buffer[:B])  # d² − ‖a‖², B × (fold·width)
-        width = shifted.shape[1] // fold
-        group_min = shifted.reshape(B, fold, width).min(axis=1)  # group g: columns g + r·width
-        blocks = min(2 * k, width)
-        size = width // blocks
-        minima = group_min[:, : blocks * size].reshape(B, blocks, size).min(axis=2)
-        tau = np.partition(minima, k - 1, axis=1)[:, k - 1]
-        limit = tau + self.slack * (np.einsum("ij,ij->i", A, A) + 2 * self.max_sq)
-        rows, groups = np.divmod(np.flatnonzero(group_min <= limit[:, None]), width)
-        rows = np.repeat(rows, fold)
-        cols = (groups[:, None] + width * np.arange(fold)).ravel()
-        near = shifted.ravel()[rows * shifted.shape[1] + cols] <= limit[rows]
-        rows, cols = rows[near], self.order[cols[near]]
-        diff = A[rows] - self.Z_train[cols]
-        d2 = np.einsum("ij,ij->i", diff, diff)
-        counts = np.bincount(rows, minlength=B)  # ≥ k per row; pad every row to the longest
-        slot = np.arange(len(rows)) - (np.cumsum(counts) - counts)[rows]
-        dist = np.full((B, counts.max()), np.inf)
-        index = np.full(dist.shape, n)
-        dist[rows, slot], index[rows, slot] = d2, cols
-        best = np.lexsort((index, dist), axis=1)[:, :k]
-        return np.take_along_axis(index, best, axis=1), np.sqrt(np.take_along_axis(dist, best, 1))
-
-
-def _minmax(S, appears):
-    """Per-row min-max normalisation; a constant row gives 1 to appearing trees, 0 to others."""
-    low = S.min(axis=1, keepdims=True)
-    span = S.max(axis=1, keepdims=True) - low
-    flat = span == 0
-    return np.where(flat, appears.astype(float), (S - low) / np.where(flat, 1.0, span))
 
 
 class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
@@ -344,17 +242,12 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------- model weighting (§3.3, eqs 4-8)
     def _fit_model_weighting(self, X, X_tr, y_tr, inbag, rng):
-        """Rank all trees for every training row z by P_tree(y_z | z), best first; ties by leaf
-        support (training rows in the leaf, more first), then by a seeded random permutation,
-        never by tree index (algorithms.md §3.3 [resolved]). Keep the top L per row."""
+        """Rank all trees for every training row (:func:`rank_trees`), keep the top L per row,
+        and index the standardised training rows for the neighbour search."""
         train = X[self.train_indices_]
         self._mean = train.mean(axis=0)
         scale = train.std(axis=0)
         self._scale = np.where(scale > 0, scale, 1.0)
-        self._Z_train = (train - self._mean) / self._scale
-        self._kdtree = KDTree(self._Z_train)
-        _, multiplicity = np.unique(self._Z_train, axis=0, return_counts=True)
-        self._max_multiplicity = int(multiplicity.max())
         self.n_neighbors_ = min(self.n_neighbors, len(train) - 1)
         self.top_trees_ = min(self.top_trees, self.n_estimators)
 
@@ -362,75 +255,28 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         leaves = table.apply(X_tr, self.n_jobs)
         p_true = table.values[leaves, y_tr[:, None]]
         support = np.bincount(leaves.ravel(), minlength=len(table.values))[leaves]
-        keys = (rng.random_sample(leaves.shape), -support, -p_true)
-        if self.oob_ranking:
-            keys += (inbag.T,)
-        order = np.lexsort(keys, axis=1)[:, : self.top_trees_]
+        order = rank_trees(p_true, support, rng.random_sample(leaves.shape),
+                           inbag.T if self.oob_ranking else None)[:, : self.top_trees_]
         dtype = np.int16 if self.n_estimators <= np.iinfo(np.int16).max else np.int32
         self.tree_rankings_ = order.astype(dtype)
-        self._block_neighbors = _BlockNeighbors(
-            self._Z_train, min(self.n_neighbors_ + self._max_multiplicity, len(train)), rng
+        self._neighbors = TrainingNeighbors(
+            (train - self._mean) / self._scale, self.n_neighbors_, rng
         )
-        self._neighbor_memo = {}
 
-    def _neighbors(self, Z):
-        """M nearest training rows (positions in the training part) of standardised rows Z,
-        skipping training rows identical to the query row.
-
-        A KD-tree answers small batches and low-dimensional data; large batches in more than 15
-        dimensions use :class:`_BlockNeighbors`, several times faster there
-        (docs/performance.md). Both are exact; only rows at exactly tied distances may get a
-        different (equally near) neighbour from the two paths. The last batch's answer is kept,
-        so ``tree_weights``, ``tree_scores``, ``neighbors`` and ``predict_proba`` on the same
-        rows search once.
-        """
-        last = self._neighbor_memo.get("last")
-        if last is not None and last[0].shape == Z.shape and np.array_equal(last[0], Z):
-            return last[1], last[2]
-        M = self.n_neighbors_
-        k = min(M + self._max_multiplicity, len(self._Z_train))
-        if (len(Z) > _BLOCK_MIN_ROWS and Z.shape[1] > _KDTREE_MAX_DIM
-                and np.abs(Z).max() < _FLOAT32_SAFE):
-            idx, dist = self._block_neighbors.query(Z, self.n_jobs)
-        else:
-            dist, idx = self._kdtree.query(Z, k=k)
-        same = np.all(self._Z_train[idx] == Z[:, None, :], axis=2)
-        keep = np.argsort(same, axis=1, kind="stable")[:, :M]
-        idx, dist = np.take_along_axis(idx, keep, axis=1), np.take_along_axis(dist, keep, axis=1)
-        self._neighbor_memo["last"] = (Z, idx, dist)
-        return idx, dist
-
-    def _appearances(self, Z, ranks=True):
-        """S1 (eq 6, appearance counts) and, with ``ranks``, the raw S2 (eq 7) of standardised
-        rows Z (else ``None``)."""
-        idx, _ = self._neighbors(Z)
-        top = self.tree_rankings_[idx]  # n × M × L
-        n, T, L = len(Z), self.n_estimators, self.top_trees_
-        flat = (np.arange(n)[:, None, None] * T + top).ravel()
-        S1 = np.bincount(flat, minlength=n * T).reshape(n, T).astype(float)
-        if not ranks:
-            return S1, None
-        positions = np.broadcast_to(np.arange(1, L + 1, dtype=float), top.shape).ravel()
-        rank_sum = np.bincount(flat, weights=positions, minlength=n * T).reshape(n, T)
-        S2 = -(rank_sum + (self.n_neighbors_ - S1) * (L + 1))
-        return S1, S2
-
-    def _standardise(self, X):
-        return (X - self._mean) / self._scale
+    def _nearest(self, X):
+        """Positions (in the training part) and distances of the M nearest training rows."""
+        return self._neighbors.query((X - self._mean) / self._scale, self.n_jobs)
 
     def _predict_proba(self, X, X32):
-        """p(x) = Σ_k u_k(x) p_k(x) (eq 4) or the plain mean over trees, chunked over rows."""
+        """p(x) = Σ_k u_k(x) p_k(x) (eq 4) or the plain mean over trees."""
         leaves = self._leaf_table.apply(X32, self.n_jobs)
+        if self.model_weighting:
+            return weighted_proba(self._nearest(X)[0], self.tree_rankings_, leaves,
+                                  self._leaf_table.values, self.n_jobs)
         out = np.empty((len(X), len(self.classes_)))
         for start in range(0, len(X), _CHUNK_ROWS):
             rows = slice(start, start + _CHUNK_ROWS)
-            tree_proba = self._leaf_table.values[leaves[rows]]
-            if self.model_weighting:
-                S1, _ = self._appearances(self._standardise(X[rows]), ranks=False)
-                u = S1 / (self.n_neighbors_ * self.top_trees_)
-                out[rows] = np.einsum("nt,ntc->nc", u, tree_proba)
-            else:
-                out[rows] = tree_proba.mean(axis=1)
+            out[rows] = self._leaf_table.values[leaves[rows]].mean(axis=1)
         return out
 
     # ------------------------------------------------------------------------- public API
@@ -458,21 +304,19 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         """u_k(x) = (#appearances of tree k in the neighbours' top-L lists) / (M·L), eq (5);
         n × T, rows sum to 1 (eq 3's extra 1/N_t is a typo, algorithms.md §3.3 [resolved])."""
         X, _ = self._validate(X)
-        S1, _ = self._appearances(self._standardise(X), ranks=False)
-        return S1 / (self.n_neighbors_ * self.top_trees_)
+        return tree_weights(self._nearest(X)[0], self.tree_rankings_, self.n_estimators,
+                            self.n_jobs)
 
     def tree_scores(self, X):
         """Tree scores S, S1, S2 of eqs (6)-(8) (see :class:`TreeScores`)."""
         X, _ = self._validate(X)
-        S1_raw, S2_raw = self._appearances(self._standardise(X))
-        appears = S1_raw > 0
-        S1, S2 = _minmax(S1_raw, appears), _minmax(S2_raw, appears)
-        return TreeScores(S=(S1 + S2) / 2, S1=S1, S2=S2, S1_raw=S1_raw, S2_raw=S2_raw)
+        return tree_scores(self._nearest(X)[0], self.tree_rankings_, self.n_estimators,
+                           self.n_jobs)
 
     def neighbors(self, X):
         """The M nearest training rows of each row of X (see :class:`Neighbors`)."""
         X, _ = self._validate(X)
-        idx, dist = self._neighbors(self._standardise(X))
+        idx, dist = self._nearest(X)
         return Neighbors(indices=self.train_indices_[idx], distances=dist.copy())
 
     @property

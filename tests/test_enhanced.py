@@ -7,7 +7,7 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from forestviz import EnhancedForestClassifier
-from forestviz.enhanced import _BlockNeighbors
+from forestviz.neighbors import BlockSearch
 from forestviz.sampling import youden_thresholds
 
 EXPECTED_FAILURES = {
@@ -85,7 +85,7 @@ def test_block_search_equals_a_float64_full_scan_with_duplicates(n_train, k, n_j
     Z[n_train // 3 :: 7] = Z[0]  # one row repeated many times: exactly tied distances
     Z[1:4] = Z[5]
     Q = np.vstack([Z[:60], rng.normal(size=(60, 20)) * 10, Z[:10] + 1e-9])
-    idx, dist = _BlockNeighbors(Z, k, np.random.RandomState(0)).query(Q, n_jobs)
+    idx, dist = BlockSearch(Z, k, np.random.RandomState(0)).query(Q, n_jobs)
     want_idx, want_dist = full_scan(Z, Q, k)
     np.testing.assert_array_equal(idx, want_idx)
     np.testing.assert_allclose(dist, want_dist, rtol=1e-12, atol=0)
@@ -99,8 +99,8 @@ def test_large_batches_use_the_block_search_once_per_batch(monkeypatch):
     model = EnhancedForestClassifier(n_estimators=12, n_iterations=1, n_neighbors=8, top_trees=4,
                                      random_state=0, n_jobs=2).fit(X, y)
     calls = []
-    query = model._block_neighbors.query
-    monkeypatch.setattr(model._block_neighbors, "query",
+    query = model._neighbors.blocks.query
+    monkeypatch.setattr(model._neighbors.blocks, "query",
                         lambda Z, n_jobs: calls.append(len(Z)) or query(Z, n_jobs))
     Q = np.vstack([X[:100], X[:40] + 0.3])
     scores = model.tree_scores(Q)
