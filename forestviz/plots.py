@@ -93,11 +93,13 @@ def _records(data, required: Sequence[str], name: str) -> pd.DataFrame:
     return frame
 
 
-def _finish(fig: go.Figure, title: str, caption: str, **layout) -> go.Figure:
+def _finish(fig: go.Figure, title: str, caption: str, *, panel_titles=False,
+            **layout) -> go.Figure:
     """Title with the caption as subtitle (wrapped: plotly does not wrap text), a white
-    template and room for both above the plot (more for the corner title of a ternary)."""
+    template and room for both above the plot (more for the corner title of a ternary and for
+    the title of a first subplot panel)."""
     lines = textwrap.wrap(caption, CAPTION_WIDTH, break_long_words=False)
-    top = 80 + 16 * len(lines) + 30 * ("ternary" in layout)
+    top = 80 + 16 * len(lines) + 30 * ("ternary" in layout) + 30 * panel_titles
     fig.update_layout(title={"text": title, "subtitle": {"text": "<br>".join(lines)}},
                       template="plotly_white", margin={"t": top}, **layout)
     return fig
@@ -494,7 +496,11 @@ def erf_history(history, best_iteration=None) -> go.Figure:
     it = frame["iteration"].to_numpy(float)
     bands = {"weight_min", "weight_q25", "weight_median", "weight_q75", "weight_max"}
     has_weights = bands <= set(frame.columns)
-    fig = make_subplots(rows=1 + has_weights, cols=1, shared_xaxes=True, vertical_spacing=0.08)
+    titles = ["AUC by round (1 = perfect, 0.5 = a coin flip)"]
+    if has_weights:
+        titles.append("Sample weights by round (how much each training row counts)")
+    fig = make_subplots(rows=1 + has_weights, cols=1, shared_xaxes=True, vertical_spacing=0.14,
+                        subplot_titles=[plain(t) for t in titles])
     threshold = frame["threshold"].tolist() if "threshold" in frame else [None] * len(frame)
     hover = [f"Round {int(i)}: validation AUC {auc:.3f}"
              + ("" if t is None else f", decision threshold {np.round(t, 3).tolist()}")
@@ -528,13 +534,14 @@ def erf_history(history, best_iteration=None) -> go.Figure:
             x=it, y=frame["weight_median"], mode="lines+markers", name="median sample weight",
             line={"color": "#1f5fa8"},
             hovertemplate="Round %{x}: median sample weight %{y:.3f}<extra></extra>"), 2, 1)
-        fig.update_yaxes(title_text="Sample weight (emphasis on a training row)", row=2, col=1)
+        fig.update_yaxes(title_text="Sample weight", row=2, col=1)
     fig.update_xaxes(title_text="Training round", row=1 + has_weights, col=1)
-    fig.update_yaxes(title_text="AUC (1 = perfect, 0.5 = coin flip)", row=1, col=1)
+    fig.update_yaxes(title_text="AUC", row=1, col=1)
     return _finish(
         fig, "How the Enhanced Random Forest changed over its training rounds",
         "Each round re-weights the training rows: rows the forest gets wrong weigh more in the "
-        "next round. The round with the best validation AUC is kept.")
+        "next round. The round with the best validation AUC is kept.",
+        panel_titles=True, height=380 + 220 * has_weights)
 
 
 # ---------------------------------------------------------------- one row vs the training data

@@ -350,6 +350,11 @@ def test_erf_history_from_a_fitted_model():
     assert by_name["kept round"].x[0] == kept["iteration"]
     assert "decision threshold" in by_name["validation AUC"].hovertext[0]
     assert fig.layout.yaxis2.title.text and fig.layout.xaxis2.title.text
+    # each panel explains itself in a title above it; the vertical axis titles stay short
+    # enough to fit beside a half-height panel (long ones overlapped each other)
+    panel_titles = [a.text for a in fig.layout.annotations]
+    assert any("AUC" in t for t in panel_titles) and any("weights" in t for t in panel_titles)
+    assert max(len(fig.layout.yaxis.title.text), len(fig.layout.yaxis2.title.text)) <= 15
 
 
 def test_erf_history_minimal_and_multiclass_records():
