@@ -264,8 +264,11 @@ def test_model_save_and_load_round_trip():
         (sio.dumps({"format": models.FILE_FORMAT, "run": eval}), "builtins.eval"),
         (sio.dumps({"format": models.FILE_FORMAT, "read": np.load}), "numpy.load"),
         (sio.dumps(RandomForestClassifier(3)), "not saved by forestviz's Train page"),
+        (sio.dumps({"format": "forestviz-model/1", "estimator": RandomForestClassifier(3)}),
+         "saved by another version of forestviz (file format 'forestviz-model/1'"),
     ],
-    ids=["garbage", "foreign-type", "eval", "numpy-load", "not-a-forestviz-file"],
+    ids=["garbage", "foreign-type", "eval", "numpy-load", "not-a-forestviz-file",
+         "older-format"],
 )
 def test_a_foreign_model_file_is_refused_and_the_app_keeps_working(data, message):
     at = app()

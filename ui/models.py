@@ -58,7 +58,8 @@ BASES = {"random": "Random Forest", "extra": "Extra Trees"}
 # a forestviz or scikit-learn type. Never trust "builtins." or "numpy." wholesale: that would
 # admit function references such as builtins.eval or numpy.load.
 TRUSTED_PREFIXES = ("forestviz.", "sklearn.")
-FILE_FORMAT = "forestviz-model/1"
+# Bumped whenever a saved estimator's fitted state changes shape (2: ERF's neighbour index).
+FILE_FORMAT = "forestviz-model/2"
 PAYLOAD_KEYS = {"settings", "choice", "dataset_name", "estimator", "frames", "preprocessor",
                 "train_rows", "test_rows"}
 
@@ -348,8 +349,14 @@ def loads(data: bytes) -> dict:
         payload = sio.loads(data, trusted=untrusted)
     except Exception as err:
         raise ModelFileError(f"This model file could not be read: {err}") from err
-    if (not isinstance(payload, dict) or payload.get("format") != FILE_FORMAT
-            or not payload.keys() >= PAYLOAD_KEYS):
+    saved_format = payload.get("format") if isinstance(payload, dict) else None
+    if isinstance(saved_format, str) and saved_format.startswith("forestviz-model/") \
+            and saved_format != FILE_FORMAT:
+        raise ModelFileError(
+            f"This model file was saved by another version of forestviz (file format "
+            f"'{saved_format}'; this version reads '{FILE_FORMAT}'). Train the model again "
+            "on the Train page and save it anew.")
+    if saved_format != FILE_FORMAT or not payload.keys() >= PAYLOAD_KEYS:
         raise ModelFileError("This skops file was not saved by forestviz's Train page.")
     for key, value in payload["frames"].items():
         setattr(payload["estimator"], key, pd.DataFrame(value))
