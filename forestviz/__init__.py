@@ -6,9 +6,9 @@ The estimators and helpers are imported lazily, so ``import forestviz`` stays ch
 from importlib import import_module
 
 _EXPORTS = {
-    "DataError": "forestviz.data",
+    "DataError": "forestviz.csv_input",
     "Dataset": "forestviz.data",
-    "load_csv": "forestviz.data",
+    "load_csv": "forestviz.csv_input",
     "TablePreprocessor": "forestviz.preprocessing",
     "list_datasets": "forestviz.datasets",
     "load_dataset": "forestviz.datasets",

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 from sklearn import datasets as sk
 
-from forestviz.data import DataError, Dataset, load_csv
+from forestviz.csv_input import DataError, load_csv
+from forestviz.data import Dataset
 
 DEFAULT_DATASET = "pima_diabetes"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from forestviz.data import DataError
+from forestviz.csv_input import DataError
 from forestviz.datasets import list_datasets
 from ui import state
 from ui.display import as_text, show_dataset_summary, show_error

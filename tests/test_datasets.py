@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from sklearn import datasets as sk
 
-from forestviz.data import DataError, Dataset
+from forestviz.csv_input import DataError
+from forestviz.data import Dataset
 from forestviz.datasets import DEFAULT_DATASET, DatasetInfo, list_datasets, load_dataset
 
 # name → (task, rows, features): ABRF Table 1 for the regression sets

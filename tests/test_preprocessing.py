@@ -8,7 +8,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
 
-from forestviz.data import DataError
+from forestviz.csv_input import DataError
 from forestviz.datasets import load_dataset
 from forestviz.preprocessing import TablePreprocessor
 

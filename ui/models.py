@@ -29,7 +29,8 @@ from sklearn.model_selection import train_test_split
 
 from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
-from forestviz.data import DataError, Dataset
+from forestviz.csv_input import DataError
+from forestviz.data import Dataset
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.preprocessing import TablePreprocessor
 from forestviz.summary import TrainingSummary

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from forestviz.data import Dataset, load_csv, schema, suggest_id_columns
+from forestviz.csv_input import load_csv
+from forestviz.data import Dataset, schema, suggest_id_columns
 from forestviz.datasets import DEFAULT_DATASET, load_dataset
 
 DATASET = "dataset"  # the Dataset every page works on
