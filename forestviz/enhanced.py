@@ -19,6 +19,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from forestviz.cleaning import clean
 from forestviz.model_weighting import (
     TreeScores,
+    mean_proba,
     rank_trees,
     tree_scores,
     tree_weights,
@@ -35,9 +36,6 @@ from forestviz.sampling import (
     youden_thresholds,
 )
 from forestviz.validation import check_rows, ignore_progress
-
-# Rows per chunk when per-tree probabilities (rows × trees × classes) are averaged.
-_CHUNK_ROWS = 4096
 
 
 class Neighbors(NamedTuple):
@@ -183,10 +181,9 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
                 feature_subsets=subsets, rng=rng, n_jobs=self.n_jobs,
             )
             table = LeafTable(trees, n_classes)
-            tree_proba = table.values[table.apply(X_tr, self.n_jobs)]
-            p_train = self._training_proba(tree_proba, inbag)
+            p_train = self._training_proba(table, table.apply(X_tr, self.n_jobs), inbag)
             thresholds = youden_thresholds(y_tr, p_train, n_classes, sw_tr)
-            p_val = table.values[table.apply(X_val, self.n_jobs)].mean(axis=1)
+            p_val = mean_proba(table.apply(X_val, self.n_jobs), table.values, self.n_jobs)
             val_auc = auc_score(y_val, p_val, sw_val)
             new_weights = update_weights(weights, y_tr, p_train, thresholds, self.learning_rate)
             history.append(self._record(it, thresholds, auc_score(y_tr, p_train, sw_tr),
@@ -212,15 +209,15 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         report("done", 1.0)
         return self
 
-    def _training_proba(self, tree_proba, inbag):
+    def _training_proba(self, table, leaves, inbag):
         """Algorithm 1's p_i: the mean over all trees (in-sample, as in the paper) or, with
         ``oob_ranking``, over the trees that did not draw the row (a row every tree drew falls
         back to all trees)."""
         if not self.oob_ranking:
-            return tree_proba.mean(axis=1)
+            return mean_proba(leaves, table.values, self.n_jobs)
         oob = (~inbag.T).astype(float)
         oob[oob.sum(axis=1) == 0] = 1.0
-        return np.einsum("nt,ntc->nc", oob / oob.sum(axis=1, keepdims=True), tree_proba)
+        return np.einsum("nt,ntc->nc", oob / oob.sum(axis=1, keepdims=True), table.values[leaves])
 
     def _record(self, it, thresholds, train_auc, val_auc, weights):
         """One ``history_`` entry: t*, AUCs and the distribution of the updated weights w_i."""
@@ -273,11 +270,7 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         if self.model_weighting:
             return weighted_proba(self._nearest(X)[0], self.tree_rankings_, leaves,
                                   self._leaf_table.values, self.n_jobs)
-        out = np.empty((len(X), len(self.classes_)))
-        for start in range(0, len(X), _CHUNK_ROWS):
-            rows = slice(start, start + _CHUNK_ROWS)
-            out[rows] = self._leaf_table.values[leaves[rows]].mean(axis=1)
-        return out
+        return mean_proba(leaves, self._leaf_table.values, self.n_jobs)
 
     # ------------------------------------------------------------------------- public API
     def _validate(self, X):

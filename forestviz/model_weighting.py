@@ -95,6 +95,18 @@ def _weighted_sum(neighbors, rankings, leaves, leaf_values, out):
                     out[i, c] += share * proba[c]
 
 
+@numba.njit(nogil=True, cache=True)
+def _mean(leaves, leaf_values, out):
+    """out[i] = (1/T) Σ_k leaf_values[leaves[i, k]]: the plain forest (u_k = 1/T in eq 4)."""
+    share = 1.0 / leaves.shape[1]
+    for i in range(leaves.shape[0]):
+        out[i] = 0.0
+        for k in range(leaves.shape[1]):
+            proba = leaf_values[leaves[i, k]]
+            for c in range(out.shape[1]):
+                out[i, c] += share * proba[c]
+
+
 def _by_rows(kernel, n_rows, n_jobs, *arrays):
     """Run ``kernel`` on row slices of every array, one slice per thread."""
     run_in_threads(lambda rows: kernel(*(a[rows] for a in arrays)), row_blocks(n_rows, n_jobs),
@@ -124,4 +136,12 @@ def weighted_proba(neighbors, rankings, leaves, leaf_values, n_jobs=None):
     out = np.empty((len(neighbors), leaf_values.shape[1]))
     _by_rows(lambda idx, rows_leaves, o: _weighted_sum(idx, rankings, rows_leaves, leaf_values, o),
              len(neighbors), n_jobs, neighbors, leaves, out)
+    return out
+
+
+def mean_proba(leaves, leaf_values, n_jobs=None):
+    """The plain forest's p(x) = (1/T) Σ_k p_k(x), without the rows × trees × classes array."""
+    out = np.empty((len(leaves), leaf_values.shape[1]))
+    _by_rows(lambda rows_leaves, o: _mean(rows_leaves, leaf_values, o), len(leaves), n_jobs,
+             leaves, out)
     return out

@@ -12,9 +12,7 @@ from joblib import Parallel, delayed
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.tree import DecisionTreeClassifier
 
-# Batches with fewer (rows × trees) than this are routed through the trees in one thread:
-# joblib's start-up cost dominates below it.
-_PARALLEL_CELLS = 200_000
+from forestviz.forest import FlatTrees, forest_leaf_ids
 
 
 def bootstrap_counts(probabilities, n_draws, rng):
@@ -110,28 +108,23 @@ class LeafTable:
     """All leaves of a forest in one table, so per-tree probabilities are one gather.
 
     ``values[offsets[k] + node]`` is the class distribution (over all ``n_classes``) that tree k
-    stores in ``node``; a class a tree never saw gets probability 0.
+    stores in ``node``; a class a tree never saw gets probability 0. The numbering is
+    :class:`~forestviz.forest.FlatTrees`', whose look-ups ``apply`` uses.
     """
 
     def __init__(self, trees, n_classes):
-        sizes = [tree.tree_.node_count for tree in trees]
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
-        self.values = np.zeros((sum(sizes), n_classes))
-        for tree, start, size in zip(trees, self.offsets, sizes, strict=True):
+        self.trees = trees
+        self.flat = FlatTrees.from_trees(trees)
+        self.offsets = self.flat.offsets
+        self.values = np.zeros((self.flat.feature.size, n_classes))
+        for tree, start in zip(trees, self.offsets, strict=True):
             value = tree.tree_.value[:, 0, :]
             value = value / value.sum(axis=1, keepdims=True)
-            self.values[start : start + size][:, tree.classes_.astype(np.intp)] = value
-        self.trees = trees
+            self.values[start : start + len(value)][:, tree.classes_.astype(np.intp)] = value
 
     def apply(self, X32, n_jobs=None):
-        """Global leaf ids (n × T) of float32 rows ``X32``."""
-        if X32.shape[0] * len(self.trees) < _PARALLEL_CELLS:
-            leaves = [tree.apply(X32, check_input=False) for tree in self.trees]
-        else:
-            leaves = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(tree.apply)(X32, check_input=False) for tree in self.trees
-            )
-        return np.stack(leaves, axis=1) + self.offsets
+        """Global leaf ids (n × T) of float32 rows ``X32`` (:func:`forest_leaf_ids`)."""
+        return forest_leaf_ids(self.trees, self.flat, X32, n_jobs)
 
 
 def youden_thresholds(y_enc, proba, n_classes, sample_weight=None):

@@ -5,7 +5,13 @@ import pickle
 import numpy as np
 import pytest
 
-from forestviz.model_weighting import rank_trees, tree_scores, tree_weights, weighted_proba
+from forestviz.model_weighting import (
+    mean_proba,
+    rank_trees,
+    tree_scores,
+    tree_weights,
+    weighted_proba,
+)
 from forestviz.neighbors import TrainingNeighbors
 
 
@@ -72,6 +78,8 @@ def test_weighted_proba_is_sum_of_u_times_tree_probabilities(problem):
     want = np.einsum("nt,ntc->nc", u, leaf_values[leaves])
     np.testing.assert_allclose(weighted_proba(neighbors, rankings, leaves, leaf_values, 2), want,
                                rtol=1e-12)
+    np.testing.assert_allclose(mean_proba(leaves, leaf_values, 2),
+                               leaf_values[leaves].mean(axis=1), rtol=1e-12)
 
 
 def test_rank_trees_orders_by_probability_then_support_then_random_keys():
