@@ -253,7 +253,7 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         p_true = table.values[leaves, y_tr[:, None]]
         support = np.bincount(leaves.ravel(), minlength=len(table.values))[leaves]
         order = rank_trees(p_true, support, rng.random_sample(leaves.shape),
-                           inbag.T if self.oob_ranking else None)[:, : self.top_trees_]
+                           inbag.T if self.oob_ranking else None, self.n_jobs)[:, : self.top_trees_]
         dtype = np.int16 if self.n_estimators <= np.iinfo(np.int16).max else np.int32
         self.tree_rankings_ = order.astype(dtype)
         self._neighbors = TrainingNeighbors(

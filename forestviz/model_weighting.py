@@ -30,15 +30,21 @@ class TreeScores(NamedTuple):
     S2_raw: np.ndarray
 
 
-def rank_trees(p_true, support, tiebreak, inbag_first=None):
+def rank_trees(p_true, support, tiebreak, inbag_first=None, n_jobs=None):
     """Per training row, the trees sorted best first by P_tree(y_z | z); ties by leaf support
     (more training rows first), then by the random ``tiebreak`` keys, never by tree index
     (algorithms.md §3.3 [resolved]). ``inbag_first`` (rows × trees, True where the tree drew
-    the row) puts out-of-bag trees first."""
+    the row) puts out-of-bag trees first. Row blocks are sorted on ``n_jobs`` threads."""
     keys = (tiebreak, -support, -p_true)
     if inbag_first is not None:
         keys += (inbag_first,)
-    return np.lexsort(keys, axis=1)
+    order = np.empty(p_true.shape, dtype=np.intp)
+
+    def some_rows(rows):
+        order[rows] = np.lexsort(tuple(key[rows] for key in keys), axis=1)
+
+    run_in_threads(some_rows, row_blocks(len(order), n_jobs), n_jobs)
+    return order
 
 
 @numba.njit(nogil=True, cache=True)
