@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 from sklearn.datasets import load_iris, make_classification
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_classifiers_train, parametrize_with_checks
 
 from forestviz import EnhancedForestClassifier
 from forestviz.neighbors import BlockSearch
@@ -27,6 +27,23 @@ EXPECTED_FAILURES = {
 )
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+class _ArgmaxEnhancedForest(EnhancedForestClassifier):
+    """ERF whose binary decision threshold is 0.5 after fitting (argmax of predict_proba)."""
+
+    def fit(self, X, y, sample_weight=None, progress=None):
+        super().fit(X, y, sample_weight=sample_weight, progress=progress)
+        if len(self.classes_) == 2:
+            self.threshold_ = 0.5
+        return self
+
+
+@pytest.mark.parametrize("readonly_memmap", [False, True])
+def test_the_only_failure_of_check_classifiers_train_is_the_youden_threshold(readonly_memmap):
+    check_classifiers_train("EnhancedForestClassifier",
+                            _ArgmaxEnhancedForest(n_estimators=10, n_iterations=2),
+                            readonly_memmap=readonly_memmap)
 
 
 @pytest.fixture(scope="module")
