@@ -261,15 +261,15 @@ class DecisionMachine:
         feature = self.test_feature[tests]
         margin = x32[feature] - self.thresholds[tests]
         scaled = margin / self._scales(None)[feature]
-        fragile = np.argmin(np.abs(scaled)) if tests.size else -1
+        fragile = int(np.argmin(np.abs(scaled))) if tests.size else -1
+        columns = zip(self.test_depth[tests].tolist(), self.test_nodes[tests].tolist(),
+                      feature.tolist(), self.thresholds[tests].tolist(), signs.tolist(),
+                      x[feature].tolist(), margin.tolist(), scaled.tolist(), strict=True)
         return [
-            PathStep(tree=tree, depth=int(self.test_depth[j]), node=int(self.test_nodes[j]),
-                     feature=int(f), feature_name=self._name(f),
-                     threshold=float(self.thresholds[j]), direction="<=" if s < 0 else ">",
-                     value=float(x[f]), margin=float(mg), scaled_margin=float(sc),
-                     fragile=bool(i == fragile))
-            for i, (j, s, f, mg, sc) in enumerate(zip(tests, signs, feature, margin, scaled,
-                                                      strict=True))
+            PathStep(tree=tree, depth=depth, node=node, feature=f, feature_name=self._name(f),
+                     threshold=t, direction="<=" if sign < 0 else ">", value=value,
+                     margin=mg, scaled_margin=sc, fragile=i == fragile)
+            for i, (depth, node, f, t, sign, value, mg, sc) in enumerate(columns)
         ]
 
     def alternatives(self, x, tree: int, max_flips: int = 2) -> list[Alternative]:
