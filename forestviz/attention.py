@@ -488,9 +488,18 @@ class _AttentionForest(BaseEstimator):
 
     def tree_predictions(self, X) -> np.ndarray:
         """Per-tree leaf values B_k(x) (n, T), or class frequencies p_k(x) (n, T, C)."""
-        X = self._check_X(X)
-        values = self._values[self.leaf_stats_.global_leaf_ids(X)]
+        return self._leaf_predictions(self.leaf_stats_.global_leaf_ids(self._check_X(X)))
+
+    def _leaf_predictions(self, leaves) -> np.ndarray:
+        values = self._values[leaves]
         return values[:, :, 0] if self._task == "regression" else values
+
+    def weights_and_predictions(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What an explanation shows, from one leaf look-up: the two parts of α, (1 − ε)·D(x)
+        and ε·w (each n, T), and the per-tree predictions (as :meth:`tree_predictions`)."""
+        leaves, D = self._softmax_part(self._check_X(X))
+        return ((1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy(),
+                self._leaf_predictions(leaves))
 
     def _predict_values(self, X) -> np.ndarray:
         """Σ_k α_k(x)·V_k(x) (n, C): one leaf lookup (the trees' compiled ``apply`` in

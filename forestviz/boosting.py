@@ -366,6 +366,12 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
         X = self._check_X(X)
         return self.leaf_stats_.values(X)
 
+    def weights_and_predictions(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What an explanation shows, from one leaf look-up: the two parts of α, (1 − ε)·D(x)
+        and ε·w (each n, T), and the scaled tree values V (as :meth:`tree_predictions`)."""
+        D, V = self._attention(X)
+        return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy(), V
+
     def predict(self, X) -> np.ndarray:
         """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18), with
         D_k = E_k / Σ_j E_j (:func:`attention_numerators`), in place and in row blocks on

@@ -88,15 +88,16 @@ def _enhanced_outputs(model, X, summary) -> ModelOutputs:
 
 
 def _attention_outputs(model, X, summary) -> ModelOutputs:
-    """Attention models: α from ``tree_weight_parts`` (summed) or ``tree_weights``."""
-    parts = None
-    if hasattr(model, "tree_weight_parts"):
-        parts = tuple(part[0] for part in model.tree_weight_parts(X))
-        weights = parts[0] + parts[1]
+    """Attention models: α and its two parts with the tree predictions from
+    ``weights_and_predictions`` (one leaf look-up), else ``tree_weights`` and
+    ``tree_predictions``."""
+    if hasattr(model, "weights_and_predictions"):
+        softmax, contamination, predictions = (a[0] for a in model.weights_and_predictions(X))
+        parts, weights = (softmax, contamination), softmax + contamination
     else:
-        weights = model.tree_weights(X)[0]
+        parts, weights, predictions = None, model.tree_weights(X)[0], model.tree_predictions(X)[0]
     offset = getattr(model, "init_", 0.0)
-    return ModelOutputs(weights, model.tree_predictions(X)[0], parts=parts,
+    return ModelOutputs(weights, predictions, parts=parts,
                         offset=float(offset) if np.isscalar(offset) else 0.0)
 
 
