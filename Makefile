@@ -18,7 +18,7 @@ test: $(VENV)/.test test-system-deps
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
 
-BENCHES := leafstats abrf erf agboost explain
+BENCHES := leafstats abrf erf neighbors agboost explain
 REPRODUCTIONS := reproduce_abrf reproduce_erf reproduce_agboost
 
 bench: $(VENV)/.runtime system-deps

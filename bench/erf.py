@@ -71,7 +71,7 @@ def main():
           f"ratio {np.median(it_times) / rf_fit:5.2f}  (target <= 1.3)")
     print(f"ERF iteration, 80% rows (default)     {np.median(it80_times):8.3f} s   "
           f"ratio {np.median(it80_times) / rf_fit:5.2f}")
-    print(f"ERF ranking + KD-tree + threshold_    {np.median(rank_times):8.3f} s   (once per fit)")
+    print(f"ERF ranking + neighbour index + t*    {np.median(rank_times):8.3f} s   (once per fit)")
 
     rows = X_new[:200]
     single = []

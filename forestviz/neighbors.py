@@ -2,9 +2,11 @@
 
 u_k(x) counts tree k in the top-L lists of the M training rows nearest to x in the
 standardised feature space, so every weight rests on an exact M-nearest-neighbour search.
-:class:`TrainingNeighbors` answers it with a KD-tree for small batches and for data in at most
-15 dimensions, and with :class:`BlockSearch` beyond that, where KD-trees degrade into slow scans.
-A training row identical to the query row is never its neighbour.
+:class:`TrainingNeighbors` answers it with :class:`BlockSearch` (float32 GEMM blocks and a
+compiled exact selection), and with a KD-tree in at most 3 dimensions, where the tree prunes
+well, or for query values too large for float32. In 4 and more dimensions the block search was
+faster at every batch size measured, from one row (0.08 against 0.45 ms in 20 dimensions) to
+20,000 (docs/performance.md). A training row identical to the query row is never its neighbour.
 """
 
 import numba
@@ -13,10 +15,9 @@ from sklearn.neighbors import KDTree
 
 from forestviz.forest import row_blocks, run_in_threads, single_threaded_blas
 
-# Batches of more rows than this in more than _KDTREE_MAX_DIM dimensions go to BlockSearch
-# (scikit-learn's own rule of thumb for KD-trees is 15 features); the rest to the KD-tree.
-_BLOCK_MIN_ROWS = 16
-_KDTREE_MAX_DIM = 15
+# Up to this many features the KD-tree answers (2-3 dimensions: up to 2× faster than the blocks
+# on large batches); beyond, BlockSearch.
+_KDTREE_MAX_DIM = 3
 # Standardised values at or beyond this could overflow float32 squares: the KD-tree takes them.
 _FLOAT32_SAFE = 1e15
 # Cells (query rows × training columns) of one float32 distance block: 4 MB.
@@ -153,9 +154,11 @@ class TrainingNeighbors:
 
     Searches k = M + (largest number of identical training rows) neighbours, so that M remain
     after the rows identical to the query are dropped (a training row passed back gets its
-    leave-one-out neighbours). Both paths are exact; only rows at exactly tied distances may
-    get a different, equally near, neighbour from the two. The last batch's answer is kept,
-    so ``tree_weights``, ``tree_scores``, ``neighbors`` and ``predict_proba`` on the same rows
+    leave-one-out neighbours). Both paths are exact; only rows at exactly tied distances could
+    get a different, equally near, neighbour from the two, and a table takes the same path for
+    every batch size (unless a query value is too large for float32: in more than 3 dimensions
+    the KD-tree is built the first time that happens). The last batch's answer is kept, so
+    ``tree_weights``, ``tree_scores``, ``neighbors`` and ``predict_proba`` on the same rows
     search once; it is not saved with the model.
     """
 
@@ -163,8 +166,9 @@ class TrainingNeighbors:
         self.Z_train, self.n_neighbors = Z_train, n_neighbors
         _, multiplicity = np.unique(Z_train, axis=0, return_counts=True)
         self.k = min(n_neighbors + int(multiplicity.max()), len(Z_train))
-        self.kdtree = KDTree(Z_train)
-        self.blocks = BlockSearch(Z_train, self.k, rng)
+        low_dimensional = Z_train.shape[1] <= _KDTREE_MAX_DIM
+        self.kdtree = KDTree(Z_train) if low_dimensional else None
+        self.blocks = None if low_dimensional else BlockSearch(Z_train, self.k, rng)
         self._last = None
 
     def __getstate__(self):
@@ -175,10 +179,11 @@ class TrainingNeighbors:
         last = self._last
         if last is not None and last[0].shape == Z.shape and np.array_equal(last[0], Z):
             return last[1], last[2]
-        if (len(Z) > _BLOCK_MIN_ROWS and Z.shape[1] > _KDTREE_MAX_DIM
-                and np.abs(Z).max() < _FLOAT32_SAFE):
+        if self.blocks is not None and np.all(np.abs(Z) < _FLOAT32_SAFE):
             index, distance = self.blocks.query(Z, n_jobs)
         else:
+            if self.kdtree is None:
+                self.kdtree = KDTree(self.Z_train)
             distance, index = self.kdtree.query(Z, k=self.k)
         same = distance == 0  # only rows at distance 0 can be identical; check those
         rows = np.nonzero(same)[0]

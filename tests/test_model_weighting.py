@@ -101,3 +101,23 @@ def test_remembered_batch_is_not_saved_with_the_neighbour_index():
     again = restored.query(Z[:30])
     np.testing.assert_array_equal(first[0], again[0])
     assert not np.any(again[0] == np.arange(30)[:, None])  # a training row is not its own neighbour
+
+
+@pytest.mark.parametrize("n_features", [2, 20])
+def test_both_search_paths_equal_a_full_scan(n_features):
+    """Up to 3 features the KD-tree answers; beyond, the block search, and the KD-tree only for
+    query values too large for float32 squares. Every answer equals a float64 full scan (the
+    query's own training row excluded)."""
+    rng = np.random.default_rng(n_features)
+    Z = rng.normal(size=(300, n_features))
+    index = TrainingNeighbors(Z, 6, np.random.RandomState(0))
+    assert (index.kdtree is None) == (n_features > 3)
+    for queries in (rng.normal(size=(40, n_features)), Z[:3], np.full((2, n_features), 1e17)):
+        got, dist = index.query(queries)
+        full = np.sqrt(((queries[:, None, :] - Z[None]) ** 2).sum(axis=2))
+        full[np.all(queries[:, None, :] == Z[None], axis=2)] = np.inf
+        want = np.argsort(full, axis=1, kind="stable")[:, :6]
+        np.testing.assert_allclose(dist, np.take_along_axis(full, want, axis=1), rtol=1e-12)
+        if queries[0, 0] < 1e10:  # at 1e17 every distance ties in float64: order is arbitrary
+            np.testing.assert_array_equal(got, want)
+    assert index.kdtree is not None  # built for the huge rows
