@@ -25,7 +25,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-CAPTION_WIDTH = 110  # characters per caption line
+_UNBROKEN = ("ABRF Fig. ", "Fig. ")  # kept on one line with the word after them
+# Characters per line of a figure's title and caption (plotly does not wrap text): narrow
+# enough for a figure in half of a wide page.
+TITLE_WIDTH = 60
+CAPTION_WIDTH = 85
 PART_NAMES = ("closeness to this row, (1−ε)·D", "learned tree weight, ε·w")
 STRONG = ("#1f5fa8", "#d9650b", "#2b8a3e")  # top-k bars, one colour per stacked part
 PALE = ("#b7cde6", "#f6c8a0", "#b9e0c0")  # the other bars
@@ -93,14 +97,26 @@ def _records(data, required: Sequence[str], name: str) -> pd.DataFrame:
     return frame
 
 
+def _wrap(text: str, width: int) -> list[str]:
+    """Lines of at most ``width`` characters; a figure reference ("ABRF Fig. 2") stays on one
+    line."""
+    for words in _UNBROKEN:
+        text = text.replace(words, words.replace(" ", "\u00a0"))
+    lines = textwrap.wrap(text, width, break_long_words=False)
+    return [line.replace("\u00a0", " ") for line in lines]
+
+
 def _finish(fig: go.Figure, title: str, caption: str, *, panel_titles=False,
             **layout) -> go.Figure:
-    """Title with the caption as subtitle (wrapped: plotly does not wrap text), a white
-    template and room for both above the plot (more for the corner title of a ternary and for
-    the title of a first subplot panel)."""
-    lines = textwrap.wrap(caption, CAPTION_WIDTH, break_long_words=False)
-    top = 80 + 16 * len(lines) + 30 * ("ternary" in layout) + 30 * panel_titles
-    fig.update_layout(title={"text": title, "subtitle": {"text": "<br>".join(lines)}},
+    """Title with the caption as subtitle (both wrapped), a white template and room for both
+    above the plot (more for the corner title of a ternary and for the title of a first
+    subplot panel)."""
+    title_lines = _wrap(title, TITLE_WIDTH) or [title]
+    lines = _wrap(caption, CAPTION_WIDTH)
+    top = (58 + 22 * len(title_lines) + 16 * len(lines) + 44 * ("ternary" in layout)
+           + 30 * panel_titles)
+    fig.update_layout(title={"text": "<br>".join(title_lines),
+                             "subtitle": {"text": "<br>".join(lines)}},
                       template="plotly_white", margin={"t": top}, **layout)
     return fig
 
@@ -536,6 +552,7 @@ def erf_history(history, best_iteration=None) -> go.Figure:
             hovertemplate="Round %{x}: median sample weight %{y:.3f}<extra></extra>"), 2, 1)
         fig.update_yaxes(title_text="Sample weight", row=2, col=1)
     fig.update_xaxes(title_text="Training round", row=1 + has_weights, col=1)
+    fig.update_xaxes(dtick=1 if len(frame) <= 20 else None)  # whole rounds, not 1.2, 1.4, …
     fig.update_yaxes(title_text="AUC", row=1, col=1)
     return _finish(
         fig, "How the Enhanced Random Forest changed over its training rounds",

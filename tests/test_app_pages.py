@@ -57,7 +57,7 @@ def chart_titles(at: AppTest) -> list[str]:
     """Title and subtitle of every plotly chart on the page."""
     layouts = [json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart")]
     return [f"{layout['title']['text']} {layout['title'].get('subtitle', {}).get('text', '')}"
-            for layout in layouts]
+            .replace("<br>", " ") for layout in layouts]
 
 
 def upload_csv(at: AppTest, name: str, data: bytes) -> AppTest:
