@@ -483,7 +483,9 @@ class _AttentionForest(BaseEstimator):
 
     def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
         """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
-        D = self._softmax_part(self._check_X(X))[1]
+        return self._weight_parts(self._softmax_part(self._check_X(X))[1])
+
+    def _weight_parts(self, D) -> tuple[np.ndarray, np.ndarray]:
         return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy()
 
     def tree_predictions(self, X) -> np.ndarray:
@@ -498,8 +500,7 @@ class _AttentionForest(BaseEstimator):
         """What an explanation shows, from one leaf look-up: the two parts of α, (1 − ε)·D(x)
         and ε·w (each n, T), and the per-tree predictions (as :meth:`tree_predictions`)."""
         leaves, D = self._softmax_part(self._check_X(X))
-        return ((1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy(),
-                self._leaf_predictions(leaves))
+        return (*self._weight_parts(D), self._leaf_predictions(leaves))
 
     def _predict_values(self, X) -> np.ndarray:
         """Σ_k α_k(x)·V_k(x) (n, C): one leaf lookup (the trees' compiled ``apply`` in

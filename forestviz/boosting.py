@@ -357,7 +357,9 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
 
     def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
         """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
-        D = self._attention(X)[0]
+        return self._weight_parts(self._attention(X)[0])
+
+    def _weight_parts(self, D) -> tuple[np.ndarray, np.ndarray]:
         return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy()
 
     def tree_predictions(self, X) -> np.ndarray:
@@ -370,7 +372,7 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
         """What an explanation shows, from one leaf look-up: the two parts of α, (1 − ε)·D(x)
         and ε·w (each n, T), and the scaled tree values V (as :meth:`tree_predictions`)."""
         D, V = self._attention(X)
-        return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy(), V
+        return (*self._weight_parts(D), V)
 
     def predict(self, X) -> np.ndarray:
         """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18), with

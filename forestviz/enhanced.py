@@ -202,8 +202,8 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         self.train_indices_ = train
         self.sample_importance_ = weights / weights.sum()
         report("ranking trees", self.n_iterations / (self.n_iterations + 1))
-        self._fit_model_weighting(X, X_tr, y_tr, inbag, rng)
-        p_final = self._predict_proba(X[train], X_tr)
+        leaves = self._fit_model_weighting(X, X_tr, y_tr, inbag, rng)
+        p_final = self._predict_proba(X[train], leaves)
         thresholds = youden_thresholds(y_tr, p_final, n_classes, sw_tr)
         self.threshold_ = float(thresholds[1]) if n_classes == 2 else thresholds
         report("done", 1.0)
@@ -240,7 +240,8 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------- model weighting (§3.3, eqs 4-8)
     def _fit_model_weighting(self, X, X_tr, y_tr, inbag, rng):
         """Rank all trees for every training row (:func:`rank_trees`), keep the top L per row,
-        and index the standardised training rows for the neighbour search."""
+        and index the standardised training rows for the neighbour search. Returns the training
+        rows' leaf ids."""
         train = X[self.train_indices_]
         self._mean = train.mean(axis=0)
         scale = train.std(axis=0)
@@ -259,14 +260,15 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         self._neighbors = TrainingNeighbors(
             (train - self._mean) / self._scale, self.n_neighbors_, rng
         )
+        return leaves
 
     def _nearest(self, X):
         """Positions (in the training part) and distances of the M nearest training rows."""
         return self._neighbors.query((X - self._mean) / self._scale, self.n_jobs)
 
-    def _predict_proba(self, X, X32):
-        """p(x) = Σ_k u_k(x) p_k(x) (eq 4) or the plain mean over trees."""
-        leaves = self._leaf_table.apply(X32, self.n_jobs)
+    def _predict_proba(self, X, leaves):
+        """p(x) = Σ_k u_k(x) p_k(x) (eq 4) or the plain mean over trees, from the rows' leaf
+        ids."""
         if self.model_weighting:
             return weighted_proba(self._nearest(X)[0], self.tree_rankings_, leaves,
                                   self._leaf_table.values, self.n_jobs)
@@ -279,7 +281,8 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """Class probabilities: model-weighted (eq 4) when ``model_weighting``, else the mean."""
-        return self._predict_proba(*self._validate(X))
+        X, X32 = self._validate(X)
+        return self._predict_proba(X, self._leaf_table.apply(X32, self.n_jobs))
 
     def predict(self, X):
         """Binary: class 1 when P(class 1) ≥ ``threshold_`` (Youden's J); multiclass: argmax."""
