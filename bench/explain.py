@@ -10,7 +10,6 @@ classifier (n, m, T as above): ≤ 5 ms median per row, ≥ 10× faster than the
 single-row ``predict_proba``.
 """
 
-import argparse
 import importlib
 import time
 
@@ -18,7 +17,7 @@ import numpy as np
 from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
-from bench.timing import best_time
+from bench.timing import best_time, forest_size_arguments
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
@@ -142,12 +141,7 @@ def bench_explain(n, features, trees, rows=200, seed=0):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=20_000)
-    parser.add_argument("--features", type=int, default=20)
-    parser.add_argument("--trees", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = forest_size_arguments(__doc__)
 
     X, y, forest, fit = make_forest(args.n, args.features, args.trees)
     depth = max(t.tree_.max_depth for t in forest.estimators_)

@@ -5,22 +5,16 @@
 Goals (Foundation issue): from_forest ≤ 0.5 × forest fit; distances(20k rows) ≤ 2 × apply.
 """
 
-import argparse
 
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import RandomForestRegressor
 
-from bench.timing import best_time, peak_mib
+from bench.timing import best_time, forest_size_arguments, peak_mib
 from forestviz.forest import LeafStats
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=20_000)
-    parser.add_argument("--features", type=int, default=20)
-    parser.add_argument("--trees", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = forest_size_arguments(__doc__)
 
     X, y = make_friedman1(n_samples=args.n, n_features=args.features, noise=1.0, random_state=0)
     forest = RandomForestRegressor(n_estimators=args.trees, min_samples_leaf=10, n_jobs=2,

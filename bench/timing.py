@@ -1,7 +1,19 @@
 """Timing helpers shared by the benchmarks (run them with ``PYTHONPATH=.`` from the repo root)."""
 
+import argparse
 import time
 import tracemalloc
+
+
+def forest_size_arguments(doc: str) -> argparse.Namespace:
+    """The command line of a benchmark on one forest: --n rows, --features, --trees and
+    --repeat (timing repeats), with the issues' sizes as defaults."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--features", type=int, default=20)
+    parser.add_argument("--trees", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=3)
+    return parser.parse_args()
 
 
 def best_time(function, repeats: int) -> float:
