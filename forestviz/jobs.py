@@ -1,0 +1,248 @@
+"""Long work off the caller's thread: a pool of worker processes with progress, cancellation
+and a bounded number of jobs for the whole server.
+
+Training a forest can take minutes and all the CPU it is given. Run in a Streamlit script
+thread it freezes that user's page, cannot be stopped, and keeps a core busy after the browser
+has gone. Here every job runs ``fn(*args, progress=callback, **kwargs)`` in its own worker
+process:
+
+* at most ``max_running`` jobs run at once and at most ``max_queued`` wait; :meth:`JobPool.submit`
+  raises :class:`PoolBusy` beyond that;
+* workers run at a lower scheduling priority (``os.nice``), so pages that only read models stay
+  responsive while a job trains;
+* :meth:`Job.cancel` ends the worker's whole process group (SIGTERM, then SIGKILL after
+  ``KILL_GRACE`` seconds), so no computation outlives it;
+* a job whose owner stops asking about it (:meth:`Job.touch`) for ``lease`` seconds — a closed
+  browser tab — is cancelled the same way; a worker whose parent died exits by itself;
+* progress reports ``(stage, fraction)`` are passed back at most every ``PROGRESS_INTERVAL``
+  seconds; the result, or the job's exception, comes back pickled through a pipe (the worker is
+  our own code: nothing untrusted is unpickled).
+
+Workers are forked from a ``forkserver`` process that imports ``preload`` once, so a job starts
+in milliseconds without forking the multi-threaded server itself.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+
+PROGRESS_INTERVAL = 0.1  # seconds between progress messages from a worker
+POLL_INTERVAL = 0.05  # seconds the supervising thread waits for a message
+KILL_GRACE = 1.0  # seconds between SIGTERM and SIGKILL on cancel
+STATES = ("queued", "running", "done", "failed", "cancelled")
+
+
+class PoolBusy(RuntimeError):
+    """Too many jobs are running or waiting; try again later."""
+
+
+class JobCancelled(RuntimeError):
+    """The job was cancelled (by its owner, or because nobody asked about it any more)."""
+
+
+class WorkerDied(RuntimeError):
+    """The worker process ended without a result (killed, out of memory, crashed)."""
+
+
+class Job:
+    """One submitted call. Read :attr:`state`, :attr:`stage`, :attr:`fraction`; call
+    :meth:`touch` while someone is waiting for it, :meth:`cancel` to stop it and
+    :meth:`result` once it has finished."""
+
+    def __init__(self, fn: Callable, args: tuple, kwargs: dict, lease: float):
+        self.fn, self.args, self.kwargs, self.lease = fn, args, kwargs, lease
+        self.state = "queued"
+        self.stage, self.fraction = "waiting for a free worker", 0.0
+        self.submitted = self.last_seen = time.monotonic()
+        self.finished: float | None = None
+        self.pid: int | None = None  # the worker's process id while it runs
+        self._value = self._error = None
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+
+    def touch(self) -> None:
+        """Record that the job's owner is still waiting for it (renews the lease)."""
+        self.last_seen = time.monotonic()
+
+    def cancel(self) -> None:
+        """Stop the job: a waiting job never starts, a running worker is killed."""
+        self._cancel.set()
+
+    @property
+    def finished_ok(self) -> bool:
+        return self.state == "done"
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job has finished (any way); False on timeout."""
+        return self._done.wait(timeout)
+
+    def result(self):
+        """The return value; re-raises the job's exception, :class:`JobCancelled` or
+        :class:`WorkerDied`. Only valid once :attr:`state` is done, failed or cancelled."""
+        if not self._done.is_set():
+            raise RuntimeError("the job has not finished")
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+    def _finish(self, state: str, value=None, error: BaseException | None = None) -> None:
+        self._value, self._error = value, error
+        self.state, self.finished = state, time.monotonic()
+        self._done.set()
+
+    def _abandoned(self) -> bool:
+        return self._cancel.is_set() or time.monotonic() - self.last_seen > self.lease
+
+
+class JobPool:
+    """Worker processes for :class:`Job` s, shared by every session of a server."""
+
+    def __init__(self, *, max_running: int = 1, max_queued: int = 4, lease: float = 30.0,
+                 niceness: int = 10, preload: tuple[str, ...] = ()):
+        if max_running < 1 or max_queued < 0:
+            raise ValueError("max_running must be ≥ 1 and max_queued ≥ 0")
+        self.max_running, self.max_queued = max_running, max_queued
+        self.lease, self.niceness = lease, niceness
+        self._context = multiprocessing.get_context("forkserver")
+        if preload:
+            self._context.set_forkserver_preload(list(preload))
+        self._slots = threading.BoundedSemaphore(max_running)
+        self._lock = threading.Lock()
+        self._active: list[Job] = []
+
+    def submit(self, fn: Callable, *args, **kwargs) -> Job:
+        """Start ``fn(*args, progress=..., **kwargs)`` in a worker as soon as a slot is free.
+        ``fn`` and the arguments must pickle; raises :class:`PoolBusy` when full."""
+        job = Job(fn, args, kwargs, self.lease)
+        with self._lock:
+            self._active = [j for j in self._active if j.state in ("queued", "running")]
+            if len(self._active) >= self.max_running + self.max_queued:
+                raise PoolBusy(f"{len(self._active)} jobs are running or waiting on this server "
+                               "(the limit); try again in a minute.")
+            self._active.append(job)
+        threading.Thread(target=self._supervise, args=(job,), daemon=True,
+                         name="forestviz-job").start()
+        return job
+
+    def ahead_of(self, job: Job) -> int:
+        """How many jobs submitted earlier are still waiting or running."""
+        with self._lock:
+            return sum(1 for j in self._active
+                       if j is not job and j.state in ("queued", "running")
+                       and j.submitted <= job.submitted)
+
+    def warm_up(self) -> None:
+        """Start the forkserver (and its imports) now rather than at the first job."""
+        self._context.Process(target=_noop, daemon=True).start()
+
+    # ---------------------------------------------------------------- supervision
+    def _supervise(self, job: Job) -> None:
+        while not self._slots.acquire(timeout=POLL_INTERVAL):
+            if job._abandoned():
+                job._finish("cancelled", error=JobCancelled("cancelled before it started"))
+                return
+        try:
+            self._run(job)
+        except BaseException as err:  # never leave a job unfinished
+            if not job._done.is_set():
+                job._finish("failed", error=WorkerDied(f"the job could not run: {err}"))
+        finally:
+            self._slots.release()
+
+    def _run(self, job: Job) -> None:
+        if job._abandoned():
+            job._finish("cancelled", error=JobCancelled("cancelled before it started"))
+            return
+        receiver, sender = self._context.Pipe(duplex=False)
+        worker = self._context.Process(
+            target=_work, args=(sender, job.fn, job.args, job.kwargs, self.niceness),
+            daemon=True, name="forestviz-worker")
+        worker.start()
+        sender.close()
+        job.pid, job.state, job.stage = worker.pid, "running", "starting"
+        try:
+            self._follow(job, worker, receiver)
+        finally:
+            receiver.close()
+            _stop(worker)
+
+    def _follow(self, job: Job, worker, receiver) -> None:
+        while True:
+            if job._abandoned():
+                _stop(worker)
+                job._finish("cancelled", error=JobCancelled("cancelled"))
+                return
+            if not receiver.poll(POLL_INTERVAL):
+                continue
+            try:
+                message = receiver.recv()
+            except (EOFError, OSError):
+                worker.join(KILL_GRACE)
+                job._finish("failed", error=WorkerDied(
+                    f"the worker process stopped unexpectedly (exit code {worker.exitcode}); "
+                    "the machine may be out of memory"))
+                return
+            kind, *content = message
+            if kind == "progress":
+                job.stage, job.fraction = content
+            elif kind == "done":
+                job._finish("done", value=content[0])
+                return
+            else:
+                job._finish("failed", error=content[0])
+                return
+
+
+def _stop(worker) -> None:
+    """End ``worker`` and every process it started (its own process group)."""
+    if not worker.is_alive():
+        worker.join()
+        return
+    for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, None)):
+        try:
+            os.killpg(worker.pid, sig)
+        except (ProcessLookupError, PermissionError):  # not yet its own group leader
+            worker.kill() if sig == signal.SIGKILL else worker.terminate()
+        worker.join(wait)
+        if not worker.is_alive():
+            return
+
+
+def _noop() -> None:
+    return None
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)  # our supervisor is gone: nobody will read the result
+
+
+def _work(sender, fn, args, kwargs, niceness) -> None:
+    """Worker body: own process group, lower priority, progress and the outcome to ``sender``."""
+    os.setsid()
+    os.nice(niceness)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    last = [0.0]
+
+    def progress(stage: str, fraction: float) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_INTERVAL:
+            last[0] = now
+            sender.send(("progress", str(stage), float(fraction)))
+
+    try:
+        value = fn(*args, progress=progress, **kwargs)
+    except Exception as err:
+        try:
+            sender.send(("error", err))
+        except Exception:  # an exception that does not pickle
+            sender.send(("error", RuntimeError(f"{type(err).__name__}: {err}")))
+    else:
+        sender.send(("done", value))
+    sender.close()
