@@ -118,6 +118,17 @@ def schema(df: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- the task
 
 
+@dataclass(frozen=True)
+class DataChoice:
+    """What the user picked on the Data page; equal choices give equal data sets."""
+
+    source: str  # "bundled:<name>" or "upload:<sha256 of the file>"
+    target: str
+    id_column: str | None
+    exclude: tuple[str, ...]
+    task: str  # "auto", "classification" or "regression"
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """A validated learning task on a table (build it with :meth:`from_frame`)."""

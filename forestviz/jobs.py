@@ -19,7 +19,10 @@ process:
   our own code: nothing untrusted is unpickled).
 
 Workers are forked from a ``forkserver`` process that imports ``preload`` once, so a job starts
-in milliseconds without forking the multi-threaded server itself.
+in milliseconds without forking the multi-threaded server itself. multiprocessing re-runs the
+parent's ``__main__`` module in every child; under Streamlit that is the app script itself
+(the script runner installs it as ``__main__``), so processes are started with a plain
+``__main__`` in place (:func:`_plain_main`).
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
+import types
 from collections.abc import Callable
+from contextlib import contextmanager
 
 PROGRESS_INTERVAL = 0.1  # seconds between progress messages from a worker
 POLL_INTERVAL = 0.05  # seconds the supervising thread waits for a message
@@ -138,7 +144,8 @@ class JobPool:
 
     def warm_up(self) -> None:
         """Start the forkserver (and its imports) now rather than at the first job."""
-        self._context.Process(target=_noop, daemon=True).start()
+        with _plain_main():
+            self._context.Process(target=_noop, daemon=True).start()
 
     # ---------------------------------------------------------------- supervision
     def _supervise(self, job: Job) -> None:
@@ -162,7 +169,8 @@ class JobPool:
         worker = self._context.Process(
             target=_work, args=(sender, job.fn, job.args, job.kwargs, self.niceness),
             daemon=True, name="forestviz-worker")
-        worker.start()
+        with _plain_main():
+            worker.start()
         sender.close()
         job.pid, job.state, job.stage = worker.pid, "running", "starting"
         try:
@@ -196,6 +204,23 @@ class JobPool:
             else:
                 job._finish("failed", error=content[0])
                 return
+
+
+_START_LOCK = threading.Lock()
+
+
+@contextmanager
+def _plain_main():
+    """Start processes with an empty ``__main__`` so that children import no script; the
+    previous ``__main__`` is put back unless someone else replaced it meanwhile."""
+    with _START_LOCK:
+        saved, plain = sys.modules.get("__main__"), types.ModuleType("__main__")
+        sys.modules["__main__"] = plain
+        try:
+            yield
+        finally:
+            if sys.modules.get("__main__") is plain:
+                sys.modules["__main__"] = saved
 
 
 def _stop(worker) -> None:

@@ -159,7 +159,7 @@ class TrainingNeighbors:
     every batch size (unless a query value is too large for float32: in more than 3 dimensions
     the KD-tree is built the first time that happens). The last batch's answer is kept, so
     ``tree_weights``, ``tree_scores``, ``neighbors`` and ``predict_proba`` on the same rows
-    search once; it is not saved with the model.
+    search once; neither it nor the KD-tree is saved with the model.
     """
 
     def __init__(self, Z_train, n_neighbors, rng):
@@ -172,7 +172,9 @@ class TrainingNeighbors:
         self._last = None
 
     def __getstate__(self):
-        return {**self.__dict__, "_last": None}
+        # The KD-tree is rebuilt on first use: model files never hold one (forestviz.persistence
+        # does not trust scikit-learn's compiled index arrays from a file).
+        return {**self.__dict__, "_last": None, "kdtree": None}
 
     def query(self, Z, n_jobs=None):
         """(indices, distances), each n × M: positions in ``Z_train``, nearest first."""

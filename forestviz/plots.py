@@ -11,7 +11,7 @@ Conventions:
 * Plotly renders a few HTML tags (``<b>``, ``<br>``, ``<a>`` …) inside titles, labels and hover
   texts, so every user-provided name (features, rows, trees, groups) goes through
   :func:`plain`, which escapes ``&``, ``<`` and ``>``; plotly shows the entities as the literal
-  characters.
+  characters. Names are cut to 40 characters (:mod:`forestviz.names`) except in hover texts.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from forestviz.names import elide, elide_unique, wrap_name
 
 _UNBROKEN = ("ABRF Fig. ", "Fig. ")  # kept on one line with the word after them
 # Characters per line of a figure's title and caption (plotly does not wrap text): narrow
@@ -67,18 +69,13 @@ def _matrix(values, name: str) -> np.ndarray:
 
 
 def _unique_labels(labels, default: str, n: int) -> list[str]:
-    """Escaped labels (``default.format(i + 1)`` when ``labels`` is None), made unique by a
-    " #k" suffix on repeats, since plotly merges equal category labels."""
-    raw = [default.format(i + 1) for i in range(n)] if labels is None else [
-        plain(label) for label in labels]
+    """Escaped labels (``default.format(i + 1)`` when ``labels`` is None), cut to 40 characters
+    and kept distinct by a " #k" suffix (:func:`forestviz.names.elide_unique`), since plotly
+    merges equal category labels."""
+    raw = [default.format(i + 1) for i in range(n)] if labels is None else list(labels)
     if len(raw) != n:
         raise ValueError(f"expected {n} labels, got {len(raw)}")
-    seen: dict[str, int] = {}
-    out = []
-    for label in raw:
-        seen[label] = seen.get(label, 0) + 1
-        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
-    return out
+    return [plain(label) for label in elide_unique(raw)]
 
 
 def _tree_names(n_trees: int, tree_ids) -> list[str]:
@@ -136,12 +133,12 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
     if parts is None:
         parts, part_names = [weights], [label]
     parts = [_vector(p, "parts") for p in parts]
-    part_names = [plain(p) for p in part_names]
+    part_names = [plain(elide(p)) for p in part_names]
     if len(part_names) != len(parts) or any(p.size != n_trees for p in parts):
         raise ValueError("parts and part_names must match, each part with one value per tree")
     if not np.allclose(np.sum(parts, axis=0), weights, rtol=1e-6, atol=1e-9):
         raise ValueError("the parts must add up to the weights")
-    label, names = plain(label), _tree_names(n_trees, tree_ids)
+    label, names = plain(elide(label)), _tree_names(n_trees, tree_ids)
     order = np.argsort(-weights, kind="stable")
     k = min(max(int(top_k), 0), n_trees)
     top = np.arange(n_trees) < k
@@ -211,12 +208,12 @@ def _bandwidth(values: np.ndarray) -> float:
 def _weight_series(alpha, softmax, names):
     """[(name, weights, dash)] for the trained weights (solid) and the Softmax ones (dashed)."""
     alpha = _vector(alpha, "alpha")
-    series = [(plain(names[0]), alpha, "solid")]
+    series = [(plain(elide(names[0])), alpha, "solid")]
     if softmax is not None:
         softmax = _vector(softmax, "softmax")
         if softmax.size != alpha.size:
             raise ValueError("softmax and alpha need one weight per tree each")
-        series.append((plain(names[1]), softmax, "dash"))
+        series.append((plain(elide(names[1])), softmax, "dash"))
     return series
 
 
@@ -365,7 +362,7 @@ def _ternary_setup(weights, groups, group_names, tree_ids):
         sorted({int(k) for k in np.ravel(g)}) for g in groups]
     exact = _membership(groups, n_trees).sum() == n_trees
     names = (_group_names(groups, _tree_names(n_trees, tree_ids)) if group_names is None
-             else [plain(n) for n in group_names])
+             else [plain(elide(n)) for n in group_names])
     if len(names) != 3:
         raise ValueError(f"need three group names, got {len(names)}")
     rule = ("Each corner is a tree or a group of trees; a point's closeness to a corner is "
@@ -443,7 +440,7 @@ def ternary_dataset(weights, *, groups=None, group_names=None, tree_ids=None, ro
     if color_values is not None:
         marker |= {"color": _vector(color_values, "color_values")[shown],
                    "colorscale": "Viridis",
-                   "colorbar": {"title": {"text": plain(color_name)}}}
+                   "colorbar": {"title": {"text": plain(elide(color_name))}}}
     fig = go.Figure(go.Scatterternary(
         a=coords[shown, 0], b=coords[shown, 1], c=coords[shown, 2], mode="markers",
         marker=marker, name="rows", cliponaxis=False,
@@ -472,7 +469,7 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
         frame = frame.assign(r2=1.0 - frame[value].to_numpy(float) / float(target_variance))
         value = "r2"
     frame = frame.sort_values(["eps", "tau"], kind="stable")
-    y_title, word, higher = METRICS.get(value, (plain(value), plain(value), False))
+    y_title, word, higher = METRICS.get(value, (plain(elide(value)), plain(elide(value)), False))
     fig = go.Figure()
     for i, (eps, curve) in enumerate(frame.groupby("eps", sort=True)):
         fig.add_trace(go.Scatter(
@@ -493,7 +490,7 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
         caption += " No held-out scores were recorded, so no pair is marked."
     if baseline is not None:
         fig.add_hline(y=float(baseline), line_color="#d9650b",
-                      annotation_text=plain(baseline_name))
+                      annotation_text=plain(elide(baseline_name)))
     return _finish(fig, "How the two tuning knobs ε and τ change the score (ABRF Fig. 2)", caption,
                    xaxis={"title": {"text": "τ (temperature of the softmax, log scale)"},
                           "type": "log"},
@@ -580,8 +577,10 @@ def row_vs_median_table(row, X_train, feature_names=None) -> pd.DataFrame:
                          "percentile": 100.0 * (below + 0.5 * equal) / train.shape[0]})
 
 
-def _number(value) -> str:
-    return f"{value:.4g}" if isinstance(value, int | float | np.number) else plain(value)
+def _hover(value) -> str:
+    """A number to 4 digits, or a text whole and escaped, in lines of 80 characters."""
+    return f"{value:.4g}" if isinstance(value, int | float | np.number) else "<br>".join(
+        map(plain, wrap_name(value)))
 
 
 def row_vs_median(table) -> go.Figure:
@@ -596,9 +595,10 @@ def row_vs_median(table) -> go.Figure:
         raise ValueError("table needs one row per feature")
     features = _unique_labels(frame["feature"], "", len(frame))
     pct = frame["percentile"].to_numpy(float)
-    hover = [f"{f}: this row {_number(v)}, training median {_number(m)}<br>"
+    hover = [f"{_hover(f)}: this row {_hover(v)}, training median {_hover(m)}<br>"
              f"{p:.0f}% of the training rows are lower"
-             for f, v, m, p in zip(features, frame["value"], frame["median"], pct, strict=True)]
+             for f, v, m, p in zip(frame["feature"], frame["value"], frame["median"], pct,
+                                   strict=True)]
     fig = go.Figure(go.Bar(
         y=features, x=pct - 50.0, base=50.0, orientation="h", hovertext=hover, hoverinfo="text",
         marker_color=np.where(pct >= 50, STRONG[1], STRONG[0]).tolist(), name="this row"))

@@ -7,10 +7,13 @@ fingerprint), so the call stays ``render_tree(model, tree_index, x, context=...,
 * Names are data, never markup: :func:`display_name` maps ``& < > " '`` and control
   characters to look-alikes DejaVu Sans can draw (``a&b`` → ``a and b``, ``<b>`` → ``‹b›``,
   ``O'Brien`` → ``O’Brien``) so ``dot`` never fails, and matplotlib's mathtext is off (``$``
-  stays a dollar sign).
+  stays a dollar sign). Names are cut to ``NAME_LIMIT`` characters (:mod:`forestviz.names`),
+  so a drawing's width does not grow with a name's length.
 * dtreeviz is not thread-safe (every render writes the same per-process temporary files), so
   renders are serialised by a process-wide lock; finished SVGs go to a bounded LRU cache keyed
   by content: (tree arrays' fingerprint, training-data fingerprint, float32 row, options).
+* dtreeviz writes its node images into ``tempfile.gettempdir()`` and never removes them: each
+  render runs in a private temporary directory, removed afterwards (:func:`_private_tempdir`).
 * dtreeviz compares the row as given; we pass it rounded to float32, as scikit-learn compares,
   so the highlighted path is the one ``apply`` reports. Rows must be finite (impute first).
 * Speed: dtreeviz's node → training rows map (a Python loop over rows) is replaced by one
@@ -26,11 +29,17 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import logging
+import os
+import re
 import shutil
 import subprocess
+import tempfile
 import threading
 import unicodedata
 from collections import OrderedDict, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import cycle
 
@@ -41,6 +50,7 @@ from dtreeviz.utils import inline_svg_images
 from sklearn.base import is_classifier
 
 from forestviz.machines import estimator_trees
+from forestviz.names import NAME_LIMIT, elide, elide_unique
 
 FONT = "DejaVu Sans"
 FULL_TREE_NODE_LIMIT = 127
@@ -53,7 +63,8 @@ DOT_TIMEOUT = 60.0
 CACHE_ENTRIES = 256
 CACHE_BYTES = 64 << 20
 
-_RENDER_LOCK = threading.Lock()  # dtreeviz + matplotlib + shared temp files: one at a time
+_RENDER_LOCK = threading.Lock()  # dtreeviz + matplotlib + tempfile.tempdir: one at a time
+_log = logging.getLogger(__name__)
 
 
 class TreeRenderError(RuntimeError):
@@ -63,9 +74,21 @@ class TreeRenderError(RuntimeError):
 _LOOKALIKES = {"<": "‹", ">": "›", "'": "’", "&": " and "}
 
 
-def display_name(name) -> str:
-    """``name`` as graphviz can draw it: look-alikes for ``& < > " '``, control characters as
-    spaces, runs of white space collapsed (straight double quotes become “ ”, alternating)."""
+def display_name(name, limit: int = NAME_LIMIT) -> str:
+    """``name`` as graphviz can draw it (:func:`_drawable`), cut to ``limit`` characters
+    (:func:`forestviz.names.elide`)."""
+    return elide(_drawable(name), limit)
+
+
+def display_names(names) -> list[str]:
+    """:func:`display_name` of each name, kept distinct (:func:`forestviz.names.elide_unique`):
+    two features that look alike once cut would make the drawing ambiguous."""
+    return elide_unique(_drawable(name) for name in names)
+
+
+def _drawable(name) -> str:
+    """``name`` with look-alikes for ``& < > " '``, control characters as spaces, runs of white
+    space collapsed (straight double quotes become “ ”, alternating)."""
     quotes = cycle("“”")
     out = []
     for char in str(name):
@@ -205,18 +228,63 @@ def _draw(tree, tree_index, classes, row, context, model_key, mode, max_depth, f
         fancy = _auto_fancy(tree, path, context, mode, depth_range)
     try:
         viz = _dtreeviz_model(tree, classes, context, model_key)
-        with mpl.rc_context({"text.parse_math": False}):
+        # view() writes node images, dot embeds them by path, inline_svg_images reads them back
+        with _private_tempdir(), mpl.rc_context({"text.parse_math": False}):
             render = viz.view(x=row, show_just_path=mode == "path", fancy=fancy,
                               depth_range_to_display=depth_range, fontname=FONT, title=note)
-        dot = render.dot
-        if depth_range is not None and path.size - 1 > depth_range[1]:
-            # the exit leaf is cut off: hang the row's box under the deepest drawn path node
-            dot = dot.replace(f"leaf{path[-1]} -> X_y", f"node{path[depth_range[1]]} -> X_y")
-        return inline_svg_images(_run_dot(dot, timeout))
+            dot = render.dot
+            if depth_range is not None and path.size - 1 > depth_range[1]:
+                # the exit leaf is cut off: hang the row's box under the deepest drawn path node
+                dot = dot.replace(f"leaf{path[-1]} -> X_y", f"node{path[depth_range[1]]} -> X_y")
+            return inline_svg_images(_run_dot(dot, timeout))
     except TreeRenderError:
         raise
     except Exception as exc:  # dtreeviz/matplotlib failures reach the app as one error type
         raise TreeRenderError(f"Tree {tree_index} could not be drawn: {exc}") from exc
+
+
+@contextmanager
+def _private_tempdir() -> Iterator[str]:
+    """A new directory (mode 0700) as ``tempfile.tempdir`` for one render; call under
+    ``_RENDER_LOCK``.
+
+    dtreeviz writes ``node<k>_<pid>.svg``, ``leaf<k>_<pid>.svg`` and ``legend_<pid>.svg`` into
+    ``tempfile.gettempdir()`` on every render, with no parameter for the directory, and never
+    removes them: in a shared ``/tmp`` they pile up on a long-running server and their fixed,
+    predictable names invite symlink attacks. ``tempfile.tempdir`` is the documented hook
+    ``gettempdir()`` reads; it is restored on leaving, success or failure, and the directory
+    is removed then.
+
+    ``tempfile.tempdir`` is process-wide, so another thread may create a temporary file of its
+    own in this directory during the render. Only files named as dtreeviz names them for this
+    process are deleted; a directory still holding anything else is left in place (with a
+    warning in the log) rather than lose a file that is not ours.
+    """
+    previous = tempfile.tempdir
+    path = tempfile.mkdtemp(prefix="forestviz-tree-")
+    tempfile.tempdir = path
+    try:
+        yield path
+    finally:
+        tempfile.tempdir = previous
+        _remove_drawing_files(path)
+
+
+def _remove_drawing_files(path: str) -> None:
+    """Delete dtreeviz's files for this process in ``path``, then ``path`` if it is empty."""
+    ours = re.compile(rf"(?:(?:node|leaf)\d+|legend)_{os.getpid()}\.svg")
+    with suppress(FileNotFoundError), os.scandir(path) as entries:
+        for entry in entries:
+            if ours.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
+                with suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        _log.warning("left the temporary directory %s (%s): it holds files that are not "
+                     "dtreeviz's", path, exc.strerror)
 
 
 def _run_dot(source, timeout):
@@ -275,11 +343,11 @@ def _dtreeviz_model(tree, classes, context, model_key):
         class_names = context.class_names or tuple(str(c) for c in classes)
         if len(class_names) != classes.size:
             raise ValueError(f"expected {classes.size} class names, got {len(class_names)}")
-        class_names = [display_name(c) for c in class_names]
+        class_names = display_names(class_names)
         drawable = copy.copy(tree)  # dtreeviz wants classes 0..C-1 (y is coded to match)
         drawable.classes_ = np.arange(classes.size)
     viz = dtreeviz.model(drawable, context.X_train, y,
-                         feature_names=[display_name(n) for n in context.feature_names],
+                         feature_names=display_names(context.feature_names),
                          target_name=display_name(context.target_name), class_names=class_names)
     paths = tree.decision_path(context.X_train.astype(np.float32)).tocsc()
     viz.shadow_tree.node_to_samples = defaultdict(

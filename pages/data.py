@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from forestviz.csv_input import DataError
+from forestviz.csv_input import MAX_CELL_CHARS, MAX_LINE_CHARS, DataError
 from forestviz.datasets import list_datasets
-from ui import state
+from forestviz.names import CELL_PREVIEW_LIMIT, elide_cells
+from ui import models, state
 from ui.display import as_text, show_dataset_summary, show_error
 
 SOURCE_KINDS = {"bundled": "Bundled data set", "upload": "Upload a CSV"}
@@ -48,7 +49,13 @@ def choose_source() -> state.Source | None:
         key="upload_csv",
         help="A comma-separated table whose first row holds the column names.",
     )
-    st.caption(f"Upload limit: {limit} MB per file. The file stays in this browser session only.")
+    caps = state.limits()
+    st.caption(f"Upload limit: {limit} MB per file, {MAX_CELL_CHARS:,} characters per value and "
+               f"{MAX_LINE_CHARS:,} per line. The file stays in this browser session only; the "
+               f"uploads of all sessions share {caps.upload_budget_mb:,} MB of the server's "
+               f"memory: a session's tables are released when the session ends, and a parsed file is "
+               f"kept for reuse at most {caps.upload_idle_minutes:g} minutes. Values longer than "
+               f"{CELL_PREVIEW_LIMIT} characters are shortened in the tables below.")
     if uploaded is None:
         if state.UPLOAD in st.session_state:
             source = st.session_state[state.UPLOAD]
@@ -104,15 +111,16 @@ def choose_columns(source: state.Source) -> state.DataChoice:
     return state.DataChoice(source.key, target, id_column, tuple(exclude), task)
 
 
+models.follow_jobs()
 st.title("Data")
 source = choose_source()
 choice = None
 if source is not None:
     st.subheader("Preview")
     st.caption(f"First rows of {len(source.frame):,} × {source.frame.shape[1]} columns.")
-    st.dataframe(source.frame.head(100))
+    st.dataframe(elide_cells(source.frame.head(100)))
     st.subheader("Schema")
-    st.dataframe(state.column_schema(source.key, source.frame), hide_index=True)
+    st.dataframe(elide_cells(state.column_schema(source.key, source.frame)), hide_index=True)
     st.subheader("Columns")
     choice = choose_columns(source)
     try:

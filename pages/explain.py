@@ -7,8 +7,8 @@ import streamlit as st
 
 from forestviz import plots
 from ui import explain_view as view
+from ui import models
 from ui.display import as_text
-from ui.models import current_model
 from ui.state import DATASET
 
 PICKERS = {
@@ -55,8 +55,9 @@ def pick_row(bundle, dataset) -> int:
     return current
 
 
+models.follow_jobs()
 st.title("Explain")
-bundle = current_model()
+bundle = models.current_model()
 if bundle is None:
     st.info("Train a model on the Train page first (or use the button on the Home page).",
             icon=":material/info:")
@@ -76,7 +77,7 @@ if position in set(bundle.train_rows.tolist()):
     st.caption("This row was used for training: its prediction is optimistic.")
 
 explanation = view.explain_values(bundle, original, row_id)
-st.subheader(as_text(f"Row {row_id}"))
+st.subheader(as_text(f"Row {row_id}"), anchor=False)  # no "#row-<id>" link from the ID
 view.prediction_card(explanation, actual)
 
 charts = view.figures(bundle, explanation)

@@ -1,21 +1,24 @@
 """Forest: global views of the trained model over its rows."""
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from forestviz import plots
+from forestviz import plots, workflow
 from forestviz.enhanced import EnhancedForestClassifier, clean
+from forestviz.jobs import JobCancelled, WorkerDied
 from forestviz.machines import estimator_trees
+from ui import models
 from ui.display import as_text
-from ui.models import current_model, make_estimator
 from ui.state import DATASET
 
 HEATMAP_ROWS = 150
 CLEANING = "cleaning"  # (bundle, CleaningResult) of the last cleaning run
+CLEANING_JOB = "cleaning_job"  # the cleaning rounds while they run
 
 
 def hardest_rows(bundle, dataset) -> None:
@@ -52,20 +55,25 @@ def cleaning_rounds(bundle) -> None:
                "lowest s_i and the features with little importance, and scores the result on "
                "a fixed validation split. Good cleaning keeps the AUC while the data shrink.")
     rounds = st.slider("Rounds", 2, 20, 5, key="forest_rounds")
-    if st.button("Run the cleaning rounds", key="forest_clean"):
-        bar = st.progress(0.0, text="Starting…")
+    if st.button("Run the cleaning rounds", key="forest_clean",
+                 disabled=models.in_progress(CLEANING_JOB)):
         settings = replace(bundle.settings, n_estimators=min(bundle.settings.n_estimators, 50))
+        task = partial(clean, max_rounds=rounds, random_state=settings.random_state)
+        models.submit(CLEANING_JOB, models.SessionJob, task,
+                      (workflow.make_estimator(settings, bundle.task), bundle.X_train,
+                       bundle.y_train),
+                      "Cleaning rounds", bundle.choice, settings, "forest", bundle)
+    if models.in_progress(CLEANING_JOB):
+        models.job_status(CLEANING_JOB)
+    finished = models.take_finished(CLEANING_JOB)
+    if finished is not None:
         try:
-            result = clean(make_estimator(settings, bundle.task), bundle.X_train,
-                           bundle.y_train, max_rounds=rounds, random_state=settings.random_state,
-                           progress=lambda stage, f: bar.progress(min(f, 1.0), text=stage))
-        except ValueError as err:
+            st.session_state[CLEANING] = (finished.subject, finished.job.result())
+        except JobCancelled:
+            st.info("Cleaning cancelled.", icon=":material/info:")
+        except (ValueError, WorkerDied) as err:
             st.error(as_text(f"Cleaning failed: {err}. It needs at least two rows of every "
                              "class in the validation split."), icon=":material/error:")
-        else:
-            st.session_state[CLEANING] = (bundle, result)
-        finally:
-            bar.empty()
     stored = st.session_state.get(CLEANING)
     if stored is None or stored[0] is not bundle:
         return
@@ -117,8 +125,9 @@ def weights_over_rows(bundle) -> None:
     st.plotly_chart(figure, key="forest_effective")
 
 
+models.follow_jobs()
 st.title("Forest")
-bundle = current_model()
+bundle = models.current_model()
 if bundle is None:
     st.info("Train a model on the Train page first.", icon=":material/info:")
     st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")

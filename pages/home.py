@@ -2,11 +2,12 @@
 
 import streamlit as st
 
+from forestviz import workflow
 from ui import models
 from ui.display import show_dataset_summary
-from ui.explain_view import ROW, highest_risk_row
 from ui.state import CHOICE, DATASET
 
+models.follow_jobs(progress_in_sidebar=False)
 st.title("forestviz")
 st.markdown(
     "forestviz explains the predictions of random-forest-family models one sample at a time. "
@@ -20,14 +21,14 @@ show_dataset_summary(st.session_state[DATASET])
 st.page_link("pages/data.py", label="Choose or upload data", icon=":material/table:")
 
 dataset = st.session_state[DATASET]
-default = models.default_settings(dataset.task)
+default = workflow.default_settings(dataset.task)
 st.subheader("See an explanation now")
-st.caption(f"Trains the default model ({models.FAMILIES[default.family]}, {default.n_estimators} "
+st.caption(f"Trains the default model ({workflow.FAMILIES[default.family]}, {default.n_estimators} "
            "trees; a few seconds) and opens the explanation of the held-out row with the "
            "highest predicted risk.")
 if st.button("Train the default model and explain a row", type="primary", key="home_explain",
-             icon=":material/bolt:"):
-    bundle = models.train_with_progress(dataset, st.session_state[CHOICE], default)
-    if bundle is not None:
-        st.session_state[ROW] = highest_risk_row(bundle)
-        st.switch_page("pages/explain.py")
+             icon=":material/bolt:", disabled=models.training_in_progress()):
+    models.start_training(dataset, st.session_state[CHOICE], default, origin="home")
+if models.training_in_progress():
+    models.job_status()  # when it finishes, app.py opens the explanation
+models.show_outcome()

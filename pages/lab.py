@@ -13,6 +13,7 @@ from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.machines import DecisionMachine
 from forestviz.preprocessing import TablePreprocessor
 from forestviz.treeviz import TreeContext, TreeRenderError, render_tree
+from ui import models
 from ui.display import as_text
 
 SEED = 0
@@ -144,6 +145,7 @@ def decision_machine() -> None:
         f"{name} {'+1' if value > 0 else '−1'}" for name, value in zip(tests, h, strict=True))))
 
 
+models.follow_jobs()
 st.title("Paper lab")
 st.caption("The papers' pictures, recomputed live. Each section trains its own small model.")
 figure_one()

@@ -6,8 +6,8 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from forestviz import plots
-from ui import models
+from forestviz import persistence, plots, workflow
+from ui import models, state
 from ui.charts import predicted_vs_actual, roc_figure
 from ui.display import as_text, show_error
 from ui.state import CHOICE, DATASET
@@ -15,22 +15,24 @@ from ui.state import CHOICE, DATASET
 AGBOOST_BASES = {"random": "Gradient-boosted trees", "extra": "Extra-trees boosting"}
 
 
-def choose_settings(task: str) -> models.Settings:
+def choose_settings(task: str) -> workflow.Settings:
     """The Train page's form; defaults train in seconds on the bundled table."""
-    defaults = models.default_settings(task)
-    families = models.families_for(task)
+    defaults = workflow.default_settings(task)
+    families = workflow.families_for(task)
     left, middle, right = st.columns(3)
-    family = left.selectbox("Model family", families, format_func=models.FAMILIES.get,
+    family = left.selectbox("Model family", families, format_func=workflow.FAMILIES.get,
                             index=families.index(defaults.family), key=f"train_family@{task}",
                             persist_state="session")
     if family == "erf":
         base = "random"
         middle.caption("The Enhanced RF grows its own bootstrap forest of depth-limited trees.")
     else:
-        names = AGBOOST_BASES if family == "agboost" else models.BASES
+        names = AGBOOST_BASES if family == "agboost" else workflow.BASES
         base = middle.radio("Base ensemble", list(names), format_func=names.get,
                             horizontal=True, key="train_base", persist_state="session")
-    n_estimators = right.slider("Number of trees", 10, 500, defaults.n_estimators, step=10,
+    caps = state.limits()
+    n_estimators = right.slider("Number of trees", 10, caps.max_trees, defaults.n_estimators,
+                                step=10,
                                 key="train_trees", persist_state="session")
     left, right = st.columns(2)
     test_percent = left.slider("Held-out rows (%)", 10, 50, int(100 * defaults.test_size),
@@ -47,7 +49,8 @@ def choose_settings(task: str) -> models.Settings:
         a, b, c = st.columns(3)
         min_leaf = a.number_input("Minimum rows per leaf", 1, 100, defaults.min_samples_leaf,
                                   key="train_min_leaf", persist_state="session")
-        depth = b.number_input("Maximum tree depth (0 = the family's default)", 0, 30, 0,
+        depth = b.number_input("Maximum tree depth (0 = the family's default)", 0,
+                               caps.max_depth, 0,
                                key="train_depth", persist_state="session")
         seed = c.number_input("Random seed", 0, 2**31 - 1, defaults.random_state,
                               key="train_seed", persist_state="session")
@@ -71,7 +74,7 @@ def choose_settings(task: str) -> models.Settings:
                                     key="train_neighbours", persist_state="session")
         top_trees = d.number_input("Top trees L", 1, 100, defaults.top_trees,
                                    key="train_top_trees", persist_state="session")
-    return models.Settings(
+    return workflow.Settings(
         family=family, base=base, n_estimators=int(n_estimators), auto_tune=bool(auto_tune),
         test_size=test_percent / 100, random_state=int(seed), min_samples_leaf=int(min_leaf),
         max_depth=int(depth) or None, eps=float(eps), tau=float(tau), discount=float(discount),
@@ -79,7 +82,7 @@ def choose_settings(task: str) -> models.Settings:
         top_trees=int(top_trees))
 
 
-def show_results(bundle: models.Bundle) -> None:
+def show_results(bundle: workflow.Bundle) -> None:
     st.subheader("Results on the held-out rows")
     st.caption(as_text(f"{bundle.name}: {len(bundle.train_rows)} training rows, "
                        f"{len(bundle.test_rows)} held-out rows, {bundle.n_trees} trees."))
@@ -112,13 +115,17 @@ def show_results(bundle: models.Bundle) -> None:
                         key="train_tau_curves")
     left, right = st.columns(2)
     left.download_button("Download held-out predictions with tree weights (CSV)",
-                         partial(models.predictions_csv, bundle), file_name="predictions.csv",
+                         partial(workflow.predictions_csv, bundle), file_name="predictions.csv",
                          mime="text/csv", key="download_predictions", on_click="ignore",
                          icon=":material/download:")
-    right.download_button("Save the model (.skops)", partial(models.dumps, bundle),
+    right.download_button("Save the model (.skops)", partial(save_model, bundle),
                           file_name=f"forestviz-{bundle.settings.family}.skops",
                           mime="application/octet-stream", key="download_model",
                           on_click="ignore", icon=":material/save:")
+
+
+def save_model(bundle: workflow.Bundle) -> bytes:
+    return persistence.dumps(workflow.model_payload(bundle))
 
 
 def load_model(dataset, choice) -> None:
@@ -132,27 +139,34 @@ def load_model(dataset, choice) -> None:
     if st.session_state.get("model_file_digest") == digest:
         return
     try:
-        payload = models.loads(data)
-        with st.spinner("Scoring the loaded model and the baselines…"):
-            bundle = models.restore(payload, dataset, choice, lambda stage, fraction: None)
-    except models.ModelFileError as err:
+        payload = persistence.loads(data)
+        settings = workflow.check_payload(payload, choice)
+    except persistence.ModelFileError as err:
         show_error(err)
         return
-    st.session_state[models.MODEL] = bundle
-    st.session_state["model_file_digest"] = digest
-    st.success(as_text(f"Loaded {uploaded.name}: {bundle.name}."), icon=":material/check:")
+    if models.start_training(dataset, choice, settings, origin="load", payload=payload):
+        st.session_state["model_file_digest"] = digest
+        st.caption(as_text(f"Loading {uploaded.name}: scoring it and the baselines on the "
+                           "held-out rows…"))
 
 
+models.follow_jobs(progress_in_sidebar=False)
 st.title("Train")
 dataset = st.session_state[DATASET]
 choice = st.session_state[CHOICE]
 st.caption(as_text(f"Data set: {dataset.name} · target {dataset.target} ({dataset.task}), "
                    f"{len(dataset.frame):,} rows, {len(dataset.feature_columns)} features."))
 settings = choose_settings(dataset.task)
-pressed = st.button("Train", type="primary", key="train_button", icon=":material/model_training:")
-if pressed and models.train_with_progress(dataset, choice, settings) is not None:
-    st.success("Trained. Open the Explain page to look inside single predictions.",
-               icon=":material/check:")
+caps = state.limits()
+st.caption(f"This server trains one model per session at a time, at most {caps.max_trees} trees, "
+           f"depth {caps.max_depth} and {caps.max_row_trees:,} training rows × trees; the page "
+           "stays usable while it trains.")
+if st.button("Train", type="primary", key="train_button", icon=":material/model_training:",
+             disabled=models.training_in_progress()):
+    models.start_training(dataset, choice, settings, origin="train")
+if models.training_in_progress():
+    models.job_status()
+models.show_outcome()
 with st.expander("Load a saved model"):
     load_model(dataset, choice)
 bundle = models.current_model()

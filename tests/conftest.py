@@ -28,6 +28,9 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 SERVER_START_TIMEOUT = 60.0
+# A job nobody polls is cancelled after this many seconds (the default is 30): the browser
+# tests close a tab mid-training and check the worker is gone.
+SERVER_JOB_LEASE = 10
 
 
 def require_program(name: str, purpose: str) -> str:
@@ -112,9 +115,9 @@ def app_url(app_server) -> str:
 
 @pytest.fixture(scope="session")
 def app_server(tmp_path_factory) -> dict:
-    """``streamlit run app.py`` on a free loopback port; yields its base ``url`` and the
-    ``time.monotonic()`` of its launch (``started``) and of its first health answer
-    (``healthy``), then stops it."""
+    """``streamlit run app.py`` on a free loopback port; yields its base ``url``, its ``pid``,
+    its job ``lease`` and the ``time.monotonic()`` of its launch (``started``) and of its first
+    health answer (``healthy``), then stops it."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
     command = [
@@ -127,8 +130,10 @@ def app_server(tmp_path_factory) -> dict:
     ]  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     started = time.monotonic()
+    env = {**os.environ, "FORESTVIZ_JOB_LEASE_SECONDS": str(SERVER_JOB_LEASE)}
     with open(log_path, "wb") as log:
-        server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                  env=env)
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT
         while not _healthy(url):
@@ -138,7 +143,8 @@ def app_server(tmp_path_factory) -> dict:
                     + log_path.read_text(errors="replace")[-3000:]
                 )
             time.sleep(0.25)
-        yield {"url": url, "started": started, "healthy": time.monotonic()}
+        yield {"url": url, "started": started, "healthy": time.monotonic(), "pid": server.pid,
+               "lease": SERVER_JOB_LEASE}
     finally:
         server.terminate()
         try:

@@ -7,6 +7,7 @@ metrics, ``predict_proba``, ``tree_weights``), never against values the page com
 import collections
 import io
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
 from streamlit.testing.v1 import AppTest
 
-from ui import models
+from forestviz import persistence, workflow
 from ui.display import as_text
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,8 +35,19 @@ def app() -> AppTest:
     return at
 
 
+def finish_jobs(at: AppTest, timeout: float = 180.0) -> AppTest:
+    """Rerun the app (as the page's polling fragment does) until this session's background
+    jobs have finished and their outcome has been collected."""
+    deadline = time.monotonic() + timeout
+    while "training" in at.session_state or "cleaning_job" in at.session_state:
+        assert time.monotonic() < deadline, "a background job did not finish"
+        time.sleep(0.1)
+        at.run()
+    return at
+
+
 def train(at: AppTest, family: str, *, trees: int = 20, auto: bool = True,
-          errors: int = 0) -> models.Bundle:
+          errors: int = 0) -> workflow.Bundle:
     task = at.session_state["dataset"].task
     at.switch_page("pages/train.py").run()
     at.selectbox(key=f"train_family@{task}").set_value(family).run()
@@ -43,6 +55,7 @@ def train(at: AppTest, family: str, *, trees: int = 20, auto: bool = True,
     if family != "vanilla":
         at.toggle(key="train_auto").set_value(auto)
     at.button(key="train_button").click().run()
+    finish_jobs(at)
     assert not at.exception, at.exception
     assert len(at.error) == errors, [e.value for e in at.error]
     return at.session_state["model"]
@@ -78,9 +91,10 @@ def choose_bundled(at: AppTest, name: str) -> AppTest:
 def test_home_button_trains_and_explains_the_riskiest_patient():
     at = app()
     at.button(key="home_explain").click().run()
+    finish_jobs(at)
     assert not at.exception and not at.error
     bundle = at.session_state["model"]
-    assert bundle.settings == models.default_settings("classification")
+    assert bundle.settings == workflow.default_settings("classification")
     assert at.title[0].value == "Explain"
     proba = bundle.estimator.predict_proba(bundle.X_test)[:, 1]
     riskiest = bundle.test_rows[np.argmax(proba)]
@@ -153,7 +167,7 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
     bundle = train(at, family, trees=20, auto=auto)
     assert bundle.settings.family == family and bundle.n_trees == 20
     results = at.dataframe[0].value
-    assert list(results.index) == [models.FAMILIES[family], "Vanilla RF (baseline)",
+    assert list(results.index) == [workflow.FAMILIES[family], "Vanilla RF (baseline)",
                                    "Gradient boosting (baseline)"]
     model_row = results.iloc[0]
     X, y = bundle.X_test, bundle.y_test
@@ -172,9 +186,9 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
         assert model_row["R²"] == pytest.approx(r2_score(y, predicted))
         assert model_row["MAE"] == pytest.approx(mean_absolute_error(y, predicted))
     np.testing.assert_allclose(bundle.test_weights.sum(axis=1), 1.0)
-    csv = pd.read_csv(io.BytesIO(models.predictions_csv(bundle)))
+    csv = pd.read_csv(io.BytesIO(workflow.predictions_csv(bundle)))
     weights = csv.filter(like="weight tree").to_numpy()
-    np.testing.assert_allclose(weights, models.tree_weights(bundle.estimator, X), rtol=1e-6)
+    np.testing.assert_allclose(weights, workflow.tree_weights(bundle.estimator, X), rtol=1e-6)
     assert csv["id"].astype(str).tolist() == list(bundle.ids_test)
     specs = " ".join(chart_titles(at))
     if family == "erf":
@@ -241,11 +255,11 @@ def test_a_malformed_upload_keeps_the_model_and_a_new_upload_replaces_it():
 def test_model_save_and_load_round_trip():
     at = app()
     bundle = train(at, "abrf2", trees=10)
-    data = models.dumps(bundle)
+    data = persistence.dumps(workflow.model_payload(bundle))
     other = app()
     other.switch_page("pages/train.py").run()
     other.file_uploader(key="model_file").set_value(("model.skops", data, "application/zip"))
-    other.run()
+    finish_jobs(other.run())
     assert not other.exception and not other.error
     loaded = other.session_state["model"]
     assert loaded is not bundle and type(loaded.estimator) is type(bundle.estimator)
@@ -261,14 +275,14 @@ def test_model_save_and_load_round_trip():
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"PK\x03\x04 not really a zip", "not a model saved by forestviz"),
-        (sio.dumps({"format": models.FILE_FORMAT, "evil": ForeignDict(a=1)}),
+        (b"PK\x03\x04 not really a zip", "not a forestviz model file"),
+        (sio.dumps({"format": persistence.FILE_FORMAT, "evil": ForeignDict(a=1)}),
          "test_app_pages.ForeignDict"),
-        (sio.dumps({"format": models.FILE_FORMAT, "run": eval}), "builtins.eval"),
-        (sio.dumps({"format": models.FILE_FORMAT, "read": np.load}), "numpy.load"),
-        (sio.dumps(RandomForestClassifier(3)), "not saved by forestviz's Train page"),
-        (sio.dumps({"format": "forestviz-model/1", "estimator": RandomForestClassifier(3)}),
-         "saved by another version of forestviz (file format 'forestviz-model/1'"),
+        (sio.dumps({"format": persistence.FILE_FORMAT, "run": eval}), "builtins.eval"),
+        (sio.dumps({"format": persistence.FILE_FORMAT, "read": np.load}), "numpy.load"),
+        (sio.dumps(RandomForestClassifier(3)), "not saved by forestviz"),
+        (sio.dumps({"format": "forestviz-model/1", "object": RandomForestClassifier(3)}),
+         "saved by another version of forestviz (file format forestviz-model/1"),
     ],
     ids=["garbage", "foreign-type", "eval", "numpy-load", "not-a-forestviz-file",
          "older-format"],
@@ -290,7 +304,7 @@ def test_a_foreign_model_file_is_refused_and_the_app_keeps_working(data, message
 
 def test_a_model_for_other_data_is_refused():
     at = app()
-    data = models.dumps(train(at, "vanilla", trees=10))
+    data = persistence.dumps(workflow.model_payload(train(at, "vanilla", trees=10)))
     choose_bundled(at, "breast_cancer")
     at.switch_page("pages/train.py").run()
     at.file_uploader(key="model_file").set_value(("pima.skops", data, "application/zip"))
@@ -314,6 +328,7 @@ def test_forest_page_views_and_cleaning_rounds():
     assert len(effective) == 1
     at.slider(key="forest_rounds").set_value(2)
     at.button(key="forest_clean").click().run()
+    finish_jobs(at)
     assert not at.exception
     rounds = at.session_state["cleaning"][1].rounds
     assert 1 <= len(rounds) <= 2

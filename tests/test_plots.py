@@ -3,6 +3,7 @@
 import functools
 import html
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from sklearn.datasets import make_classification, make_friedman1
 from forestviz import plots
 from forestviz.attention import AttentionForestRegressor
 from forestviz.enhanced import EnhancedForestClassifier
+from forestviz.names import HOVER_WIDTH, NAME_LIMIT, elide
 
 RNG = np.random.default_rng(0)
 NASTY = ["<img src=x onerror=alert(1)>", "<b>x</b>", "a & b"]
@@ -429,3 +431,53 @@ def test_plotly_shows_escaped_names_literally_in_chromium(browser, tmp_path):
     assert "&lt;" not in hover and "&amp;" not in hover
     assert page.locator(".main-svg img, .main-svg b").count() == 0 and not alerts
     page.close()
+
+
+# ------------------------------------------------------------------------- long names
+LONG = "Q" * 5000
+HOVER = ("hovertext", "hovertemplate")
+
+
+def laid_out(node, path=()):
+    """(key path, string) of every string in the figure's JSON except hover texts."""
+    if isinstance(node, str):
+        yield path, node
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key not in HOVER:
+                yield from laid_out(value, (*path, key))
+    elif isinstance(node, list):
+        for value in node:
+            yield from laid_out(value, path)
+
+
+def test_long_names_never_widen_a_figure():
+    """A 5,000-character name takes at most NAME_LIMIT characters in every tick, legend, title
+    and annotation of every figure (in hover texts it may be whole)."""
+    for key, fig in make_every_figure((LONG, LONG + "R")).items():
+        shown = list(laid_out(json.loads(fig.to_json())))
+        runs = [len(run) for _, text in shown for run in re.findall("Q+", text)]
+        assert max(runs, default=0) <= NAME_LIMIT, key
+        for trace in fig.data:  # category labels: cut, and distinct although the names are alike
+            for attr in ("x", "y"):
+                values = getattr(trace, attr, None)
+                labels = [] if values is None else [v for v in values if isinstance(v, str)]
+                assert all(len(html.unescape(label)) <= NAME_LIMIT for label in labels), key
+                assert len(set(labels)) == len(labels), key
+
+
+def test_row_vs_median_cuts_long_feature_names_and_shows_them_whole_on_hover():
+    hostile = "<img src=x onerror=alert(1)>" * 200
+    table = pd.DataFrame({"feature": [LONG, LONG + "R", hostile, "age"],
+                          "value": [1.0, 2.0, "<b>" * 100, 40], "median": [0.0, 0.0, "a", 38],
+                          "percentile": [90.0, 80.0, 50.0, 55.0]})
+    (bar,) = plots.row_vs_median(table).data
+    ticks = [html.unescape(label) for label in bar.y]
+    assert ticks == [elide(LONG), elide(LONG, NAME_LIMIT - 3) + " #2", elide(hostile), "age"]
+    assert not any("<img" in label for label in bar.y)
+    hovers = [html.unescape(text.replace("<br>", "")) for text in bar.hovertext]
+    for name, hover in zip(table["feature"], hovers, strict=True):
+        assert hover.startswith(f"{name}: this row ")
+    assert "<b>" * 100 in hovers[2]  # long values too, whole
+    assert all(line.count("Q") <= HOVER_WIDTH for line in bar.hovertext[0].split("<br>"))
+    assert "<img" not in "".join(bar.hovertext)

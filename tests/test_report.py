@@ -1,5 +1,6 @@
 """The HTML report: self-contained (nothing fetched from a network), hostile names stay text,
-tree drawings and path sentences are in it; and it renders offline in Debian Chromium."""
+tree drawings and path sentences are in it, long names never widen it; and it renders offline
+in Debian Chromium within the width of A4."""
 
 import base64
 import html
@@ -15,13 +16,14 @@ from sklearn.datasets import make_classification
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
+from forestviz.names import NAME_LIMIT, elide
 from forestviz.report import tree_drawings
 from forestviz.summary import TrainingSummary
 
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
 EXTERNAL = re.compile(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", re.IGNORECASE)
 TAGS = {"html", "head", "meta", "title", "style", "script", "body", "h1", "h2", "h3", "p", "b",
-        "sub", "div", "table", "thead", "tbody", "tr", "th", "td", "img"}
+        "sub", "div", "table", "thead", "tbody", "tr", "th", "td", "img", "span"}
 
 
 class Tags(HTMLParser):
@@ -146,3 +148,110 @@ def test_report_renders_offline_in_chromium(hostile, browser, tmp_path):
     assert requests == [] and dialogs == []
     assert page.locator("img[src='x'], img[src='y']").count() == 0
     context.close()
+
+
+# ------------------------------------------------------------------------- long names
+LONG = "glucose_2h_after_a_<meal>_&_fasting;" * 140  # 5,040 characters, no space
+SICK = "sick: " + "insulin resistance " * 20
+A4_PX = 794  # 210 mm at 96 px per inch
+
+
+class Layout(HTMLParser):
+    """Where text sits: ``texts`` outside scripts, styles and the table of full names,
+    ``appendix`` inside that table, ``attrs`` every (tag, attribute, value)."""
+
+    def __init__(self, document):
+        super().__init__()
+        self.texts, self.appendix, self.attrs, self.css = [], [], [], ""
+        self._open, self._in_names = [], False
+        self.feed(document)
+
+    def handle_starttag(self, tag, attrs):
+        self._open.append(tag)
+        self._in_names |= tag == "table" and ("class", "names") in attrs
+        self.attrs += [(tag, name, value or "") for name, value in attrs]
+
+    def handle_endtag(self, tag):
+        self._open.pop()
+        self._in_names &= tag != "table"
+
+    def handle_data(self, data):
+        where = self._open[-1] if self._open else ""
+        if where == "style":
+            self.css += data
+        elif where != "script":
+            (self.appendix if self._in_names else self.texts).append(data)
+
+
+@pytest.fixture(scope="module")
+def long_named():
+    """An ERF explanation whose feature names, class, row ids and original columns are 5,000
+    characters long (two features alike in their first 40 characters)."""
+    X, y = make_classification(150, n_features=3, n_informative=2, n_redundant=0,
+                               random_state=1)
+    names = [LONG, LONG + " (mmol/L)", "<img src=x onerror=alert(1)>"]
+    labels = np.array(["healthy", SICK])[y]
+    ids = np.array([f"patient {i} " + "x" * 100 for i in range(len(X))])
+    original = pd.DataFrame(X, columns=names).assign(note="<b>" * 2000)
+    model = EnhancedForestClassifier(8, max_depth=3, n_iterations=1, random_state=0)
+    model.fit(X, labels)
+    summary = TrainingSummary.from_data(model, X, labels, feature_names=names, ids=ids,
+                                        original=original)
+    e = explain(model, X[3], summary=summary, top_k=2, row_id=ids[3] + LONG,
+                original_row=original.iloc[3])
+    return model, e, X, labels, names
+
+
+def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named):
+    e = long_named[1]
+    report = e.to_html()
+    layout = Layout(report)
+    shown = " ".join(layout.texts)
+    for name in (LONG, LONG + " (mmol/L)", SICK, e.row_id):
+        assert name not in shown  # never whole in the page's text
+        assert name in layout.appendix  # whole in the table of full names
+        assert ("span", "title", name) in layout.attrs  # and on hover
+    assert elide(LONG) in shown and elide(SICK) in shown
+    assert elide(LONG + " (mmol/L)", NAME_LIMIT - 3) + " #2" in shown  # alike names differ
+    assert all(name == "title" for _, name, value in layout.attrs if LONG in value)
+    assert f"Decision rule: {elide(SICK)} when P({elide(SICK)})" in shown
+    alike = {elide(LONG), elide(LONG, NAME_LIMIT - 3) + " #2"}  # the two long features
+    long_steps = [step for steps in e.paths for step in steps if len(step.feature_name) > 40]
+    assert long_steps
+    for step in long_steps:
+        assert step.sentence() not in shown  # path sentences name the feature cut
+        assert any(step.sentence().replace(step.feature_name, cut) in shown for cut in alike)
+    rest = without_plotly(report)  # nothing unescaped, however long
+    assert "<img src=x" not in rest and "<meal>" not in rest and "<b><b>" not in rest
+    assert html.escape(LONG) in rest and html.escape("<img src=x onerror=alert(1)>") in rest
+
+
+def test_report_css_bounds_the_width(long_named):
+    css = Layout(long_named[1].to_html()).css
+    for rule in ("max-width:190mm", "table-layout:fixed;width:100%", "overflow-wrap:anywhere",
+                 "img,.plotly-graph-div{max-width:100%}", "word-break:break-all",
+                 "@page{size:A4"):
+        assert rule in css
+
+
+@pytest.mark.browser
+def test_report_with_long_names_fits_a4_in_chromium(long_named, browser, tmp_path,
+                                                    require_dot):
+    """The whole report, tree drawings included, is no wider than an A4 page (794 px)."""
+    from forestviz.treeviz import TreeContext
+
+    model, e, X, labels, names = long_named
+    context = TreeContext.from_data(X, labels, feature_names=names,
+                                    class_names=list(model.classes_))
+    path = tmp_path / "report.html"
+    path.write_text(e.to_html(tree_svgs=tree_drawings(model, e, context, mode="full")),
+                    encoding="utf-8")
+    page = browser.new_context(viewport={"width": A4_PX, "height": 1200}).new_page()
+    page.goto(path.as_uri())
+    page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
+    assert page.locator("img.tree").count() == 2
+    widths = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth,"
+                           " ...[...document.querySelectorAll('table, img, .plotly-graph-div')]"
+                           ".map(el => el.getBoundingClientRect().right)]")
+    assert max(widths) <= A4_PX, widths
+    page.context.close()

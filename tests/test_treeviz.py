@@ -1,7 +1,11 @@
 """Tree drawings: real dtreeviz + graphviz renders of small trees, checked in the SVG itself."""
 
+import os
+import re
+import tempfile
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +14,14 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeRegressor
 
 from forestviz import treeviz
-from forestviz.treeviz import TreeContext, TreeRenderError, display_name, render_tree
+from forestviz.names import NAME_LIMIT
+from forestviz.treeviz import (
+    TreeContext,
+    TreeRenderError,
+    display_name,
+    display_names,
+    render_tree,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE = ["<script>alert(1)</script>", "a&b", '"quoted"', "O'Brien", "BMI (kg/m²)",
@@ -62,6 +73,13 @@ def test_display_names_keep_the_text_but_no_markup():
                      "BMI (kg/m²)", "tab here $x_1$ \\n"]
     assert not any(set(name) & set("<>&\"'\t") for name in shown)
     assert display_name("\x00\x07") == ""
+
+
+def test_display_names_are_cut_and_stay_distinct():
+    assert display_name("<" * 100) == "‹" * (NAME_LIMIT - 1) + "…"
+    assert display_name("a&b" * 100, limit=10) == "a and ba …"
+    alike = ["P" * 50 + "1", "P" * 50 + "2", "P" * 50 + "1", "Q"]
+    assert display_names(alike) == ["P" * 39 + "…", "P" * 36 + "… #2", "P" * 36 + "… #3", "Q"]
 
 
 def test_path_drawing_highlights_the_rows_path(require_dot, clinic):
@@ -119,6 +137,31 @@ def test_regression_tree_with_a_depth_limit_and_note(require_dot, monkeypatch):
     assert set(drawn_nodes(short)) == {f"node{n}" for n in path[:2]}  # no stray leaf node
 
 
+def test_long_names_do_not_widen_the_drawing(require_dot):
+    """5,000-character feature, target and class names draw as wide as 40-character ones
+    (about 60,000 px before names were cut)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 3))
+    y = np.where(X[:, 0] + X[:, 1] > 0, "sick", "well")
+    forest = RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0).fit(X, y)
+
+    def drawings(length):
+        context = TreeContext.from_data(X, y, feature_names=[c * length for c in "LMN"],
+                                        target_name="T" * length,
+                                        class_names=["C" * length, "D" * length])
+        return [render_tree(forest, 0, X[0], context=context, mode=mode, fancy=fancy)
+                for mode, fancy in (("path", True), ("full", False))]
+
+    def width_pt(svg):
+        return float(ET.fromstring(svg).get("width").removesuffix("pt"))
+
+    for long, short in zip(drawings(5000), drawings(NAME_LIMIT), strict=True):
+        assert width_pt(long) <= 1.05 * width_pt(short)
+        assert width_pt(long) * 96 / 72 <= 4000  # px
+        assert re.search(rf"([LMNTCD])\1{{{NAME_LIMIT}}}", long) is None  # no name whole
+        assert any("L" * (NAME_LIMIT - 1) + "…" in text for text in texts(long))
+
+
 def test_cache_is_keyed_by_content(require_dot, clinic):
     forest, context, X = clinic
     first = render_tree(forest, 0, X[5], context=context)
@@ -157,3 +200,151 @@ def test_errors_come_back_as_tree_render_errors(require_dot, clinic, monkeypatch
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(TreeRenderError, match="Graphviz"):
         render_tree(forest, 0, X[0], context=context)
+
+
+# ------------------------------------------------------------------ temporary files
+DTREEVIZ_FILE = re.compile(r"(?:(?:node|leaf)\d+|legend)_\d+\.svg")
+
+
+@pytest.fixture
+def shared_tmp(tmp_path, monkeypatch):
+    """A fresh directory as the process's temporary directory (what ``/tmp`` is to a server),
+    so no other process's files disturb the count."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    return shared
+
+
+@pytest.fixture
+def seen_during_render(monkeypatch):
+    """[(temporary directory, its files)] as ``dot`` starts, one entry per render."""
+    seen = []
+    run_dot = treeviz._run_dot
+
+    def spy(source, timeout):
+        seen.append((tempfile.gettempdir(), sorted(os.listdir(tempfile.gettempdir()))))
+        return run_dot(source, timeout)
+
+    monkeypatch.setattr(treeviz, "_run_dot", spy)
+    return seen
+
+
+@pytest.mark.slow
+def test_fifty_drawings_leave_no_temporary_file(require_dot, clinic, shared_tmp,
+                                                seen_during_render):
+    forest, context, X = clinic
+    rng = np.random.default_rng(2)
+    Xr = rng.normal(size=(120, 2))
+    regressor = DecisionTreeRegressor(max_depth=2, random_state=0).fit(Xr, Xr[:, 0])
+    regression = TreeContext.from_data(Xr, Xr[:, 0], feature_names=["a", "b"])
+    jobs = [(forest, k % 4, X[k], context, mode, k % 6 == 0)
+            for k in range(30) for mode in ("path", "full") if mode == "path" or k < 6]
+    jobs += [(regressor, 0, Xr[k], regression, ("path", "full")[k % 2], k % 7 == 0)
+             for k in range(50 - len(jobs))]
+    assert len(jobs) == 50
+    for model, k, row, ctx, mode, fancy in jobs:
+        render_tree(model, k, row, context=ctx, mode=mode, fancy=fancy)
+        assert tempfile.tempdir == str(shared_tmp)
+        assert os.listdir(shared_tmp) == []
+    assert len(seen_during_render) == 50  # every job rendered (distinct keys, no cache hit)
+    for directory, files in seen_during_render:  # dtreeviz wrote into a private directory
+        assert os.path.dirname(directory) == str(shared_tmp)
+        assert files and all(DTREEVIZ_FILE.fullmatch(name) for name in files)
+        assert not os.path.exists(directory)
+
+
+def test_failed_drawings_leave_no_temporary_file(require_dot, clinic, shared_tmp, monkeypatch):
+    forest, context, X = clinic
+    with pytest.raises(TreeRenderError, match="longer than"):  # dot times out
+        render_tree(forest, 0, X[0], context=context, mode="full", timeout=1e-4)
+    assert tempfile.tempdir == str(shared_tmp) and os.listdir(shared_tmp) == []
+
+    def broken(svg):
+        raise ValueError("cannot read the node images")
+
+    monkeypatch.setattr(treeviz, "inline_svg_images", broken)
+    with pytest.raises(TreeRenderError, match="cannot read"):
+        render_tree(forest, 1, X[0], context=context)
+    assert tempfile.tempdir == str(shared_tmp) and os.listdir(shared_tmp) == []
+    monkeypatch.undo()  # the real inline_svg_images, and no tempdir set (None)
+    assert tempfile.tempdir is None or tempfile.tempdir != str(shared_tmp)
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    render_tree(forest, 2, X[0], context=context)
+    assert tempfile.tempdir is None  # restored as it was, not to the default it computed
+
+
+def test_a_foreign_file_in_the_private_directory_survives(require_dot, clinic, shared_tmp,
+                                                          monkeypatch, caplog):
+    """Another thread's temporary file, created in our directory during a render (tempdir is
+    process-wide), is neither deleted nor lost: the directory stays with just that file."""
+    forest, context, X = clinic
+    run_dot, private = treeviz._run_dot, []
+
+    def other_thread_writes(source, timeout):
+        private.append(tempfile.gettempdir())
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as other:
+            other.write("someone else's data")
+        return run_dot(source, timeout)
+
+    monkeypatch.setattr(treeviz, "_run_dot", other_thread_writes)
+    svg = render_tree(forest, 0, X[4], context=context, fancy=True)
+    assert drawn_nodes(svg)
+    (directory,) = private
+    (left,) = os.listdir(directory)  # dtreeviz's files are gone, the other file is not
+    assert left.endswith(".csv") and not DTREEVIZ_FILE.fullmatch(left)
+    assert (Path(directory) / left).read_text() == "someone else's data"
+    assert os.listdir(shared_tmp) == [os.path.basename(directory)]
+    assert tempfile.tempdir == str(shared_tmp)
+    assert "left the temporary directory" in caplog.text
+
+
+def test_drawings_do_not_name_the_private_directory(require_dot, clinic, seen_during_render):
+    forest, context, X = clinic
+    svg = render_tree(forest, 0, X[4], context=context, mode="full", fancy=True)
+    ((directory, files),) = seen_during_render
+    assert files and directory not in svg and "<image" not in svg  # node images inlined
+
+
+# --------------------------------------------------------------------------- the cache
+def test_svg_cache_is_bounded_by_entries_and_characters():
+    cache = treeviz._SvgCache(max_entries=3, max_chars=10)
+    for key in "abc":
+        cache.put(key, "xx")
+    assert cache.get("a") == "xx"  # a is now the most recently used
+    cache.put("d", "xx")  # 4 entries: the least recently used (b) goes
+    assert [cache.get(key) for key in "abcd"] == ["xx", None, "xx", "xx"]
+    cache.put("e", "y" * 7)  # 2 + 2 + 2 + 7 > 10 characters: a, then c go
+    assert [cache.get(key) for key in "acde"] == [None, None, "xx", "y" * 7]
+    cache.put("f", "z" * 11)  # larger than the whole cache: not kept, nothing evicted
+    assert cache.get("f") is None and cache.get("d") == "xx"
+
+
+def test_svg_cache_under_eight_threads():
+    cache = treeviz._SvgCache(max_entries=50, max_chars=2_000)
+    value = {k: f"<svg>{k}</svg>" * (1 + k % 7) for k in range(400)}
+    errors = []
+
+    def check():
+        with cache._lock:
+            items = dict(cache._items)
+            chars = cache._chars
+        if not (len(items) <= 50 and chars == sum(map(len, items.values())) <= 2_000
+                and all(value[k] == v for k, v in items.items())):
+            errors.append((len(items), chars))
+
+    def hammer(seed):
+        rng = np.random.default_rng(seed)
+        for k in rng.integers(0, 400, 3_000).tolist():
+            got = cache.get(k)
+            if got is not None and got != value[k]:
+                errors.append(("wrong value", k))
+            cache.put(k, value[k])
+            if k % 50 == 0:
+                check()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(hammer, range(8)))
+    check()
+    assert errors == []
+    assert 0 < len(cache._items) <= 50

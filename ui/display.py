@@ -1,4 +1,26 @@
-"""Display helpers: text from files is shown as text, errors as ``st.error``."""
+"""Display helpers: names and values from files are shown as plain text, errors as ``st.error``.
+
+Everything Streamlit shows from a string (``st.markdown``, captions, alerts, metric labels and
+values, widget labels, radio options, headings, progress texts) is GitHub-flavoured Markdown.
+Text from a file (column names, class labels, row IDs, cell values, file and data-set names)
+must never become markup there, so every page passes it through :func:`as_text`:
+
+* every ASCII punctuation character is backslash-escaped (CommonMark allows that for all of
+  them), which keeps links, images, emphasis, code, headings, lists, tables, raw HTML,
+  Streamlit's directives (``:red[…]``, ``:material/…:``, emoji short codes) and math inert;
+* escaping does not stop GFM's *autolink literals*: Streamlit's remark-gfm turns bare
+  ``http://…``, ``https://…``, ``www.…`` and e-mail addresses (also after ``mailto:`` or
+  ``xmpp:``) into links by searching the already-unescaped text, so :func:`as_text` also puts
+  an invisible U+2060 WORD JOINER inside every ``://``, after every ``www`` before a dot and
+  after every ``@``, which breaks that grammar while the text reads exactly the same;
+* line breaks become spaces (a blank line followed by an indented line would start a code
+  block); white space at the start gets a word joiner before it (four spaces would start one,
+  too) and white space at the end one after it (so ``**{as_text(name)}**`` stays bold).
+
+``st.dataframe`` cells and headers, ``st.text``, ``st.code``, selectbox and multiselect options
+(``format_func`` texts) and text-input values are plain text already; plotly figures take names
+through :func:`forestviz.plots.plain`.
+"""
 
 import re
 
@@ -9,11 +31,23 @@ from forestviz.data import Dataset
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of them
 # keeps Markdown, Streamlit directives (``:red[...]``), math (``$``) and HTML inert.
 _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# U+2060 WORD JOINER: invisible, no line-break opportunity, and neither white space, punctuation
+# nor a word character, so GFM's autolink grammar accepts it neither inside nor before a link.
+WORD_JOINER = "\u2060"
+# Where GFM (remark-gfm's autolink literals) starts a link: "http(s)://" (any "://" is broken),
+# "www." (case-insensitive) and "@" followed by a domain.
+_AUTOLINK_STARTS = re.compile(r"(?<=:)(?=//)|(?i:(?<=www)(?=\.))|(?<=@)(?=[-\w])")
+_LINE_BREAKS = re.compile(r"[ \t]*(?:\r\n?|\n)[ \t\r\n]*")
+_OUTER_SPACE = re.compile(r"\A(?=\s)|(?<=\s)\Z")
 
 
 def as_text(value: object) -> str:
-    """``value`` as Markdown that renders literally (names and values from files are data)."""
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", str(value))
+    """``value`` as Markdown that renders literally and never as a link (names and values
+    from files are data); it reads the same, on one line."""
+    text = _LINE_BREAKS.sub(" ", str(value))
+    text = _OUTER_SPACE.sub(WORD_JOINER, text)
+    text = _AUTOLINK_STARTS.sub(WORD_JOINER, text)
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def show_error(err: Exception) -> None:

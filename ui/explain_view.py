@@ -10,8 +10,8 @@ import streamlit as st
 from forestviz import plots
 from forestviz.explain import Explanation, explain
 from forestviz.treeviz import TreeRenderError, render_tree
+from forestviz.workflow import Bundle
 from ui.display import as_text
-from ui.models import Bundle
 
 ROW = "explain_row"  # position in the data set of the explained row
 TOP_K = 5
@@ -76,7 +76,7 @@ def prediction_card(e: Explanation, actual) -> None:
         # binary: the risk of the second class; more classes: the predicted class's probability
         shown = (-1 if e.classes.size == 2
                  else int(np.flatnonzero(e.classes == e.predicted_class)[0]))
-        columns[0].metric("Predicted class", str(e.predicted_class))
+        columns[0].metric("Predicted class", as_text(e.predicted_class))  # values are Markdown
         columns[1].metric(as_text(f"P({e.classes[shown]})"), f"{e.prediction[shown]:.2f}")
         columns[2].metric("Decision threshold",
                           "—" if e.threshold is None else f"{e.threshold:.3f}")

@@ -1,401 +1,58 @@
-"""The trained-model bundle of a session: training with progress, baselines, metrics, and the
-safe (skops) save / load of a model file.
+"""The session's trained model and its training job.
 
-Nothing here is cached across sessions: a :class:`Bundle` lives in ``st.session_state`` only and
-is dropped when the session's data set changes.
+The workflow itself (families, split, metrics, the :class:`~forestviz.workflow.Bundle`) is
+:mod:`forestviz.workflow`; here it is run as a background job of the server-wide
+:class:`~forestviz.jobs.JobPool`, its progress is polled by a fragment with a Cancel button,
+and the finished bundle is kept in ``st.session_state`` only (dropped when the session's data
+set changes). The previous model stays in place until a new one has finished.
 """
 
 from __future__ import annotations
 
-import copy
-import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+import math
+from dataclasses import dataclass
 
-import numpy as np
-import pandas as pd
-import skops.io as sio
 import streamlit as st
-from sklearn.ensemble import (
-    ExtraTreesClassifier,
-    ExtraTreesRegressor,
-    GradientBoostingClassifier,
-    GradientBoostingRegressor,
-    RandomForestClassifier,
-    RandomForestRegressor,
-)
-from sklearn.metrics import accuracy_score, f1_score, mean_absolute_error, r2_score, roc_auc_score
-from sklearn.model_selection import train_test_split
 
-from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
-from forestviz.boosting import AttentionBoostingRegressor
+from forestviz import workflow
 from forestviz.csv_input import DataError
-from forestviz.data import Dataset
-from forestviz.enhanced import EnhancedForestClassifier
-from forestviz.preprocessing import TablePreprocessor
-from forestviz.summary import TrainingSummary
-from forestviz.treeviz import TreeContext
-from ui.display import as_text, show_error
-from ui.state import CHOICE, DataChoice
+from forestviz.data import DataChoice, Dataset
+from forestviz.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
+from forestviz.persistence import ModelFileError
+from ui.display import as_text
+from ui.explain_view import ROW, highest_risk_row
+from ui.state import CHOICE, limits
 
-Progress = Callable[[str, float], None]
-
-FAMILIES = {
-    "vanilla": "Vanilla RF (plain average of the trees)",
-    "erf": "Enhanced RF (ERF)",
-    "abrf1_qp": "Attention RF: ABRF-1, QP (L2 loss)",
-    "abrf1_lp": "Attention RF: ABRF-1, LP (L1 loss)",
-    "abrf2": "Attention RF: ABRF-2 (trained temperatures and feature weights)",
-    "abrf3": "Attention RF: ABRF-3 (ABRF-1 and ABRF-2 together)",
-    "softmax": "Attention RF: Softmax (no training of the weights)",
-    "agboost": "AGBoost (attention over gradient-boosted trees)",
-}
-CLASSIFICATION_ONLY = {"erf"}
-REGRESSION_ONLY = {"agboost"}
-ATTENTION_MODES = {"abrf1_qp": ("abrf1", "l2"), "abrf1_lp": ("abrf1", "l1"),
-                   "abrf2": ("abrf2", "l2"), "abrf3": ("abrf3", "l2"), "softmax": ("softmax", "l2")}
-BASES = {"random": "Random Forest", "extra": "Extra Trees"}
-# skops already trusts plain containers and numpy arrays; whatever it reports beyond them must be
-# a forestviz or scikit-learn type. Never trust "builtins." or "numpy." wholesale: that would
-# admit function references such as builtins.eval or numpy.load.
-TRUSTED_PREFIXES = ("forestviz.", "sklearn.")
-# Bumped whenever a saved estimator's fitted state changes shape (2: ERF's neighbour index).
-FILE_FORMAT = "forestviz-model/2"
-PAYLOAD_KEYS = {"settings", "choice", "dataset_name", "estimator", "frames", "preprocessor",
-                "train_rows", "test_rows"}
-
-
-def families_for(task: str) -> list[str]:
-    """The model families that can learn a ``task`` ("classification" / "regression")."""
-    excluded = REGRESSION_ONLY if task == "classification" else CLASSIFICATION_ONLY
-    return [family for family in FAMILIES if family not in excluded]
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything the Train page asks; defaults train in seconds on the 632-row Pima table."""
-
-    family: str = "erf"
-    base: str = "random"
-    n_estimators: int = 100
-    auto_tune: bool = True
-    test_size: float = 0.25
-    random_state: int = 0
-    min_samples_leaf: int = 5
-    max_depth: int | None = None  # None: the family's default (ERF: 6)
-    eps: float = 0.5  # ABRF / AGBoost contamination ε when not auto-tuned
-    tau: float = 5.0  # ABRF / AGBoost temperature τ (squared standardised distance units)
-    discount: float = 0.9  # AGBoost discount γ when not auto-tuned
-    n_iterations: int = 5  # ERF Algorithm 1 rounds
-    learning_rate: float = 0.2  # ERF λ
-    n_neighbors: int = 10  # ERF M
-    top_trees: int = 10  # ERF L
-
-
-class ModelFileError(ValueError):
-    """A model file that cannot (or must not) be loaded; the message says why."""
-
-
-def make_estimator(settings: Settings, task: str):
-    """The unfitted estimator of ``settings.family`` for ``task``."""
-    s, classify = settings, task == "classification"
-    if s.family in CLASSIFICATION_ONLY and not classify:
-        raise DataError(f"{FAMILIES[s.family]} needs a classification target.")
-    if s.family in REGRESSION_ONLY and classify:
-        raise DataError(f"{FAMILIES[s.family]} needs a numeric (regression) target.")
-    seed = s.random_state
-    if s.family == "vanilla":
-        forest = {("random", True): RandomForestClassifier,
-                  ("random", False): RandomForestRegressor,
-                  ("extra", True): ExtraTreesClassifier,
-                  ("extra", False): ExtraTreesRegressor}
-        return forest[s.base, classify](s.n_estimators, min_samples_leaf=s.min_samples_leaf,
-                                        max_depth=s.max_depth, random_state=seed)
-    if s.family == "erf":
-        return EnhancedForestClassifier(
-            s.n_estimators, max_depth=6 if s.max_depth is None else s.max_depth,
-            n_iterations=s.n_iterations, early_stopping=s.auto_tune, learning_rate=s.learning_rate,
-            n_neighbors=s.n_neighbors, top_trees=s.top_trees, random_state=seed)
-    if s.family == "agboost":
-        return AttentionBoostingRegressor(
-            s.n_estimators, base="gbm" if s.base == "random" else "extra",
-            max_depth=3 if s.max_depth is None else s.max_depth,
-            min_samples_leaf=s.min_samples_leaf, random_state=seed,
-            **({} if s.auto_tune else {"eps": s.eps, "tau": s.tau, "discount": s.discount}))
-    mode, loss = ATTENTION_MODES[s.family]
-    tuned = {} if s.auto_tune else {"eps": s.eps, "tau": s.tau}
-    model = AttentionForestClassifier if classify else AttentionForestRegressor
-    return model(s.n_estimators, base=s.base, mode=mode, loss=loss, max_depth=s.max_depth,
-                 min_samples_leaf=s.min_samples_leaf, random_state=seed, **tuned)
-
-
-def baselines(task: str, settings: Settings) -> dict[str, object]:
-    """Vanilla random forest and scikit-learn gradient boosting, the comparison models."""
-    if task == "classification":
-        return {"Vanilla RF (baseline)": RandomForestClassifier(
-                    settings.n_estimators, random_state=settings.random_state),
-                "Gradient boosting (baseline)": GradientBoostingClassifier(
-                    random_state=settings.random_state)}
-    return {"Vanilla RF (baseline)": RandomForestRegressor(
-                settings.n_estimators, random_state=settings.random_state),
-            "Gradient boosting (baseline)": GradientBoostingRegressor(
-                random_state=settings.random_state)}
-
-
-def split_rows(dataset: Dataset, test_size: float, random_state: int):
-    """Positions of the training and held-out rows: stratified by class when every class has
-    at least two rows on each side, else a plain random split."""
-    y = dataset.y.to_numpy()
-    rows = np.arange(len(y))
-    stratify = None
-    if dataset.task == "classification":
-        counts = pd.Series(y).value_counts()
-        n_test = int(np.ceil(test_size * len(y)))
-        if counts.min() >= 2 and min(n_test, len(y) - n_test) >= len(counts):
-            stratify = y
-    train, test = train_test_split(rows, test_size=test_size, stratify=stratify,
-                                   random_state=random_state)
-    return np.sort(train), np.sort(test)
-
-
-def tree_weights(estimator, X) -> np.ndarray:
-    """Per-row tree weights (n, T): the model's own, or 1/T for a plain forest."""
-    if hasattr(estimator, "tree_weights"):
-        return estimator.tree_weights(X)
-    n_trees = len(estimator.estimators_)
-    return np.full((len(X), n_trees), 1.0 / n_trees)
-
-
-def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
-    """Held-out metrics: AUC / F1 / accuracy (classification) or R² / MAE (regression)."""
-    if task == "regression":
-        predicted = estimator.predict(X)
-        return {"R²": r2_score(y, predicted), "MAE": mean_absolute_error(y, predicted)}
-    proba = estimator.predict_proba(X)
-    predicted = estimator.predict(X)
-    binary = len(classes) == 2
-    try:
-        auc = (roc_auc_score(y == classes[1], proba[:, 1]) if binary
-               else roc_auc_score(y, proba, multi_class="ovr", labels=list(classes)))
-    except ValueError:  # a class missing from the held-out rows
-        auc = np.nan
-    f1 = (f1_score(y, predicted, pos_label=classes[1]) if binary
-          else f1_score(y, predicted, average="macro"))
-    return {"AUC": auc, "F1": f1, "accuracy": accuracy_score(y, predicted)}
+MODEL = "model"  # the session's Bundle
+TRAINING = "training"  # the session's training SessionJob until its outcome is collected
+OUTCOME = "training_outcome"  # (kind, message) of the last finished training, shown once
+POLL_SECONDS = 0.5
 
 
 @dataclass(frozen=True, eq=False)
-class Bundle:
-    """A trained model with everything the Explain and Forest pages need."""
+class SessionJob:
+    """A background job of this session: what it is (``title``), the data set and settings it
+    works on, where it was started (``origin``: a page name) and the model it concerns."""
 
-    settings: Settings
-    estimator: object
-    preprocessor: TablePreprocessor
-    choice: DataChoice  # the session's data-set choice it was trained on
-    dataset_name: str
-    task: str
-    target: str
-    feature_names: tuple[str, ...]
-    class_names: tuple[str, ...] | None
-    train_rows: np.ndarray
-    test_rows: np.ndarray
-    X_train: np.ndarray
-    X_test: np.ndarray
-    y_train: np.ndarray
-    y_test: np.ndarray
-    ids_train: np.ndarray
-    ids_test: np.ndarray
-    results: pd.DataFrame  # one row per model: held-out metrics and fit seconds
-    test_predictions: dict[str, np.ndarray]  # model name → predictions or P(class 1)
-    test_weights: np.ndarray  # (n_test, T) tree weights of the trained model
-    context: TreeContext  # tree drawings
-    summary: TrainingSummary  # explanations: medians, nearest rows, decision paths
-
-    @property
-    def name(self) -> str:
-        return FAMILIES[self.settings.family]
-
-    @property
-    def n_trees(self) -> int:
-        return self.test_weights.shape[1]
+    job: Job
+    title: str
+    choice: DataChoice
+    settings: workflow.Settings
+    origin: str
+    subject: object = None
 
 
-def _prepare(dataset: Dataset, train_rows, test_rows, preprocessor=None):
-    X = dataset.X
-    if preprocessor is None:
-        preprocessor = TablePreprocessor().fit(X.iloc[train_rows])
-    return (preprocessor, preprocessor.transform(X.iloc[train_rows]),
-            preprocessor.transform(X.iloc[test_rows]))
+@st.cache_resource
+def job_pool() -> JobPool:
+    """The worker pool every session shares (its size is ``limits().training_jobs``)."""
+    caps = limits()
+    pool = JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
+                   lease=caps.job_lease_seconds, preload=("forestviz.workflow",))
+    pool.warm_up()
+    return pool
 
 
-def train_bundle(dataset: Dataset, choice: DataChoice, settings: Settings,
-                 progress: Progress) -> Bundle:
-    """Split, encode, fit the chosen model (its ``progress`` stages pass through, scaled to
-    the first 75 %), then the baselines; raises DataError for a target the family can't learn."""
-    estimator = make_estimator(settings, dataset.task)
-    progress("preparing the features", 0.0)
-    train_rows, test_rows = split_rows(dataset, settings.test_size, settings.random_state)
-    preprocessor, X_train, _ = _prepare(dataset, train_rows, test_rows)
-    y_train = dataset.y.to_numpy()[train_rows]
-    started = time.perf_counter()
-
-    def model_progress(stage: str, fraction: float) -> None:
-        progress(f"{FAMILIES[settings.family]}: {stage}", 0.05 + 0.7 * min(max(fraction, 0), 1))
-
-    fit_kwargs = {} if settings.family == "vanilla" else {"progress": model_progress}
-    estimator.fit(X_train, y_train, **fit_kwargs)
-    return assemble(dataset, choice, settings, estimator, preprocessor, train_rows, test_rows,
-                    time.perf_counter() - started, progress)
-
-
-def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, test_rows,
-             fit_seconds, progress: Progress) -> Bundle:
-    """The bundle of a fitted estimator: held-out metrics, baselines and the explanation aids."""
-    preprocessor, X_train, X_test = _prepare(dataset, train_rows, test_rows, preprocessor)
-    y = dataset.y.to_numpy()
-    y_train, y_test = y[train_rows], y[test_rows]
-    classes = dataset.classes
-    models = {FAMILIES[settings.family]: (estimator, fit_seconds)}
-    for i, (name, baseline) in enumerate(baselines(dataset.task, settings).items()):
-        progress(f"baseline: {name}", 0.75 + 0.1 * i)
-        started = time.perf_counter()
-        models[name] = (baseline.fit(X_train, y_train), time.perf_counter() - started)
-    progress("scoring the held-out rows", 0.95)
-    rows, predictions = [], {}
-    for name, (model, seconds) in models.items():
-        rows.append({"model": name, **scores(model, X_test, y_test, dataset.task, classes),
-                     "fit seconds": seconds})
-        predictions[name] = (model.predict(X_test) if dataset.task == "regression"
-                             else model.predict_proba(X_test)[:, -1])
-    names = tuple(str(n) for n in preprocessor.get_feature_names_out())
-    ids = dataset.ids.to_numpy(dtype=str)
-    bundle = Bundle(
-        settings=settings, estimator=estimator, preprocessor=preprocessor, choice=choice,
-        dataset_name=dataset.name, task=dataset.task, target=dataset.target,
-        feature_names=names, class_names=None if classes is None else tuple(map(str, classes)),
-        train_rows=train_rows, test_rows=test_rows, X_train=X_train, X_test=X_test,
-        y_train=y_train, y_test=y_test, ids_train=ids[train_rows], ids_test=ids[test_rows],
-        results=pd.DataFrame(rows), test_predictions=predictions,
-        test_weights=tree_weights(estimator, X_test),
-        context=TreeContext.from_data(X_train, y_train, feature_names=names,
-                                      target_name=dataset.target, class_names=classes),
-        summary=TrainingSummary.from_data(
-            estimator, X_train, y_train, feature_names=names, ids=ids[train_rows],
-            original=dataset.X.iloc[train_rows]),
-    )
-    progress("done", 1.0)
-    return bundle
-
-
-def predictions_csv(bundle: Bundle) -> bytes:
-    """Held-out rows: ID, actual, prediction (and class probabilities), then per-tree weights."""
-    estimator, X = bundle.estimator, bundle.X_test
-    frame = pd.DataFrame({"id": bundle.ids_test, "actual": bundle.y_test,
-                          "predicted": estimator.predict(X)})
-    if bundle.task == "classification":
-        proba = estimator.predict_proba(X)
-        for j, name in enumerate(bundle.class_names):
-            frame[f"P({name})"] = proba[:, j]
-    weights = pd.DataFrame(bundle.test_weights,
-                           columns=[f"weight tree {k + 1}" for k in range(bundle.n_trees)])
-    return pd.concat([frame, weights], axis=1).to_csv(index=False).encode("utf-8")
-
-
-# ------------------------------------------------------------------------- save / load
-def _frames_out(estimator):
-    """A shallow copy without pandas attributes (skops would need pandas types trusted) and
-    those attributes as plain dicts of lists."""
-    frames = {key: value.to_dict(orient="list") for key, value in vars(estimator).items()
-              if isinstance(value, pd.DataFrame)}
-    plain = copy.copy(estimator)
-    for key in frames:
-        delattr(plain, key)
-    return plain, frames
-
-
-def dumps(bundle: Bundle) -> bytes:
-    """The model file (skops): estimator, preprocessor, settings, data-set choice, split."""
-    estimator, frames = _frames_out(bundle.estimator)
-    return sio.dumps({
-        "format": FILE_FORMAT,
-        "settings": asdict(bundle.settings),
-        "choice": {**asdict(bundle.choice), "exclude": list(bundle.choice.exclude)},
-        "dataset_name": bundle.dataset_name,
-        "estimator": estimator,
-        "frames": frames,
-        "preprocessor": bundle.preprocessor,
-        "train_rows": bundle.train_rows,
-        "test_rows": bundle.test_rows,
-    })
-
-
-def _trusted(type_name: str) -> bool:
-    return type_name.startswith(TRUSTED_PREFIXES)
-
-
-def loads(data: bytes) -> dict:
-    """Read a model file, trusting only forestviz and scikit-learn types beyond skops' defaults;
-    raises ModelFileError naming anything else (nothing is unpickled)."""
-    try:
-        untrusted = sio.get_untrusted_types(data=data)
-    except Exception as err:  # skops raises zip / JSON / key errors on foreign bytes
-        raise ModelFileError("This file is not a model saved by forestviz (it could not be read "
-                             "as a skops file). Choose a .skops file from the Train page.") from err
-    refused = sorted(name for name in untrusted if not _trusted(name))
-    if refused:
-        raise ModelFileError("This model file was refused: it contains types that are not from "
-                             "forestviz or scikit-learn and could run code when loaded: "
-                             + ", ".join(refused) + ". Load only files saved by forestviz.")
-    try:
-        payload = sio.loads(data, trusted=untrusted)
-    except Exception as err:
-        raise ModelFileError(f"This model file could not be read: {err}") from err
-    saved_format = payload.get("format") if isinstance(payload, dict) else None
-    if isinstance(saved_format, str) and saved_format.startswith("forestviz-model/") \
-            and saved_format != FILE_FORMAT:
-        raise ModelFileError(
-            f"This model file was saved by another version of forestviz (file format "
-            f"'{saved_format}'; this version reads '{FILE_FORMAT}'). Train the model again "
-            "on the Train page and save it anew.")
-    if saved_format != FILE_FORMAT or not payload.keys() >= PAYLOAD_KEYS:
-        raise ModelFileError("This skops file was not saved by forestviz's Train page.")
-    for key, value in payload["frames"].items():
-        setattr(payload["estimator"], key, pd.DataFrame(value))
-    return payload
-
-
-def restore(payload: dict, dataset: Dataset, choice: DataChoice, progress: Progress) -> Bundle:
-    """The bundle of a loaded model file on the session's data set; ModelFileError when the
-    file was trained on other data."""
-    try:
-        saved = DataChoice(**{**payload["choice"],
-                              "exclude": tuple(payload["choice"]["exclude"])})
-        settings = Settings(**payload["settings"])
-    except (TypeError, KeyError) as err:
-        raise ModelFileError(f"This model file's settings could not be read: {err}") from err
-    if saved != choice:
-        raise ModelFileError(
-            f"This model was trained on the data set '{payload['dataset_name']}' with target "
-            f"'{saved.target}', not on the data set in use. Choose that data (same file, target "
-            "and columns) on the Data page, then load the model again.")
-    try:
-        return assemble(dataset, choice, settings, payload["estimator"],
-                        payload["preprocessor"], payload["train_rows"], payload["test_rows"],
-                        float("nan"), progress)
-    except (TypeError, ValueError, IndexError, AttributeError) as err:
-        raise ModelFileError(f"This model file does not fit the data set in use: {err}") from err
-
-
-# ----------------------------------------------------------------------- session state
-MODEL = "model"  # the session's Bundle
-
-
-def default_settings(task: str) -> Settings:
-    """Quick defaults: ERF for classification (Youden threshold), ABRF-1 for regression."""
-    return Settings(family="erf" if task == "classification" else "abrf1_qp")
-
-
-def current_model() -> Bundle | None:
+def current_model() -> workflow.Bundle | None:
     """The session's trained model if it belongs to the data set in use (else it is dropped)."""
     bundle = st.session_state.get(MODEL)
     if bundle is not None and bundle.choice != st.session_state.get(CHOICE):
@@ -404,24 +61,139 @@ def current_model() -> Bundle | None:
     return bundle
 
 
-def train_with_progress(dataset: Dataset, choice: DataChoice, settings: Settings) -> Bundle | None:
-    """Train with a progress bar naming the stage; keep and return the bundle, or show what
-    went wrong (the previous model stays) and return None."""
-    bar = st.progress(0.0, text="Starting…")
-
-    def progress(stage: str, fraction: float) -> None:
-        bar.progress(min(max(fraction, 0.0), 1.0), text=as_text(stage))
-
+def start_training(dataset: Dataset, choice: DataChoice, settings: workflow.Settings,
+                   origin: str, payload: dict | None = None) -> bool:
+    """Queue a training job for this session (one at a time): ``train_bundle``, or with a
+    loaded model file's ``payload`` its ``restore`` (which fits the baselines). False, after
+    showing why, when the request is over a cap or the server is busy."""
+    if in_progress(TRAINING):
+        st.warning("A model is training already: wait for it or cancel it first.",
+                   icon=":material/hourglass:")
+        return False
+    n_rows = len(dataset.frame) - math.ceil(settings.test_size * len(dataset.frame))
+    task, args = ((workflow.train_bundle, (dataset, choice, settings)) if payload is None
+                  else (workflow.restore, (payload, dataset, choice)))
     try:
-        bundle = train_bundle(dataset, choice, settings, progress)
-    except DataError as err:
-        show_error(err)
+        limits().check_training(n_rows=n_rows, n_trees=settings.n_estimators,
+                                max_depth=settings.max_depth)
+    except ValueError as err:
+        st.error(as_text(err), icon=":material/error:")
+        return False
+    title = workflow.FAMILIES[settings.family]
+    started = submit(TRAINING, SessionJob, task, args, title, choice, settings, origin)
+    if started:
+        st.session_state.pop(OUTCOME, None)
+    return started
+
+
+def submit(key: str, record, fn, args, *details) -> bool:
+    """Run ``fn(*args)`` on the server's pool as this session's job ``key``; False after
+    showing why when the server is busy."""
+    try:
+        job = job_pool().submit(fn, *args)
+    except PoolBusy as err:
+        st.error(as_text(err), icon=":material/error:")
+        return False
+    st.session_state[key] = record(job, *details)
+    return True
+
+
+def in_progress(key: str) -> bool:
+    """Whether this session's job ``key`` is waiting or running."""
+    record = st.session_state.get(key)
+    return record is not None and record.job.state in ("queued", "running")
+
+
+def take_finished(key: str) -> SessionJob | None:
+    """This session's job ``key`` once it has finished (removed from the session), else None."""
+    record = st.session_state.get(key)
+    if record is None or record.job.state in ("queued", "running"):
+        return None
+    del st.session_state[key]
+    return record
+
+
+def collect_training() -> SessionJob | None:
+    """Move a finished training's model into the session (or its failure into a message)
+    and return its record; None while nothing has finished."""
+    training = take_finished(TRAINING)
+    if training is None:
+        return None
+    try:
+        bundle = training.job.result()
+    except JobCancelled:
+        st.session_state[OUTCOME] = ("info", "Training cancelled; the previous model (if any) "
+                                             "is still in use.")
+        return None
+    except WorkerDied as err:
+        st.session_state[OUTCOME] = ("error", f"Training stopped: {err}. Try fewer trees or "
+                                              "fewer rows.")
+        return None
+    except (DataError, ModelFileError) as err:
+        st.session_state[OUTCOME] = ("error", str(err))
         return None
     except (ValueError, ArithmeticError, RuntimeError, MemoryError) as err:
-        st.error(as_text(f"Training failed: {err}. Try fewer trees, another model family or "
-                         "check the target column on the Data page."), icon=":material/error:")
+        st.session_state[OUTCOME] = ("error", f"Training failed: {err}. Try fewer trees, another "
+                                              "model family or check the target column on the "
+                                              "Data page.")
         return None
-    finally:
-        bar.empty()
-    st.session_state[MODEL] = bundle
-    return bundle
+    if training.choice == st.session_state.get(CHOICE):
+        st.session_state[MODEL] = bundle
+        done = "Model loaded." if training.origin == "load" else "Trained."
+        st.session_state[OUTCOME] = ("success", f"{done} Open the Explain page to look inside "
+                                                "single predictions.")
+    else:
+        st.session_state[OUTCOME] = ("info", "The model finished training on a data set that "
+                                             "is no longer in use, so it was not kept.")
+        return None
+    return training
+
+
+def follow_jobs(*, progress_in_sidebar: bool = True) -> None:
+    """Every page's first call: take in a finished training (Home's one-click training then
+    opens its explanation) and show a running one's progress in the sidebar, unless the page
+    shows it itself (``progress_in_sidebar=False``)."""
+    finished = collect_training()
+    if finished is not None and finished.origin == "home":
+        st.session_state[ROW] = highest_risk_row(st.session_state[MODEL])
+        st.session_state.pop(OUTCOME, None)  # the explanation itself says it worked
+        st.switch_page("pages/explain.py")
+    if progress_in_sidebar and training_in_progress():
+        with st.sidebar:
+            job_status()
+
+
+def show_outcome() -> None:
+    """The message of the last finished training, once."""
+    outcome = st.session_state.pop(OUTCOME, None)
+    if outcome is None:
+        return
+    kind, message = outcome
+    show = {"success": st.success, "info": st.info, "error": st.error}[kind]
+    icon = {"success": ":material/check:", "info": ":material/info:",
+            "error": ":material/error:"}[kind]
+    show(as_text(message), icon=icon)
+
+
+def training_in_progress() -> bool:
+    return in_progress(TRAINING)
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def job_status(key: str = TRAINING) -> None:
+    """Progress of this session's job ``key`` with a Cancel button; reruns the whole app once
+    the job has finished, so every page sees its outcome."""
+    record = st.session_state.get(key)
+    if record is None:
+        return
+    job = record.job
+    job.touch()
+    if job.state not in ("queued", "running"):
+        st.rerun(scope="app")
+    if job.state == "queued":
+        ahead = job_pool().ahead_of(job)
+        text = f"{record.title}: waiting for a free worker ({ahead} job(s) ahead on this server)…"
+    else:
+        text = f"{job.stage} ({job.fraction:.0%})"
+    st.progress(min(max(job.fraction, 0.0), 1.0), text=as_text(text))
+    st.button("Cancel", key=f"cancel_{key}", on_click=job.cancel, icon=":material/cancel:")

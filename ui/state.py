@@ -7,24 +7,15 @@ import pandas as pd
 import streamlit as st
 
 from forestviz.csv_input import load_csv
-from forestviz.data import Dataset, schema, suggest_id_columns
+from forestviz.data import DataChoice, Dataset, schema, suggest_id_columns
 from forestviz.datasets import DEFAULT_DATASET, load_dataset
+from forestviz.limits import Limits
+from forestviz.uploads import TableBudget
 
 DATASET = "dataset"  # the Dataset every page works on
 CHOICE = "dataset_choice"  # the DataChoice that built it
 UPLOAD = "upload"  # the last uploaded CSV that parsed, as a Source
 TASKS = ("auto", "classification", "regression")
-
-
-@dataclass(frozen=True)
-class DataChoice:
-    """What the user picked on the Data page; equal choices give equal data sets."""
-
-    source: str  # "bundled:<name>" or "upload:<sha256 of the file>"
-    target: str
-    id_column: str | None
-    exclude: tuple[str, ...]
-    task: str  # one of TASKS
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +29,19 @@ class Source:
     defaults: DataChoice
 
 
+@st.cache_resource
+def limits() -> Limits:
+    """The server's caps (``forestviz.limits``; environment variables override them)."""
+    return Limits.from_env()
+
+
+@st.cache_resource
+def upload_budget() -> TableBudget:
+    """Bytes of parsed uploads held by all sessions of this server (``forestviz.uploads``)."""
+    caps = limits()
+    return TableBudget(caps.upload_budget_mb * 2**20, caps.upload_idle_minutes * 60)
+
+
 def upload_limit_mb() -> int:
     """The upload size limit from ``.streamlit/config.toml`` (``server.maxUploadSize``)."""
     return int(st.get_option("server.maxUploadSize"))
@@ -47,12 +51,6 @@ def upload_limit_mb() -> int:
 def bundled_dataset(name: str) -> Dataset:
     """A bundled data set; each caller gets its own copy."""
     return load_dataset(name)
-
-
-@st.cache_data(show_spinner="Reading the CSV…", max_entries=8)
-def _parse_csv(digest: str, _data: bytes, max_bytes: int) -> pd.DataFrame:
-    """The parsed upload, cached by the sha256 of its bytes (``digest``)."""
-    return load_csv(_data, max_bytes=max_bytes)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -74,14 +72,20 @@ def bundled_source(name: str) -> Source:
 
 
 def read_upload(name: str, data: bytes) -> Source:
-    """Parse an uploaded CSV and keep it as the session's upload; raises DataError (then the
-    previous upload and data set stay as they were)."""
+    """Parse an uploaded CSV and keep it as the session's upload, within the server's upload
+    budget; raises DataError (then the previous upload and data set stay as they were)."""
     digest = hashlib.sha256(data).hexdigest()
     key = f"upload:{digest}"
     previous = st.session_state.get(UPLOAD)
     if previous is not None and previous.key == key:
         return previous
-    frame = _parse_csv(digest, data, upload_limit_mb() * 1024 * 1024)
+    budget = upload_budget()
+    frame = budget.get(key)
+    if frame is None:
+        budget.admit(len(data), "This file")  # a parsed table is at least about this big
+        with st.spinner("Reading the CSV…"):
+            frame = load_csv(data, max_bytes=upload_limit_mb() * 1024 * 1024)
+        budget.keep(key, frame)
     ids = suggest_id_columns(frame)
     defaults = DataChoice(key, frame.columns[-1], ids[0] if ids else None, (), "auto")
     source = Source(key, name, "", frame, defaults)
@@ -117,6 +121,8 @@ def use_choice(source: Source, choice: DataChoice) -> Dataset:
             name=source.name,
             description=source.description,
         )
+        if choice.source.startswith("upload:"):
+            upload_budget().keep(None, dataset.frame)
         st.session_state[DATASET] = dataset
         st.session_state[CHOICE] = choice
     return st.session_state[DATASET]

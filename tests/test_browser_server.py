@@ -1,0 +1,143 @@
+"""A server safe to leave running, in Debian Chromium against the real server: while session A
+trains a 500-tree model in a worker process, session B's Explain page changes row about as
+fast as when the server is idle; A cancels within 2 s, the worker (and everything it started)
+is gone and A's previous model is still shown; a closed tab's training is cancelled once its
+lease runs out; A's data never appears in B."""
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.test_browser_flows import TIMEOUT, go_to, shoot, upload
+
+A_FEATURE = "alpha_marker_A"
+
+
+def write_big_table(path: Path, n: int = 20_000, seed: int = 5) -> None:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 8))
+    frame = pd.DataFrame(X, columns=[A_FEATURE, *(f"a_lab_{j}" for j in range(1, 8))])
+    frame["outcome"] = np.where(X[:, 0] + X[:, 1] + rng.normal(0, 1, n) > 0, "pos", "neg")
+    frame.to_csv(path, index=False)
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def workers(server_pid: int) -> list[int]:
+    """Processes forked by the server's forkserver: the running training jobs."""
+    jobs = []
+    for child in children(server_pid):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"forkserver" in command:
+            jobs += children(child)
+    return jobs
+
+
+def idle(page: Page) -> None:
+    """Wait until the page's script run has finished (Streamlit's running indicator gone)."""
+    page.wait_for_timeout(100)
+    expect(page.get_by_test_id("stStatusWidget").get_by_text("Running")).to_have_count(
+        0, timeout=TIMEOUT)
+
+
+def change_row(page: Page, row: int) -> float:
+    """Seconds from asking for row number ``row`` on Explain to the finished page."""
+    field = page.get_by_test_id("stMain").get_by_label("ID, or row number")
+    field.fill(str(row))
+    started = time.monotonic()
+    field.press("Enter")
+    expect(page.get_by_test_id("stHeading").filter(has_text="Row P")).to_contain_text(
+        f"P{row + 1:04d}", timeout=TIMEOUT)
+    idle(page)
+    expect(page.get_by_test_id("stImage").locator("img").first).to_be_visible(timeout=TIMEOUT)
+    return time.monotonic() - started
+
+
+def start_big_training(page: Page) -> None:
+    go_to(page, "Train")
+    main = page.get_by_test_id("stMain")
+    slider = main.get_by_role("slider", name="Number of trees")
+    slider.focus()
+    slider.press("End")
+    expect(slider).to_have_value("500")
+    main.get_by_role("button", name="Train", exact=True).click()
+    expect(main.get_by_role("button", name="Cancel")).to_be_visible(timeout=TIMEOUT)
+    idle(page)  # A's own page run is done; what remains is the worker process
+
+
+@pytest.mark.browser
+def test_training_never_freezes_another_session(browser, base_url, app_server, artifacts_dir,
+                                                tmp_path):
+    viewport = {"width": 1400, "height": 2000}
+    b = browser.new_context(base_url=base_url, viewport=viewport).new_page()
+    b.goto("/")
+    b.get_by_test_id("stMain").get_by_role(
+        "button", name="Train the default model and explain a row").click()
+    expect(b.get_by_test_id("stHeading").filter(has_text="Row P")).to_be_visible(timeout=TIMEOUT)
+    b.get_by_test_id("stMain").get_by_text("By ID or row number").click()
+    idle(b)
+    quiet = [change_row(b, row) for row in (3, 4, 5)]
+
+    a = browser.new_context(base_url=base_url, viewport=viewport).new_page()
+    a.goto("/")
+    write_big_table(tmp_path / "alpha.csv")
+    upload(a, tmp_path / "alpha.csv")
+    expect(a.get_by_test_id("stMain").get_by_role("combobox", name="Target column")
+           ).to_have_value("outcome", timeout=TIMEOUT)
+    go_to(a, "Train")
+    main_a = a.get_by_test_id("stMain")
+    main_a.get_by_role("combobox", name="Model family").click()
+    a.get_by_role("option", name="Vanilla RF").click()
+    main_a.get_by_role("button", name="Train", exact=True).click()
+    expect(main_a.get_by_text("Trained.")).to_be_visible(timeout=3 * TIMEOUT)
+    old_results = main_a.get_by_test_id("stDataFrame").first.inner_text()
+    main_a.get_by_role("combobox", name="Model family").click()
+    a.get_by_role("option", name="Enhanced RF (ERF)").click()
+    start_big_training(a)
+    assert len(workers(app_server["pid"])) == 1
+
+    busy = [change_row(b, row) for row in (6, 7, 8)]
+    baseline = float(np.median(quiet))
+    print(f"row change, idle server: {quiet} s; while A trains 500 trees: {busy} s")
+    assert max(busy) < 3 * baseline, (quiet, busy)
+    assert A_FEATURE not in b.get_by_test_id("stMain").inner_text()
+    shoot(b, artifacts_dir, "server-b-while-a-trains")
+    shoot(a, artifacts_dir, "server-a-training")
+
+    assert a.get_by_test_id("stMain").get_by_role("button", name="Cancel").is_visible()
+    cancelled = time.monotonic()
+    main_a.get_by_role("button", name="Cancel").click()
+    expect(main_a.get_by_text("Training cancelled")).to_be_visible(timeout=2_000)
+    while workers(app_server["pid"]):
+        assert time.monotonic() - cancelled < 2.0, "the worker outlived Cancel by 2 s"
+        time.sleep(0.05)
+    expect(main_a.get_by_text("Vanilla RF (plain average of the trees)").first).to_be_visible()
+    assert main_a.get_by_test_id("stDataFrame").first.inner_text() == old_results
+    shoot(a, artifacts_dir, "server-a-cancelled")
+
+    start_big_training(a)  # a tab closed mid-training: its job ends when its lease runs out
+    assert len(workers(app_server["pid"])) == 1
+    a.context.close()
+    closed = time.monotonic()
+    while workers(app_server["pid"]):
+        assert time.monotonic() - closed < app_server["lease"] + 5, "orphan training"
+        time.sleep(0.2)
+    assert A_FEATURE not in b.get_by_test_id("stMain").inner_text()
+    b.context.close()
