@@ -58,11 +58,12 @@ class PathStep:
     scaled_margin: float
     fragile: bool
 
-    def sentence(self) -> str:
-        """E.g. "Glucose (mg/dL) = 148 > 127.5"."""
+    def sentence(self, name=str) -> str:
+        """E.g. "Glucose (mg/dL) = 148 > 127.5"; ``name`` shows the feature name (e.g.
+        ``forestviz.names.elide`` for display)."""
         value, threshold = _distinct_numbers(self.value, self.threshold)
         sign = "≤" if self.direction == "<=" else ">"
-        return f"{self.feature_name} = {value} {sign} {threshold}"
+        return f"{name(self.feature_name)} = {value} {sign} {threshold}"
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,10 @@ class Flip:
     value: float
     new_value: float
 
-    def sentence(self) -> str:
-        """E.g. "Glucose were above 120.5"."""
+    def sentence(self, name=str) -> str:
+        """E.g. "Glucose were above 120.5" (``name`` as in :meth:`PathStep.sentence`)."""
         where = "at most" if self.direction == "<=" else "above"
-        return f"{self.feature_name} were {where} {_distinct_numbers(self.threshold)[0]}"
+        return f"{name(self.feature_name)} were {where} {_distinct_numbers(self.threshold)[0]}"
 
 
 @dataclass(frozen=True)
@@ -104,9 +105,9 @@ class Alternative:
     prediction_text: str
     row: np.ndarray = field(repr=False, compare=False)
 
-    def sentence(self) -> str:
+    def sentence(self, name=str) -> str:
         """E.g. "if Glucose were above 120.5, this tree would say P(1) = 0.81"."""
-        tests = " and ".join(flip.sentence() for flip in self.tests)
+        tests = " and ".join(flip.sentence(name) for flip in self.tests)
         return f"if {tests}, this tree would say {self.prediction_text}"
 
 

@@ -53,9 +53,9 @@ def choose_source() -> state.Source | None:
     st.caption(f"Upload limit: {limit} MB per file, {MAX_CELL_CHARS:,} characters per value and "
                f"{MAX_LINE_CHARS:,} per line. The file stays in this browser session only; the "
                f"uploads of all sessions share {caps.upload_budget_mb:,} MB of the server's "
-               f"memory: a session's tables are released when the session ends, and a parsed file is "
-               f"kept for reuse at most {caps.upload_idle_minutes:g} minutes. Values longer than "
-               f"{CELL_PREVIEW_LIMIT} characters are shortened in the tables below.")
+               "memory: a session's tables are released when the session ends, and a parsed file "
+               f"is kept for reuse at most {caps.upload_idle_minutes:g} minutes. Values longer "
+               f"than {CELL_PREVIEW_LIMIT} characters are shortened in the tables below.")
     if uploaded is None:
         if state.UPLOAD in st.session_state:
             source = st.session_state[state.UPLOAD]

@@ -12,6 +12,7 @@ from forestviz import plots, workflow
 from forestviz.enhanced import EnhancedForestClassifier, clean
 from forestviz.jobs import JobCancelled, WorkerDied
 from forestviz.machines import estimator_trees
+from forestviz.names import elide_cells, elide_unique
 from ui import models
 from ui.display import as_text
 from ui.state import DATASET
@@ -39,7 +40,7 @@ def hardest_rows(bundle, dataset) -> None:
                           "weight (1 = average row)": importance[order] * len(importance),
                           "recorded outcome": dataset.y.iloc[positions].to_numpy()})
     table = pd.concat([table, dataset.X.iloc[positions].reset_index(drop=True)], axis=1)
-    st.dataframe(table, hide_index=True, key="forest_hardest")
+    st.dataframe(elide_cells(table), hide_index=True, key="forest_hardest")
     figure = go.Figure(go.Histogram(x=importance * len(importance), nbinsx=40))
     figure.update_layout(title={"text": "Final sample weights (1 = the average row)"},
                          xaxis_title="n · s_i", yaxis_title="rows", height=320)
@@ -99,8 +100,10 @@ def feature_importance(bundle) -> None:
     importance = np.mean([t.feature_importances_ for t in estimator_trees(bundle.estimator)],
                          axis=0)
     order = np.argsort(importance)
+    labels = elide_unique(bundle.feature_names)  # whole names on hover
     figure = go.Figure(go.Bar(x=importance[order],
-                              y=[plots.plain(bundle.feature_names[j]) for j in order],
+                              y=[plots.plain(labels[j]) for j in order],
+                              hovertext=[plots.plain(bundle.feature_names[j]) for j in order],
                               orientation="h"))
     figure.update_layout(xaxis_title="importance", height=max(300, 24 * len(order)),
                          title={"text": "Feature importance (impurity decrease)"})

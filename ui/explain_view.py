@@ -9,6 +9,7 @@ import streamlit as st
 
 from forestviz import plots
 from forestviz.explain import Explanation, explain
+from forestviz.names import elide
 from forestviz.treeviz import TreeRenderError, render_tree
 from forestviz.workflow import Bundle
 from ui.display import as_text
@@ -126,17 +127,17 @@ def tree_section(bundle: Bundle, e: Explanation, rank: int, svg: str | None) -> 
     if svg is not None:
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
     steps = e.paths[rank]
-    table = pd.DataFrame({"test on the path": [s.sentence() for s in steps],
+    table = pd.DataFrame({"test on the path": [s.sentence(elide) for s in steps],
                           "margin": [s.margin for s in steps],
                           "most fragile": ["yes" if s.fragile else "" for s in steps]})
     right.dataframe(table, hide_index=True, key=f"path@{rank}")
     fragile = [s for s in steps if s.fragile]
     if fragile:
-        right.caption(as_text(f"Most fragile test: {fragile[0].sentence()} (the smallest "
+        right.caption(as_text(f"Most fragile test: {fragile[0].sentence(elide)} (the smallest "
                               "margin relative to the feature's spread)."))
     alternatives = bundle.summary.machine.alternatives(e.row, tree, max_flips=1)[:3]
     for alternative in alternatives:
-        right.caption(as_text("Nearest other leaf: " + alternative.sentence()))
+        right.caption(as_text("Nearest other leaf: " + alternative.sentence(elide)))
     with st.expander(f"Full drawing of tree {tree + 1}"):
         if st.toggle("Draw the whole tree (may take a few seconds the first time)",
                      key=f"full@{rank}"):

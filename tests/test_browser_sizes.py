@@ -1,0 +1,77 @@
+"""Hostile sizes in Debian Chromium against the real server: a CSV with one 100 MB cell is
+refused quickly without crashing the tab (the previous data set stays in use), and a
+5,000-character column name keeps every drawing on Explain and the HTML report narrow."""
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from playwright.sync_api import expect
+
+from tests.test_browser_flows import TIMEOUT, download_report, go_to, shoot, train, upload
+
+A4_PX = 794  # 210 mm at 96 px per inch
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_one_huge_cell_is_refused_and_the_tab_survives(page, dialogs, artifacts_dir, tmp_path):
+    path = tmp_path / "huge-cell.csv"
+    with open(path, "wb") as out:
+        out.write(b"a,b\n1,2\n3,")
+        block = b"0123456789" * 100_000
+        for _ in range(100):  # 100 MB of digits in one cell
+            out.write(block)
+        out.write(b"\n")
+    page.goto("/")
+    started = time.monotonic()
+    upload(page, path)
+    main = page.get_by_test_id("stMain")
+    error = main.get_by_test_id("stAlertContentError")
+    expect(error).to_contain_text("100,000,000 characters", timeout=TIMEOUT)
+    assert time.monotonic() - started < 10.0, "the refusal took longer than 10 s"
+    expect(error).to_contain_text("column")
+    assert page.evaluate("() => 6 * 7") == 42  # the tab is alive and answers
+    expect(main.get_by_text("Nothing was lost")).to_be_visible()
+    expect(main.get_by_text("pima_diabetes").first).to_be_visible()  # still the data in use
+    shoot(page, artifacts_dir, "huge-cell-refused")
+    assert dialogs == []
+
+
+@pytest.mark.browser
+def test_a_five_thousand_character_name_keeps_drawings_and_report_narrow(
+        page, browser, dialogs, artifacts_dir, tmp_path):
+    long_name = "very long laboratory value name " * 157 + "end"
+    assert len(long_name) >= 5000
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=90)
+    frame = pd.DataFrame({long_name: x.round(3), "z": rng.normal(size=90).round(3),
+                          "outcome": np.where(x + rng.normal(0, 0.4, 90) > 0, "yes", "no")})
+    path = tmp_path / "long-name.csv"
+    frame.to_csv(path, index=False)
+    page.goto("/")
+    upload(page, path)
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("combobox", name="Target column")).to_have_value("outcome",
+                                                                          timeout=TIMEOUT)
+    train(page)
+    go_to(page, "Explain")
+    images = main.get_by_test_id("stImage").locator("img")
+    expect(images.first).to_be_visible(timeout=TIMEOUT)
+    widths = images.evaluate_all("imgs => imgs.map(img => img.naturalWidth)")
+    assert widths and all(0 < width <= 4000 for width in widths), widths
+    shoot(page, artifacts_dir, "long-name-explain")
+
+    report = download_report(page)
+    assert long_name in report  # whole in the appendix, never lost
+    report_path = tmp_path / "report.html"
+    report_path.write_text(report, encoding="utf-8")
+    context = browser.new_context(viewport={"width": A4_PX, "height": 1100})
+    reader = context.new_page()
+    reader.goto(report_path.as_uri())
+    width = reader.evaluate("() => document.documentElement.scrollWidth")
+    reader.screenshot(path=artifacts_dir / "long-name-report.png")
+    context.close()
+    assert width <= A4_PX, width
+    assert dialogs == []
