@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.models import job_pool
 from ui.state import ensure_dataset
 
 st.set_page_config(page_title="forestviz", layout="wide")
@@ -17,4 +18,5 @@ page = st.navigation(
     ]
 )
 ensure_dataset()
+job_pool()  # the training workers start importing in the background on the first visit
 page.run()

@@ -143,9 +143,14 @@ class JobPool:
                        and j.submitted <= job.submitted)
 
     def warm_up(self) -> None:
-        """Start the forkserver (and its imports) now rather than at the first job."""
-        with _plain_main():
-            self._context.Process(target=_noop, daemon=True).start()
+        """Start the forkserver (and its imports) in the background now, so that the first
+        job does not wait for it."""
+
+        def start() -> None:
+            with _plain_main():
+                self._context.Process(target=_noop, daemon=True).start()
+
+        threading.Thread(target=start, daemon=True, name="forestviz-warm-up").start()
 
     # ---------------------------------------------------------------- supervision
     def _supervise(self, job: Job) -> None:

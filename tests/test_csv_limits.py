@@ -81,6 +81,21 @@ def test_an_over_long_quoted_value_with_separators_and_line_breaks_is_one_value(
     assert "holds a value of 51 characters" in message
 
 
+@pytest.mark.parametrize(("row", "column"), [('"{}",2,3', "'a'"), ('1,2,"{}"', "'c'")])
+def test_an_over_long_quoted_value_is_refused_in_any_column(row, column):
+    value = "line,\n" * 9  # 54 characters
+    message = refusal(f'a,b,c\n1,"2\n2",3\n{row.format(value)}\n'.encode())
+    assert message.startswith(f"Row 3 of the file (its first line is row 1), column {column},")
+    assert "holds a value of 54 characters" in message
+
+
+def test_a_quoted_value_after_a_space_is_refused_after_parsing():
+    # pandas skips the space and reads the quotes; the scan counts them as text, so the parsed
+    # table is checked and its data rows are numbered
+    message = refusal(b'a,b,c\n1,2,3\n"x,y", "' + b"line,\n" * 9 + b'",3\n')
+    assert message.startswith("Data row 2 (the first row below the column names is 1), column 'b'")
+
+
 def test_a_quoted_value_just_under_the_limit_is_accepted():
     value = "ab,\ncd" * 8 + "x" * 2  # 50 characters
     frame = accepted(f'a,b\n1,"{value}"\n'.encode())
@@ -151,14 +166,14 @@ def test_a_value_behind_a_stray_quote_is_still_refused():
     # 5'11" makes the quotes unreliable for the scan; the parsed table is checked instead
     content = b'height,note\n6,ok\n5\'11",ok\n6,"' + b"w," * 30 + b'"\n'
     message = refusal(content)
-    assert message.startswith("Data row 3 (the first row below the column names is 1), column 'note'")
-    assert "holds a value of 60 characters" in message
+    assert message.startswith("Data row 3 (the first row below the column names is 1), column ")
+    assert "column 'note', holds a value of 60 characters" in message
 
 
 def test_a_100_mb_value_is_refused_in_well_under_10_seconds():
     content = b"a,b\n1,2\n3," + b"7" * (100 * 2**20) + b"\n"
     start = time.perf_counter()
-    with pytest.raises(DataError, match="Row 3 of the file .* column 'b', holds a value of 104,857,600"):
+    with pytest.raises(DataError, match=r"Row 3 .* column 'b', holds a value of 104,857,600 "):
         load_csv(content)
     seconds = time.perf_counter() - start
     assert seconds < 5, f"refused in {seconds:.1f} s"
@@ -190,7 +205,8 @@ def test_pyarrow_and_the_c_reader_agree_on_the_corpus(name, monkeypatch):
 VALUES = st.sampled_from(
     ["1", "-3", "+3", "4.5", "1e3", "x", "y z", "", "NA", "nan", "None", "True", "false",
      "0x1F", " 7", "  ", '"q,r"', '"a""b"', '" s"', '"x"y', "2024-01-05", "12:30",
-     "2024-01-05 10:00", "5'11\"", "1,5", "é", "\t8"]
+     "2024-01-05 10:00", "5'11\"", "1,5", "é", "\t8", "nan ", "\tnan", '"nan "', "x ",
+     "2024-01-05 ", '" 2024-01-05"', '"12:30 "', "1 "]
 )
 
 

@@ -42,12 +42,12 @@ class SessionJob:
     subject: object = None
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner="Starting the training workers…")
 def job_pool() -> JobPool:
     """The worker pool every session shares (its size is ``limits().training_jobs``)."""
     caps = limits()
     pool = JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
-                   lease=caps.job_lease_seconds, preload=("forestviz.workflow",))
+                   lease=caps.job_lease_seconds, preload=("forestviz.warm",))
     pool.warm_up()
     return pool
 

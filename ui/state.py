@@ -29,13 +29,13 @@ class Source:
     defaults: DataChoice
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner=False)
 def limits() -> Limits:
     """The server's caps (``forestviz.limits``; environment variables override them)."""
     return Limits.from_env()
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner=False)
 def upload_budget() -> TableBudget:
     """Bytes of parsed uploads held by all sessions of this server (``forestviz.uploads``)."""
     caps = limits()
