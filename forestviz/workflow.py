@@ -320,12 +320,28 @@ def check_payload(payload, choice: DataChoice) -> Settings:
         settings = Settings(**payload["settings"])
     except (TypeError, KeyError) as err:
         raise ModelFileError(f"This model file's settings could not be read: {err}") from err
+    if not _plausible(settings):
+        raise ModelFileError("This model file's settings are not ones the Train page writes.")
     if saved != choice:
         raise ModelFileError(
             f"This model was trained on the data set '{payload['dataset_name']}' with target "
             f"'{saved.target}', not on the data set in use. Choose that data (same file, target "
             "and columns) on the Data page, then load the model again.")
     return settings
+
+
+def _plausible(settings: Settings) -> bool:
+    """Every setting of the type and range the Train page writes (a file's settings are
+    untrusted: they size the baselines the load fits)."""
+    kinds = {"family": str, "base": str, "auto_tune": bool, "max_depth": (int, type(None))}
+    for name, value in asdict(settings).items():
+        kind = kinds.get(name, type(getattr(Settings, name)))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            continue  # 1 for 1.0
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            return False
+    return (settings.family in FAMILIES and settings.base in BASES
+            and 0 < settings.test_size < 1 and settings.n_estimators >= 1)
 
 
 def restore(payload, dataset: Dataset, choice: DataChoice, progress: Progress) -> Bundle:

@@ -58,3 +58,4 @@ def test_predictions_csv_from_a_hostile_upload():
     probabilities = table["P(+yes)"].astype(float)
     np.testing.assert_allclose(probabilities,
                                bundle.estimator.predict_proba(bundle.X_test)[:, 0], rtol=1e-12)
+
