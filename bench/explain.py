@@ -21,8 +21,8 @@ from bench.timing import best_time, forest_size_arguments
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.machines import DecisionMachine
 from forestviz.summary import TrainingSummary
+from forestviz.trees import DecisionMachine
 
 
 def make_forest(n, features, trees, seed=0):

@@ -14,8 +14,8 @@ import time
 
 from bench.timing import best_time
 from forestviz import workflow
-from forestviz.data import DataChoice
-from forestviz.datasets import DEFAULT_DATASET, load_dataset
+from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
+from forestviz.io.dataset import DataChoice
 from forestviz.jobs import JobPool
 
 

@@ -25,7 +25,7 @@ from sklearn.metrics import mean_absolute_error, r2_score
 from sklearn.model_selection import train_test_split
 
 from forestviz.boosting import AttentionBoostingRegressor
-from forestviz.datasets import load_dataset
+from forestviz.io.bundled import load_dataset
 
 DATASETS = {"diabetes": "Diabetes", "friedman1": "Friedman 1", "friedman2": "Friedman 2",
             "friedman3": "Friedman 3", "regression": "Regression", "sparse": "Sparse"}

@@ -52,9 +52,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from forestviz.attention_gradients import AttentionProblem, train_attention
-from forestviz.forest import LeafStats
 from forestviz.simplex import LP_ROW_CAP, SimplexLP, fit_contamination_weights
-from forestviz.validation import (
+from forestviz.trees.checks import (
     Progress,
     check_parameters,
     check_rows,
@@ -62,6 +61,7 @@ from forestviz.validation import (
     is_count,
     is_real,
 )
+from forestviz.trees.leaf_stats import LeafStats
 
 EPS_GRID = np.round(np.linspace(0.0, 1.0, 11), 2)
 """Contamination levels tried when ``eps="auto"`` (algorithms.md §1)."""

@@ -9,8 +9,8 @@ F_k = F_{k−1} + ν·h_k) is read as a Nadaraya-Watson regression over its T tr
 eqs (18)-(22) as reconstructed in algorithms.md §2: the value V_k is the tree's own prediction
 scaled so that uniform weights α_k = 1/T give the GBM back exactly; the key of tree k is the
 mean standardised training row A_k(x) of x's leaf and d_k(x) = ||x̃ − A_k(x)||²
-(:class:`~forestviz.forest.LeafStats`). The discount γ^k scales the attention *score*, as in the
-authors' code **[resolved]**; ``discount_on="weight"`` takes the other reading,
+(:class:`~forestviz.trees.leaf_stats.LeafStats`). The discount γ^k scales the attention
+*score*, as in the authors' code **[resolved]**; ``discount_on="weight"`` takes the other reading,
 α ∝ γ^k·exp(−d_k/(2τ)). The contamination weights w solve the ABRF-1 simplex QP with target
 y − F_0 (:mod:`forestviz.simplex`, one Gram matrix for the whole grid); ``weights="uniform"``
 keeps w_k = 1/T (the paper's "Non-param" model).
@@ -43,19 +43,20 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from forestviz.attention import EPS_GRID, KAPPA_GRID
-from forestviz.forest import LeafStats, row_blocks, run_in_threads, single_threaded_blas
 from forestviz.simplex import (
     contamination_linear_terms,
     fit_contamination_weights,
     simplex_nnls,
 )
-from forestviz.validation import (
+from forestviz.trees.checks import (
     check_parameters,
     check_rows,
     ignore_progress,
     is_count,
     is_real,
 )
+from forestviz.trees.leaf_stats import LeafStats
+from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 DISCOUNT_GRID = (0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
 """Discount factors γ tried when ``discount="auto"`` (algorithms.md §2)."""

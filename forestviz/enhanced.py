@@ -27,7 +27,6 @@ from forestviz.model_weighting import (
 )
 from forestviz.neighbors import TrainingNeighbors
 from forestviz.sampling import (
-    LeafTable,
     auc_score,
     draw_feature_subsets,
     fit_forest,
@@ -35,7 +34,8 @@ from forestviz.sampling import (
     update_weights,
     youden_thresholds,
 )
-from forestviz.validation import check_rows, ignore_progress
+from forestviz.trees.checks import check_rows, ignore_progress
+from forestviz.trees.leaf_values import LeafTable
 
 
 class Neighbors(NamedTuple):

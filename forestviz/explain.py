@@ -35,8 +35,9 @@ from sklearn.ensemble import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from forestviz.machines import PathStep, estimator_trees, path_table
 from forestviz.summary import TrainingSummary
+from forestviz.trees.fitted import estimator_trees
+from forestviz.trees.paths import PathStep, path_table
 
 _SKLEARN_FORESTS = (RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
                     ExtraTreesRegressor)
@@ -160,7 +161,7 @@ class Explanation:
         return self.tree_weights.size
 
     def path_tables(self) -> list[pd.DataFrame]:
-        """The top trees' paths as tables (:func:`forestviz.machines.path_table`)."""
+        """The top trees' paths as tables (:func:`forestviz.trees.paths.path_table`)."""
         return [path_table(steps) for steps in self.paths]
 
     def figures(self) -> dict:

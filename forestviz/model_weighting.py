@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from forestviz.forest import row_blocks, run_in_threads
+from forestviz.trees.threads import row_blocks, run_in_threads
 
 
 class TreeScores(NamedTuple):

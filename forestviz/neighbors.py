@@ -13,7 +13,7 @@ import numba
 import numpy as np
 from sklearn.neighbors import KDTree
 
-from forestviz.forest import row_blocks, run_in_threads, single_threaded_blas
+from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 # Up to this many features the KD-tree answers (2-3 dimensions: up to 2× faster than the blocks
 # on large batches); beyond, BlockSearch.
@@ -172,7 +172,7 @@ class TrainingNeighbors:
         self._last = None
 
     def __getstate__(self):
-        # The KD-tree is rebuilt on first use: model files never hold one (forestviz.persistence
+        # The KD-tree is rebuilt on first use: model files never hold one (forestviz.io.model_files
         # does not trust scikit-learn's compiled index arrays from a file).
         return {**self.__dict__, "_last": None, "kdtree": None}
 

@@ -12,8 +12,6 @@ from joblib import Parallel, delayed
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.tree import DecisionTreeClassifier
 
-from forestviz.forest import FlatTrees, forest_leaf_ids
-
 
 def bootstrap_counts(probabilities, n_draws, rng):
     """How often each row is drawn in one bootstrap of ``n_draws`` draws with replacement.
@@ -102,29 +100,6 @@ def draw_feature_subsets(n_trees, n_features, size, rng):
         np.stack([rng.choice(n_features, size=size, replace=False) for _ in range(n_trees)]),
         axis=1,
     )
-
-
-class LeafTable:
-    """All leaves of a forest in one table, so per-tree probabilities are one gather.
-
-    ``values[offsets[k] + node]`` is the class distribution (over all ``n_classes``) that tree k
-    stores in ``node``; a class a tree never saw gets probability 0. The numbering is
-    :class:`~forestviz.forest.FlatTrees`', whose look-ups ``apply`` uses.
-    """
-
-    def __init__(self, trees, n_classes):
-        self.trees = trees
-        self.flat = FlatTrees.from_trees(trees)
-        self.offsets = self.flat.offsets
-        self.values = np.zeros((self.flat.feature.size, n_classes))
-        for tree, start in zip(trees, self.offsets, strict=True):
-            value = tree.tree_.value[:, 0, :]
-            value = value / value.sum(axis=1, keepdims=True)
-            self.values[start : start + len(value)][:, tree.classes_.astype(np.intp)] = value
-
-    def apply(self, X32, n_jobs=None):
-        """Global leaf ids (n × T) of float32 rows ``X32`` (:func:`forest_leaf_ids`)."""
-        return forest_leaf_ids(self.trees, self.flat, X32, n_jobs)
 
 
 def youden_thresholds(y_enc, proba, n_classes, sample_weight=None):

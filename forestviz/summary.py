@@ -4,7 +4,7 @@ A :class:`TrainingSummary` holds, for one fitted model and its training rows: th
 names, the training medians and sorted columns (a row's percentiles by ``np.searchsorted``),
 the standardised rows x̃ = (x − mean)/std (the nearest training rows, by brute force:
 O(n·m) per row, faster than a KD-tree beyond ~15 features and exact),
-the model's :class:`~forestviz.machines.DecisionMachine` (decision paths) and, optionally, row
+the model's :class:`~forestviz.trees.machine.DecisionMachine` (decision paths) and, optionally, row
 ids and the training rows' original values (e.g. ``TablePreprocessor.inverse_transform``).
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from forestviz.machines import DecisionMachine
+from forestviz.trees.machine import DecisionMachine
 
 
 class RowMachine(DecisionMachine):

@@ -49,8 +49,8 @@ import numpy as np
 from dtreeviz.utils import inline_svg_images
 from sklearn.base import is_classifier
 
-from forestviz.machines import estimator_trees
 from forestviz.names import NAME_LIMIT, elide, elide_unique
+from forestviz.trees.fitted import estimator_trees
 
 FONT = "DejaVu Sans"
 FULL_TREE_NODE_LIMIT = 127

@@ -15,7 +15,7 @@ bounds what the server holds in **bytes**:
   reuse cache has been emptied.
 
 So the tables held across all sessions never exceed the budget, except for the transient peak
-of a parse in progress (bounded separately by :mod:`forestviz.csv_input`).
+of a parse in progress (bounded separately by :mod:`forestviz.io.csv_input`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import weakref
 import pandas as pd
 from cachetools import TTLCache
 
-from forestviz.csv_input import DataError
+from forestviz.io.csv_input import DataError
 
 
 class BudgetExceeded(DataError):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from forestviz import workflow
-from forestviz.data import DataChoice, Dataset
+from forestviz.io.dataset import DataChoice, Dataset
 
 
 def warm() -> None:

@@ -8,10 +8,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 from forestviz import plots
 from forestviz.attention import AttentionForestRegressor
-from forestviz.datasets import list_datasets, load_dataset
 from forestviz.enhanced import EnhancedForestClassifier
-from forestviz.machines import DecisionMachine
-from forestviz.preprocessing import TablePreprocessor
+from forestviz.io.bundled import list_datasets, load_dataset
+from forestviz.io.preprocessing import TablePreprocessor
+from forestviz.trees import DecisionMachine
 from forestviz.treeviz import TreeContext, TreeRenderError, render_tree
 from ui import models
 from ui.display import as_text

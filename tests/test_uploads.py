@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forestviz.csv_input import DataError
+from forestviz.io.csv_input import DataError
 from forestviz.names import CELL_PREVIEW_LIMIT, elide_cells
 from forestviz.uploads import BudgetExceeded, TableBudget, table_bytes
 

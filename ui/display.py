@@ -26,7 +26,7 @@ import re
 
 import streamlit as st
 
-from forestviz.data import Dataset
+from forestviz.io.dataset import Dataset
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of them
 # keeps Markdown, Streamlit directives (``:red[...]``), math (``$``) and HTML inert.

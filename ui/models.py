@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import streamlit as st
 
 from forestviz import workflow
-from forestviz.csv_input import DataError
-from forestviz.data import DataChoice, Dataset
+from forestviz.io.csv_input import DataError
+from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.model_files import ModelFileError
 from forestviz.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
-from forestviz.persistence import ModelFileError
 from ui.display import as_text
 from ui.explain_view import ROW, highest_risk_row
 from ui.state import CHOICE, limits

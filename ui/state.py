@@ -6,9 +6,9 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from forestviz.csv_input import load_csv
-from forestviz.data import DataChoice, Dataset, schema, suggest_id_columns
-from forestviz.datasets import DEFAULT_DATASET, load_dataset
+from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
+from forestviz.io.csv_input import load_csv
+from forestviz.io.dataset import DataChoice, Dataset, schema, suggest_id_columns
 from forestviz.limits import Limits
 from forestviz.uploads import TableBudget
 
@@ -55,7 +55,7 @@ def bundled_dataset(name: str) -> Dataset:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def column_schema(source_key: str, _frame: pd.DataFrame) -> pd.DataFrame:
-    """``forestviz.data.schema`` of a source's table, cached by the source's content key."""
+    """``forestviz.io.dataset.schema`` of a source's table, cached by the source's content key."""
     return schema(_frame)
 
 

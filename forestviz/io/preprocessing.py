@@ -8,7 +8,7 @@ from pandas.api.types import is_bool_dtype, is_numeric_dtype
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from forestviz.data import (
+from forestviz.io.dataset import (
     MAX_LEVELS,
     MAX_TEXT_LEVELS,
     DataError,

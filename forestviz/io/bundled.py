@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 from sklearn import datasets as sk
 
-from forestviz.csv_input import DataError, load_csv
-from forestviz.data import Dataset
+from forestviz.io.csv_input import DataError, load_csv
+from forestviz.io.dataset import Dataset
 
 DEFAULT_DATASET = "pima_diabetes"
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 SEED = 0  # the fixed seed of every synthetic set unless random_state is given
 
 

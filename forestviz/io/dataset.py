@@ -3,7 +3,7 @@
 ``schema`` reports what each column looks like; ``Dataset.from_frame`` fixes the target, the
 ID column and the features, cleans the target and validates the result, raising
 :class:`DataError` with a message a non-programmer can act on. Reading the CSV itself is
-:mod:`forestviz.csv_input`.
+:mod:`forestviz.io.csv_input`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
-from forestviz.csv_input import DataError, unique_names
+from forestviz.io.csv_input import DataError, unique_names
 
 MAX_LEVELS = 20  # categorical columns with at most this many levels are one-hot encoded in full
 MAX_TEXT_LEVELS = 50  # above this many distinct values a text column is treated as free text

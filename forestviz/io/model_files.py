@@ -4,14 +4,10 @@ A model file is a skops zip: ``schema.json`` (every object as a node naming its 
 class) and one ``<digits>.npy`` member per array. Files come from users, so :func:`loads`
 refuses, *before* skops builds any object:
 
-* pickles (they run code when read), non-zip bytes, files over ``MAX_FILE_BYTES`` (256 MiB);
-* over ``MAX_MEMBERS`` (20,000) members, names other than ``schema.json`` / ``<digits>.npy``
-  (no ``/``, ``\\``, ``..``), duplicates, encryption, compression other than deflate;
-* zip bombs: over ``MAX_UNPACKED_BYTES`` (1 GiB) declared, a member expanding over
-  ``MAX_RATIO`` (300) times, or a real size other than the declared one (read through a cap);
-* a ``schema.json`` over ``MAX_SCHEMA_BYTES`` (64 MiB), not JSON, nested over ``MAX_DEPTH``
-  (64) levels, or of an older skops protocol; ``.npy`` headers declaring over
-  ``MAX_ARRAY_BYTES`` (256 MiB), object or unknown dtypes;
+* what :mod:`forestviz.io.model_archive` refuses: pickles, non-zip bytes, files, members,
+  arrays or a ``schema.json`` over its caps, zip bombs, names forestviz never writes;
+* a ``schema.json`` nested over ``MAX_DEPTH`` (64) levels, or written by another version of
+  forestviz (another ``FILE_FORMAT``: its classes may have lived in other modules);
 * any node whose (loader, class) is not in ``TRUSTED_NODES``, the classes forestviz writes.
   skops *calls* named functions while loading (``sklearn.utils._testing.check_output`` ran
   commands, numpy's ``savetxt`` under ``sklearn.externals`` wrote files): no function, method,
@@ -23,34 +19,18 @@ them unchecked, which is why skops does not trust its ``Tree`` by default.
 """
 
 import copy
-import io
 import json
-import math
-import pickletools
-import re
 import zipfile
 
 import numpy as np
 import pandas as pd
 import skops.io as sio
-from numpy.lib import format as npy
 from sklearn.tree._tree import Tree
 
 from forestviz import __version__
+from forestviz.io.model_archive import ModelFileError, checked_schema, refused
 
-FILE_FORMAT = "forestviz-model/3"
-SKOPS_PROTOCOL = 2  # the skops protocol forestviz writes (skops 0.16)
-
-MiB = 2**20
-# Measured on the largest models the app trains (500 trees): ABRF-1 on Pima writes 9.2 MiB that
-# unpack to 132 MiB (5,537 members, arrays <= 17 MiB, deflate ratios <= 108, nesting 16); AGBoost
-# on diabetes the largest schema.json (31 MiB, 6,042 members). The caps leave 2-8x headroom.
-MAX_FILE_BYTES = 256 * MiB
-MAX_MEMBERS = 20_000
-MAX_UNPACKED_BYTES = 1024 * MiB
-MAX_RATIO = 300  # deflate's ceiling is ~1032 (runs of zeros)
-MAX_SCHEMA_BYTES = 64 * MiB
-MAX_ARRAY_BYTES = 256 * MiB
+FILE_FORMAT = "forestviz-model/4"  # 4: classes in the package layout (forestviz.trees, …)
 MAX_DEPTH = 64
 
 # Every (skops loader, class) forestviz writes: each model family dumped with every option that
@@ -71,13 +51,13 @@ TRUSTED_NODES = {
         "forestviz.attention.AttentionForestRegressor",
         "forestviz.boosting.AttentionBoostingRegressor",
         "forestviz.enhanced.EnhancedForestClassifier",
-        "forestviz.forest.FlatTrees",
-        "forestviz.forest.LeafMasks",
-        "forestviz.forest.LeafStats",
+        "forestviz.io.preprocessing.TablePreprocessor",
         "forestviz.neighbors.BlockSearch",
         "forestviz.neighbors.TrainingNeighbors",
-        "forestviz.preprocessing.TablePreprocessor",
-        "forestviz.sampling.LeafTable",
+        "forestviz.trees.flat.FlatTrees",
+        "forestviz.trees.leaf_stats.LeafStats",
+        "forestviz.trees.leaf_values.LeafTable",
+        "forestviz.trees.masks.LeafMasks",
         "sklearn._loss.link.IdentityLink",
         "sklearn._loss.link.Interval",
         "sklearn._loss.loss.HalfSquaredError",
@@ -100,21 +80,7 @@ TRUSTED_NODES = {
 TRUSTED_TYPES = frozenset(name for names in TRUSTED_NODES.values() for name in names)
 
 _NODE_KEYS = {"__loader__", "__module__", "__class__"}
-_MEMBER_NAME = re.compile(r"schema\.json|[0-9]{1,24}\.npy")
-_ZIP_MAGIC = b"PK\x03\x04"
-_ENTRY_BYTES = 96  # a generous central-directory entry (forestviz writes ~65 bytes)
-_PICKLE_PROBE = 64 * 1024  # protocol 0-1 pickles are recognised in their first 64 KiB
-_ARRAY_KINDS = "biufcUS"  # and structured dtypes of these (a tree's nodes)
 _TREE_LEAF, _NO_FEATURE = -1, -2  # scikit-learn's markers at leaves
-
-
-class ModelFileError(ValueError):
-    """A file that cannot or must not be loaded; the message says why in plain words."""
-
-
-def _refused(reason: str) -> ModelFileError:
-    return ModelFileError(f"This model file was refused: {reason}. Load only model files "
-                          "saved by forestviz.")
 
 
 def dumps(obj) -> bytes:
@@ -165,10 +131,15 @@ def _columns(frame: pd.DataFrame) -> dict:
 
 def loads(data: bytes):
     """The object saved by :func:`dumps`; ModelFileError for anything else (module docstring)."""
-    nodes = _inspect(data)
+    schema = checked_schema(data)
+    saved = _json_text(schema, "format")
+    if saved is not None and saved.startswith("forestviz-model/") and saved != FILE_FORMAT:
+        # another version's classes (other module paths, say) are foreign here: say why
+        raise _other_version(saved, _json_text(schema, "forestviz_version"))
+    nodes = _nodes(schema)
     foreign = _foreign(nodes)
     if foreign:
-        raise _refused(f"it contains {', '.join(foreign)}, which forestviz never writes and "
+        raise refused(f"it contains {', '.join(foreign)}, which forestviz never writes and "
                        "which could run code when loaded")
     try:  # trusting exactly the classes present, all of them in TRUSTED_NODES
         envelope = sio.loads(data, trusted=sorted({name for _, name in nodes}))
@@ -183,111 +154,7 @@ def loads(data: bytes):
 
 def _inspect(data: bytes) -> set[tuple[str, str]]:
     """The (loader, class) of every node in ``data``, checking everything but trust."""
-    _check_bytes(data)
-    try:
-        # zipfile makes an object per central-directory entry: bound them by the end record
-        # zipfile itself reads (zip64 included; private API, as it has no public equivalent)
-        end = zipfile._EndRecData(io.BytesIO(data))
-        entries, size = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]
-        if entries > MAX_MEMBERS or size > MAX_MEMBERS * _ENTRY_BYTES:
-            raise _refused(f"it lists {entries:,} members in a {size:,}-byte directory; "
-                           f"forestviz writes at most {MAX_MEMBERS:,} members")
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            _check_members(archive)
-            for info in archive.infolist():
-                if info.filename != "schema.json":
-                    _check_array(archive, info)
-            schema = _read_schema(archive)
-    except ModelFileError:
-        raise
-    except Exception as err:  # zipfile, zlib and numpy raise many kinds on bad bytes
-        raise ModelFileError("This file is not a forestviz model file, or it is damaged. "
-                             "Choose a .skops file saved by forestviz.") from err
-    return _nodes(schema)
-
-
-def _check_bytes(data: bytes) -> None:
-    if not isinstance(data, bytes):
-        raise TypeError(f"a model file is bytes, not {type(data).__name__}")
-    if len(data) > MAX_FILE_BYTES:
-        raise _refused(f"it is {len(data) / MiB:,.0f} MiB; forestviz reads model files of "
-                       f"at most {MAX_FILE_BYTES // MiB} MiB")
-    if not data.startswith(_ZIP_MAGIC) and _is_pickle(data[:_PICKLE_PROBE]):
-        raise _refused("it is a pickle file, and pickle files are refused: they can run code")
-    if not data.startswith(_ZIP_MAGIC):
-        raise ModelFileError("This file is empty or not a zip archive: it is not a forestviz "
-                             "model file. Choose a .skops file saved by forestviz.")
-
-
-def _is_pickle(head: bytes) -> bool:
-    """A protocol marker, or opcodes decoding up to STOP (``pickletools`` runs nothing)."""
-    try:
-        return head.startswith(b"\x80") or any(op.name == "STOP"
-                                               for op, _, _ in pickletools.genops(head))
-    except Exception:  # an unknown opcode, or the bytes end early
-        return False
-
-
-def _check_members(archive: zipfile.ZipFile) -> None:
-    infos = archive.infolist()
-    names = [info.filename for info in infos]
-    foreign = [name for name in names if not _MEMBER_NAME.fullmatch(name)]
-    if foreign:
-        raise _refused(f"it contains the member {foreign[0]!r}, a name forestviz never writes")
-    if len(infos) > MAX_MEMBERS or len(set(names)) < len(names) or "schema.json" not in names:
-        raise _refused("it has too many members, a member twice, or no schema.json")
-    for info in infos:
-        if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED,
-                                                               zipfile.ZIP_DEFLATED):
-            raise _refused(f"its member {info.filename} is encrypted or unusually compressed")
-        if info.file_size > MAX_RATIO * info.compress_size + MiB:
-            raise _refused(f"its member {info.filename} would expand {info.file_size:,} "
-                           f"bytes from {info.compress_size:,} (a zip bomb)")
-    unpacked = sum(info.file_size for info in infos)
-    if unpacked > MAX_UNPACKED_BYTES:
-        raise _refused(f"it would unpack to {unpacked / MiB:,.0f} MiB; forestviz reads at "
-                       f"most {MAX_UNPACKED_BYTES // MiB} MiB")
-
-
-def _check_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
-    """Refuse an .npy member by its header, then read it through a cap to its declared size."""
-    with archive.open(info) as member:
-        try:
-            read_header = {(1, 0): npy.read_array_header_1_0,
-                           (2, 0): npy.read_array_header_2_0}[npy.read_magic(member)]
-            shape, _, dtype = read_header(member)
-        except (KeyError, ValueError):
-            raise _refused(f"its array {info.filename} has an unknown header") from None
-        if dtype.hasobject or not (dtype.kind in _ARRAY_KINDS or dtype.names):
-            raise _refused(f"its array {info.filename} holds {dtype}, never written by forestviz")
-        size = math.prod(shape) * dtype.itemsize
-        if size > MAX_ARRAY_BYTES:
-            raise _refused(f"its array {info.filename} declares {size / MiB:,.0f} MiB; "
-                           f"forestviz reads arrays of at most {MAX_ARRAY_BYTES // MiB} MiB")
-        if member.tell() + size != info.file_size or _drain(member, size) != size:
-            raise _refused(f"its array {info.filename} is not the size it declares")
-
-
-def _drain(member, limit: int) -> int:
-    """The number of bytes left in ``member``, reading at most ``limit + 1`` of them."""
-    count = 0
-    while count <= limit and (chunk := member.read(min(MiB, limit + 1 - count))):
-        count += len(chunk)
-    return count
-
-
-def _read_schema(archive: zipfile.ZipFile) -> dict:
-    with archive.open("schema.json") as member:
-        text = member.read(MAX_SCHEMA_BYTES + 1)
-    if len(text) > MAX_SCHEMA_BYTES:
-        raise _refused(f"its schema.json is over {MAX_SCHEMA_BYTES // MiB} MiB")
-    try:
-        schema = json.loads(text)
-    except (ValueError, RecursionError):
-        raise _refused("its schema.json is not valid JSON") from None
-    if not isinstance(schema, dict) or schema.get("protocol") != SKOPS_PROTOCOL:
-        raise _refused(f"it is not a skops file of protocol {SKOPS_PROTOCOL}, as forestviz writes")
-    return schema
+    return _nodes(checked_schema(data))
 
 
 def _foreign(nodes) -> list[str]:
@@ -299,13 +166,13 @@ def _nodes(value, depth: int = 0, found: set | None = None) -> set[tuple[str, st
     """The (loader, class) of every dict with a node key anywhere in the JSON ``value``."""
     found = set() if found is None else found
     if depth > MAX_DEPTH:
-        raise _refused(f"its objects are nested more than {MAX_DEPTH} levels deep")
+        raise refused(f"its objects are nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, dict):
         if _NODE_KEYS & value.keys():
             loader, module, name = (value.get(key) for key in
                                     ("__loader__", "__module__", "__class__"))
             if not all(isinstance(part, str) for part in (loader, module, name)):
-                raise _refused("it contains an object without a loader, module or class")
+                raise refused("it contains an object without a loader, module or class")
             found.add((loader, f"{module}.{name}"))
         value = list(value.values())
     if isinstance(value, list):
@@ -319,13 +186,31 @@ def _unwrap(envelope):
     if not isinstance(saved, str) or not saved.startswith("forestviz-model/"):
         raise ModelFileError("This skops file was not saved by forestviz.")
     if saved != FILE_FORMAT:
-        raise ModelFileError(
-            f"This model file was saved by another version of forestviz (file format {saved}, "
-            f"forestviz {envelope.get('forestviz_version', 'unknown')}); this version reads "
-            f"{FILE_FORMAT}. Train the model again and save it anew.")
+        raise _other_version(saved, envelope.get("forestviz_version"))
     if not {"object", "frames"} <= envelope.keys():
         raise ModelFileError("This forestviz model file is damaged: its model is missing.")
     return envelope["object"]
+
+
+def _other_version(saved: str, version) -> ModelFileError:
+    return ModelFileError(
+        f"This model file was saved by another version of forestviz (file format {saved}, "
+        f"forestviz {version or 'unknown'}); this version reads {FILE_FORMAT}. Train the model "
+        "again and save it anew.")
+
+
+def _json_text(schema: dict, key: str) -> str | None:
+    """The text stored under ``key`` of the file's top dict, read from the JSON alone (no
+    object is built); None where the file has no such text."""
+    content = schema.get("content")
+    node = content.get(key) if isinstance(content, dict) else None
+    if not isinstance(node, dict) or node.get("__loader__") != "JsonNode":
+        return None
+    try:
+        text = json.loads(node.get("content"))
+    except (TypeError, ValueError):
+        return None
+    return text if isinstance(text, str) else None
 
 
 def _restore_frames(obj, frames) -> None:
@@ -350,12 +235,12 @@ def _check_trees(obj) -> None:
     for item in _reachable(obj):
         if isinstance(item, Tree):
             if not _tree_is_sound(item):
-                raise _refused("one of its decision trees is damaged")
+                raise refused("one of its decision trees is damaged")
             widths.add(item.n_features)
         elif hasattr(item, "tree_") or hasattr(item, "estimators_"):
             widths.add(getattr(item, "n_features_in_", None))
     if len(widths) > 1:
-        raise _refused("its trees and models disagree on the number of features")
+        raise refused("its trees and models disagree on the number of features")
 
 
 def _reachable(obj):

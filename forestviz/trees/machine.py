@@ -1,4 +1,4 @@
-"""Decision Machines: fitted trees as matrices (Zhang, papers 001 and 004; algorithms.md §4).
+"""Decision Machines: fitted trees as matrices (Zhang, "Decision Machines"; algorithms.md §4).
 
 A tree's internal nodes are *tests* j with a selection row S_j (one-hot on the split feature)
 and a threshold t_j; its leaves are rows of the template matrix B (+1 where the leaf lies in
@@ -9,113 +9,22 @@ its unique maximiser (LS = 1); (||B_i||₁ − B_i·h)/2 counts the tests that m
 reach leaf i. A forest stacks S and t and puts the B's block-diagonally (scipy.sparse).
 
 The matrix form is the reference. Batch look-ups go through the trees' compiled ``apply``
-(many rows) or :class:`forestviz.forest.FlatTrees` (a few rows), both tested against it.
+(many rows) or :class:`~forestviz.trees.flat.FlatTrees` (a few rows), both tested against it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
-import pandas as pd
 from scipy import sparse
-from sklearn.base import is_classifier
-from sklearn.tree import BaseDecisionTree
 
-from forestviz.forest import FlatTrees, fitted_trees, forest_leaf_ids
+from forestviz.trees.fitted import estimator_trees
+from forestviz.trees.flat import FlatTrees
+from forestviz.trees.leaf_values import estimator_leaf_values
+from forestviz.trees.lookup import forest_leaf_ids
+from forestviz.trees.paths import Alternative, Flip, PathStep
 
 # Working-set budget (float32 entries) of one row chunk in the matrix-form look-up.
 _MATRIX_CHUNK_ENTRIES = 1 << 23
-
-
-def estimator_trees(estimator) -> list[BaseDecisionTree]:
-    """The fitted scikit-learn trees of a single tree, a forest, a list of trees or any
-    estimator exposing ``estimators_`` (a 2-D array, as in gradient boosting, is raveled)."""
-    if isinstance(estimator, BaseDecisionTree):
-        return [estimator]
-    return fitted_trees(estimator)
-
-
-@dataclass(frozen=True)
-class PathStep:
-    """One test on a row's decision path.
-
-    ``margin = x_f − t`` uses x_f rounded to float32, the value scikit-learn compares, so its
-    sign always agrees with ``direction`` ("<=": margin ≤ 0, ">": margin > 0).
-    ``scaled_margin = margin / s_f`` with the machine's ``feature_scale`` (1 without one);
-    ``fragile`` marks the step with the smallest ``|scaled_margin|`` on the path.
-    """
-
-    tree: int
-    depth: int
-    node: int
-    feature: int
-    feature_name: str
-    threshold: float
-    direction: str
-    value: float
-    margin: float
-    scaled_margin: float
-    fragile: bool
-
-    def sentence(self, name=str) -> str:
-        """E.g. "Glucose (mg/dL) = 148 > 127.5"; ``name`` shows the feature name (e.g.
-        ``forestviz.names.elide`` for display)."""
-        value, threshold = _distinct_numbers(self.value, self.threshold)
-        sign = "≤" if self.direction == "<=" else ">"
-        return f"{name(self.feature_name)} = {value} {sign} {threshold}"
-
-
-@dataclass(frozen=True)
-class Flip:
-    """A test a row would have to flip: ``direction`` is the outcome the other leaf needs and
-    ``new_value`` the nearest value (on scikit-learn's float32 grid) that gives it."""
-
-    node: int
-    depth: int
-    feature: int
-    feature_name: str
-    threshold: float
-    direction: str
-    value: float
-    new_value: float
-
-    def sentence(self, name=str) -> str:
-        """E.g. "Glucose were above 120.5" (``name`` as in :meth:`PathStep.sentence`)."""
-        where = "at most" if self.direction == "<=" else "above"
-        return f"{name(self.feature_name)} were {where} {_distinct_numbers(self.threshold)[0]}"
-
-
-@dataclass(frozen=True)
-class Alternative:
-    """A leaf ``flips`` tests away from a row's exit leaf in one tree.
-
-    ``prediction`` is the tree's own leaf prediction there: the leaf value (regression) or the
-    class probabilities (classification, in the order of ``DecisionMachine.classes``);
-    ``prediction_text`` names it. ``row`` is the row moved into the leaf's box along the
-    flipped features only; ``distance`` = Σ |new − old| / s_f over those features.
-    """
-
-    tree: int
-    leaf: int
-    flips: int
-    tests: tuple[Flip, ...]
-    distance: float
-    prediction: float | tuple[float, ...]
-    prediction_text: str
-    row: np.ndarray = field(repr=False, compare=False)
-
-    def sentence(self, name=str) -> str:
-        """E.g. "if Glucose were above 120.5, this tree would say P(1) = 0.81"."""
-        tests = " and ".join(flip.sentence(name) for flip in self.tests)
-        return f"if {tests}, this tree would say {self.prediction_text}"
-
-
-def path_table(steps) -> pd.DataFrame:
-    """The path (or any list of :class:`PathStep`) as a table with a ``sentence`` column."""
-    frame = pd.DataFrame([vars(step) for step in steps])
-    frame["sentence"] = [step.sentence() for step in steps]
-    return frame
 
 
 class DecisionMachine:
@@ -206,7 +115,7 @@ class DecisionMachine:
             (np.ones(test_ids.size, dtype=np.int8), (np.arange(test_ids.size),
                                                      flat.feature[test_ids])),
             shape=(test_ids.size, m))
-        classes, values = _leaf_values(estimator, trees)
+        classes, values = estimator_leaf_values(estimator, trees)
         if feature_names is None:
             feature_names = getattr(estimator, "feature_names_in_", None)
         if feature_names is not None:
@@ -381,25 +290,6 @@ class DecisionMachine:
         return x
 
 
-def _leaf_values(estimator, trees):
-    """Per-node leaf predictions in the flat numbering: values, or class probabilities with
-    columns aligned to the estimator's classes (a forest's trees hold class codes)."""
-    if not is_classifier(trees[0]):
-        return None, np.concatenate([tree.tree_.value[:, 0, 0] for tree in trees])
-    if isinstance(estimator, BaseDecisionTree) or not hasattr(estimator, "classes_"):
-        classes = np.unique(np.concatenate([tree.classes_ for tree in trees]))
-        columns = [np.searchsorted(classes, tree.classes_) for tree in trees]
-    else:
-        classes = np.asarray(estimator.classes_)
-        columns = [np.asarray(tree.classes_, dtype=np.intp) for tree in trees]
-    blocks = []
-    for tree, cols in zip(trees, columns, strict=True):
-        value = tree.tree_.value[:, 0, :]
-        block = np.zeros((value.shape[0], classes.size))
-        block[:, cols] = value / np.maximum(value.sum(axis=1, keepdims=True), 1e-300)
-        blocks.append(block)
-    return classes, np.concatenate(blocks)
-
 
 def _move_into_box(x, x32, feature, threshold, signs):
     """``x`` with each feature that breaks one of a leaf's tests moved to the nearest float32
@@ -423,12 +313,3 @@ def _move_into_box(x, x32, feature, threshold, signs):
             return None
         out[f] = float(value)
     return out
-
-
-def _distinct_numbers(*numbers) -> list[str]:
-    """Short decimal forms, with more digits only where two numbers would print the same."""
-    for digits in range(4, 18):
-        texts = [f"{v:.{digits}g}" for v in numbers]
-        if len(set(texts)) == len(texts) or len(set(numbers)) < len(numbers):
-            return texts
-    return texts
