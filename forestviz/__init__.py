@@ -13,10 +13,10 @@ _EXPORTS = {
     "list_datasets": "forestviz.io.bundled",
     "load_dataset": "forestviz.io.bundled",
     "LeafStats": "forestviz.trees.leaf_stats",
-    "AttentionForestRegressor": "forestviz.attention",
-    "AttentionForestClassifier": "forestviz.attention",
-    "EnhancedForestClassifier": "forestviz.enhanced",
-    "AttentionBoostingRegressor": "forestviz.boosting",
+    "AttentionForestRegressor": "forestviz.attention.estimators",
+    "AttentionForestClassifier": "forestviz.attention.estimators",
+    "EnhancedForestClassifier": "forestviz.enhanced.estimator",
+    "AttentionBoostingRegressor": "forestviz.boosting.estimator",
 }
 
 __version__ = "0.1.0"

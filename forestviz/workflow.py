@@ -24,9 +24,9 @@ from sklearn.ensemble import (
 from sklearn.metrics import accuracy_score, f1_score, mean_absolute_error, r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 
-from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
-from forestviz.boosting import AttentionBoostingRegressor
-from forestviz.enhanced import EnhancedForestClassifier
+from forestviz.attention.estimators import AttentionForestClassifier, AttentionForestRegressor
+from forestviz.boosting.estimator import AttentionBoostingRegressor
+from forestviz.enhanced.estimator import EnhancedForestClassifier
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes

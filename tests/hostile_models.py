@@ -280,8 +280,8 @@ def type_subprocess_popen(legit, marker):
     return injected(legit, node("TypeNode", "subprocess.Popen"))
 
 
-@hostile("method-of-a-trusted-class", "forestviz.attention.AttentionForestRegressor (as a "
-         "MethodNode)")
+@hostile("method-of-a-trusted-class",
+         "forestviz.attention.estimators.AttentionForestRegressor (as a MethodNode)")
 def method_of_a_trusted_class(legit, marker):
     def change(schema):
         estimator = schema["content"]["object"]["content"]["estimator"]

@@ -1,36 +1,23 @@
-"""AGBoost: attention-weighted gradient boosting for regression (algorithms.md §2, paper 003).
-
-A gradient boosting machine with squared loss (F_0 = mean y, tree h_k fitted to the residuals,
-F_k = F_{k−1} + ν·h_k) is read as a Nadaraya-Watson regression over its T trees (eq 14):
-
-    ŷ(x) = F_0 + Σ_k α_k(x)·V_k(x),   V_k(x) = T·ν·h_k(x),
-    α_k(x) = (1 − ε)·softmax_k(−γ^k·d_k(x) / (2τ)) + ε·w_k,   w ∈ Δ_T,
-
-eqs (18)-(22) as reconstructed in algorithms.md §2: the value V_k is the tree's own prediction
-scaled so that uniform weights α_k = 1/T give the GBM back exactly; the key of tree k is the
-mean standardised training row A_k(x) of x's leaf and d_k(x) = ||x̃ − A_k(x)||²
-(:class:`~forestviz.trees.leaf_stats.LeafStats`). The discount γ^k scales the attention
-*score*, as in the authors' code **[resolved]**; ``discount_on="weight"`` takes the other reading,
-α ∝ γ^k·exp(−d_k/(2τ)). The contamination weights w solve the ABRF-1 simplex QP with target
-y − F_0 (:mod:`forestviz.simplex`, one Gram matrix for the whole grid); ``weights="uniform"``
-keeps w_k = 1/T (the paper's "Non-param" model).
+"""AGBoost as a scikit-learn regressor (Konstantinov, Utkin & Kirpichenko, "AGBoost:
+Attention-based Modification of Gradient Boosting Machine"; algorithms.md §2): attention weights
+(:mod:`forestviz.boosting.weights`) over the trees of a gradient boosting machine.
+``weights="uniform"`` keeps w_k = 1/T (the paper's "Non-param" model).
 
 Selecting (ε, τ, γ): a boosting ensemble is fitted on a random ``1 − validation_fraction`` of
 the rows (or, with ``cv``, one per cross-validation fold), w is fitted on those rows for every
-grid point (:data:`~forestviz.attention.EPS_GRID` × :data:`~forestviz.attention.KAPPA_GRID` ×
-:data:`DISCOUNT_GRID`, τ = κ·median training distance; all QPs of an ensemble share one Gram
-matrix and are solved by simplex NNLS) and each point is scored by its mean squared
-error on the held-out rows (averaged over folds). The final ensemble is fitted on all rows — in
-threads, at the same time as the validation ones, when ``n_jobs`` allows — and w is refitted
-there at the chosen point. When ε, τ and γ are all fixed nothing is searched and no validation
-ensemble is fitted.
+grid point (:data:`~forestviz.attention.search.EPS_GRID` ×
+:data:`~forestviz.attention.search.KAPPA_GRID` × :data:`~forestviz.boosting.weights.DISCOUNT_GRID`,
+τ = κ·median training distance; all QPs of an ensemble share one Gram matrix and are solved by
+simplex NNLS) and each point is scored by its mean squared error on the held-out rows (averaged
+over folds). The final ensemble is fitted on all rows — in threads, at the same time as the
+validation ones, when ``n_jobs`` allows — and w is refitted there at the chosen point. When ε,
+τ and γ are all fixed nothing is searched and no validation ensemble is fitted.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -42,11 +29,14 @@ from sklearn.tree import ExtraTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from forestviz.attention import EPS_GRID, KAPPA_GRID
-from forestviz.simplex import (
-    contamination_linear_terms,
-    fit_contamination_weights,
-    simplex_nnls,
+from forestviz.attention.search import EPS_GRID, KAPPA_GRID
+from forestviz.attention.simplex import contamination_linear_terms, simplex_nnls
+from forestviz.boosting.weights import (
+    DISCOUNT_GRID,
+    Ensemble,
+    Rows,
+    attention_numerators,
+    attention_softmax,
 )
 from forestviz.trees.checks import (
     check_parameters,
@@ -58,86 +48,11 @@ from forestviz.trees.checks import (
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
-DISCOUNT_GRID = (0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
-"""Discount factors γ tried when ``discount="auto"`` (algorithms.md §2)."""
-
-
-def attention_scores(d, tau, discount, discount_on="score", out=None) -> np.ndarray:
-    """Attention scores of the softmax (n, T): −γ^k·d_k/(2τ) (``"score"``, the authors' code)
-    or log(γ^k) − d_k/(2τ) (``"weight"``: α ∝ γ^k·exp(−d_k/(2τ))), k = 0..T−1; written to
-    ``out`` (may be ``d``) when given."""
-    k = np.arange(d.shape[1])
-    if discount_on == "score":
-        return np.multiply(d, -(discount**k) / (2.0 * tau), out=out)
-    scores = np.multiply(d, -0.5 / tau, out=out)
-    scores += k * np.log(discount)
-    return scores
-
-
-def attention_numerators(d, tau, discount, discount_on="score", out=None) -> np.ndarray:
-    """exp(s_k − max_j s_j) of the :func:`attention_scores` s (n, T), the softmax numerators;
-    computed in ``out`` (may be ``d``) when given."""
-    E = attention_scores(d, tau, discount, discount_on, out)
-    E -= E.max(axis=1, keepdims=True)
-    return np.exp(E, out=E)
-
-
-def attention_softmax(d, tau, discount, discount_on="score", out=None) -> np.ndarray:
-    """D = softmax_k of :func:`attention_scores` (n, T); computed in ``out`` when given."""
-    D = attention_numerators(d, tau, discount, discount_on, out)
-    D /= D.sum(axis=1, keepdims=True)
-    return D
-
-
-@dataclass(frozen=True)
-class _Rows:
-    """Leaf quantities of a set of rows under one ensemble: distances d (n, T), values
-    V (n, T), targets y − F_0 (n,) and row weights (n,)."""
-
-    d: np.ndarray
-    V: np.ndarray
-    target: np.ndarray
-    weight: np.ndarray
-
-    def softmax_predictions(self, tau, discount, discount_on) -> np.ndarray:
-        """r = Σ_k softmax_k(scores)·V_k (n,), the ε = 0 prediction minus F_0."""
-        return np.einsum("nk,nk->n", attention_softmax(self.d, tau, discount, discount_on),
-                         self.V)
-
-
-@dataclass(frozen=True)
-class _Ensemble:
-    """A boosting ensemble fitted on some rows, its leaf statistics (``stats.leaf_values`` hold
-    the scaled tree values V), those rows' leaf quantities and their Gram reduction."""
-
-    init: float
-    trees: list
-    gbm: GradientBoostingRegressor | None
-    stats: LeafStats
-    rows: _Rows
-    gram: np.ndarray  # G = Vᵀ·diag(ω)·V (T, T)
-    Vty: np.ndarray  # Vᵀ·diag(ω)·(y − F_0) (T,)
-
-    @property
-    def median_distance(self) -> float:
-        """median d over the fitting rows and trees, the unit of τ (falls back to mean, 1)."""
-        d = self.rows.d
-        return float(next((v for v in (np.median(d), d.mean()) if v > 0), 1.0))
-
-    def weights(self, tau, discount, discount_on, eps) -> np.ndarray:
-        """Contamination weights w (T,) minimising Σ_s ω_s·(y_s − F_0 − (1−ε)·r_s −
-        ε·V_s·w)² on the fitting rows (the ABRF-1 QP, certified by its Frank-Wolfe gap);
-        uniform at ε = 0, where w has no effect."""
-        if eps == 0:
-            return np.full(self.gram.shape[0], 1.0 / self.gram.shape[0])
-        r = self.rows.softmax_predictions(tau, discount, discount_on)
-        Vtr = self.rows.V.T @ (self.rows.weight * r)
-        return fit_contamination_weights(self.gram, self.Vty, Vtr, [eps]).weights[0]
-
 
 class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
-    """AGBoost regressor (paper 003): attention weights over the trees of a gradient boosting
-    machine. See the module docstring for the model and how (ε, τ, γ) are chosen.
+    """AGBoost regressor (Konstantinov, Utkin & Kirpichenko): attention weights over the trees of
+    a gradient boosting machine. See :mod:`forestviz.boosting.weights` for the model and the
+    module docstring for how (ε, τ, γ) are chosen.
 
     ``base``: "gbm" (scikit-learn's ``GradientBoostingRegressor``, subsample 1) or "extra"
     (the same boosting loop over ``ExtraTreeRegressor``). ``eps``, ``tau``, ``discount``:
@@ -231,7 +146,7 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
         validations = []
         for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
             d, V = ens.stats.query(X[held_out])
-            validations.append((ens, _Rows(d, V, y[held_out] - ens.init, weight[held_out])))
+            validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out])))
         eps, tau, self.discount_ = self._search(main, validations, *grids, report)
         self.eps_, self.tau_ = eps, tau
         self.w_ = np.full(len(main.trees), 1.0 / len(main.trees))
@@ -269,7 +184,7 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
             trees.append(tree)
         return init, trees, None
 
-    def _ensemble(self, X, y, weight, seed) -> _Ensemble:
+    def _ensemble(self, X, y, weight, seed) -> Ensemble:
         """Boosting on (X, y), leaf statistics whose values are V = T·ν·(tree's leaf value),
         the rows' distances and values (one leaf lookup) and the Gram reduction."""
         init, trees, gbm = self._boost(X, y, weight, seed)
@@ -280,9 +195,9 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
             [tree.tree_.value[:, 0, 0] for tree in trees])
         stats = stats.with_values(values)
         d, V = stats.query(X)
-        rows = _Rows(d, V, y - init, weight)
+        rows = Rows(d, V, y - init, weight)
         weighted = V * weight[:, None]
-        return _Ensemble(init, trees, gbm, stats, rows, weighted.T @ V, weighted.T @ rows.target)
+        return Ensemble(init, trees, gbm, stats, rows, weighted.T @ V, weighted.T @ rows.target)
 
     def _validation_losses(self, ens, held_out, pairs, eps_grid, report) -> np.ndarray:
         """Held-out MSE (len(pairs), len(eps_grid)) of every (γ, τ) in ``pairs`` and ε, with w

@@ -1,4 +1,5 @@
-"""Per-sample model weighting and tree scores (paper 002 eqs 4-8, algorithms.md §3.3).
+"""Per-sample model weighting and tree scores of the Enhanced Random Forest (Bertsimas &
+Stoumpou, eqs 4-8; algorithms.md §3.3).
 
 Every training row z keeps its top-L trees, ranked by P_tree(y_z | z). For a query row x with
 M nearest training rows, tree k appears S1_k times in their top-L lists; then

@@ -1,9 +1,10 @@
-"""Enhanced Random Forest (Bertsimas & Stoumpou, paper 002; algorithms.md §3).
+"""Enhanced Random Forest (Bertsimas & Stoumpou, "Binary Classification: Is Boosting stronger
+than Bagging?"; algorithms.md §3).
 
 Adaptive sample weights and sampling probabilities (Algorithm 1, §3.1), per-tree feature
 subsets, per-sample model weighting through the top trees of the nearest training rows
 (eqs 4-5, §3.3) and tree scores (eqs 6-8). Sample and feature cleaning (Algorithm 2) lives in
-:mod:`forestviz.cleaning` and is re-exported here as :func:`clean`.
+:mod:`forestviz.enhanced.cleaning`.
 """
 
 from collections.abc import Callable
@@ -16,24 +17,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from forestviz.cleaning import clean
-from forestviz.model_weighting import (
-    TreeScores,
+from forestviz.enhanced.model_weighting import (
     mean_proba,
     rank_trees,
     tree_scores,
     tree_weights,
     weighted_proba,
 )
-from forestviz.neighbors import TrainingNeighbors
-from forestviz.sampling import (
-    auc_score,
-    draw_feature_subsets,
-    fit_forest,
-    n_subset_features,
-    update_weights,
-    youden_thresholds,
-)
+from forestviz.enhanced.neighbors import TrainingNeighbors
+from forestviz.enhanced.reweighting import auc_score, update_weights, youden_thresholds
+from forestviz.enhanced.sampling import draw_feature_subsets, fit_forest, n_subset_features
 from forestviz.trees.checks import check_rows, ignore_progress
 from forestviz.trees.leaf_values import LeafTable
 
@@ -47,7 +40,7 @@ class Neighbors(NamedTuple):
 
 
 class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
-    """Enhanced Random Forest classifier (paper 002, algorithms.md §3).
+    """Enhanced Random Forest classifier (Bertsimas & Stoumpou; algorithms.md §3).
 
     Parameters follow the paper's defaults (200 trees, depth 6, SW + SP on, features per split,
     λ = 0.2). ``sample_weighting`` (SW) passes w_i to every tree, ``sample_probabilities`` (SP)
@@ -304,7 +297,8 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
                             self.n_jobs)
 
     def tree_scores(self, X):
-        """Tree scores S, S1, S2 of eqs (6)-(8) (see :class:`TreeScores`)."""
+        """Tree scores S, S1, S2 of eqs (6)-(8) (see
+        :class:`~forestviz.enhanced.model_weighting.TreeScores`)."""
         X, _ = self._validate(X)
         return tree_scores(self._nearest(X)[0], self.tree_rankings_, self.n_estimators,
                            self.n_jobs)
@@ -325,5 +319,3 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         mean = np.mean(per_tree, axis=0)
         return mean / mean.sum()
 
-
-__all__ = ["EnhancedForestClassifier", "Neighbors", "TreeScores", "clean"]

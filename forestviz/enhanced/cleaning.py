@@ -1,4 +1,5 @@
-"""Algorithm 2 of the ERF paper, sample and feature cleaning (algorithms.md §3.2).
+"""Sample and feature cleaning: Algorithm 2 of the Enhanced Random Forest (Bertsimas & Stoumpou,
+"Binary Classification: Is Boosting stronger than Bagging?"; algorithms.md §3.2).
 
 Each round refits the enhanced forest from w = 1 on the rows and features still kept, scores it
 on a fixed held-out validation split, then drops the bucket of training rows with the lowest
@@ -17,7 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
-from forestviz.sampling import auc_score
+from forestviz.enhanced.reweighting import auc_score
 
 
 @dataclass(frozen=True)
