@@ -6,7 +6,8 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from forestviz import plots, workflow
+from forestviz.app import workflow
+from forestviz.explain import plots
 from forestviz.io import model_files
 from ui import models, state
 from ui.charts import predicted_vs_actual, roc_figure

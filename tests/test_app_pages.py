@@ -18,7 +18,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
 from streamlit.testing.v1 import AppTest
 
-from forestviz import workflow
+from forestviz.app import workflow
 from forestviz.io import model_files
 from ui.display import as_text
 

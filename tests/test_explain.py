@@ -17,7 +17,7 @@ from forestviz.attention import AttentionForestClassifier, AttentionForestRegres
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.summary import TrainingSummary
+from forestviz.explain.summary import TrainingSummary
 from forestviz.trees import DecisionMachine
 
 T = 16

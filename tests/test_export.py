@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forestviz import workflow
+from forestviz.app import workflow
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes, neutralise
 

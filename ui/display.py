@@ -19,7 +19,7 @@ must never become markup there, so every page passes it through :func:`as_text`:
 
 ``st.dataframe`` cells and headers, ``st.text``, ``st.code``, selectbox and multiselect options
 (``format_func`` texts) and text-input values are plain text already; plotly figures take names
-through :func:`forestviz.plots.plain`.
+through :func:`forestviz.explain.plots.plain`.
 """
 
 import re

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from forestviz.app.limits import Limits
+from forestviz.app.uploads import TableBudget
 from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
 from forestviz.io.csv_input import load_csv
 from forestviz.io.dataset import DataChoice, Dataset, schema, suggest_id_columns
-from forestviz.limits import Limits
-from forestviz.uploads import TableBudget
 
 DATASET = "dataset"  # the Dataset every page works on
 CHOICE = "dataset_choice"  # the DataChoice that built it
@@ -31,13 +31,13 @@ class Source:
 
 @st.cache_resource(show_spinner=False)
 def limits() -> Limits:
-    """The server's caps (``forestviz.limits``; environment variables override them)."""
+    """The server's caps (``forestviz.app.limits``; environment variables override them)."""
     return Limits.from_env()
 
 
 @st.cache_resource(show_spinner=False)
 def upload_budget() -> TableBudget:
-    """Bytes of parsed uploads held by all sessions of this server (``forestviz.uploads``)."""
+    """Bytes of parsed uploads held by all sessions of this server (``forestviz.app.uploads``)."""
     caps = limits()
     return TableBudget(caps.upload_budget_mb * 2**20, caps.upload_idle_minutes * 60)
 

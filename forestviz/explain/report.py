@@ -6,9 +6,9 @@ refers to a network address. Every user-provided text (feature and class names, 
 values) is HTML-escaped; plotly's figure JSON escapes ``<``, ``>`` and ``/`` itself.
 
 The page fits the width of A4 (190 mm of text) whatever the names and values: names are cut to
-``NAME_LIMIT`` characters (:mod:`forestviz.names`) with the whole name in a ``title`` (shown on
-hover) and in a closing table of full names; tables have a fixed layout and cells wrap long
-words; images and charts shrink to the page.
+``NAME_LIMIT`` characters (:mod:`forestviz.explain.names`) with the whole name in a ``title``
+(shown on hover) and in a closing table of full names; tables have a fixed layout and cells
+wrap long words; images and charts shrink to the page.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from forestviz import plots
-from forestviz.names import NAME_LIMIT, DisplayNames
+from forestviz.explain.names import NAME_LIMIT, DisplayNames
+from forestviz.explain.plots.density import attention_kde
+from forestviz.explain.plots.row_vs_training import row_vs_median
+from forestviz.explain.plots.tree_weights import tree_weight_bars
 
 _STYLE = """
 @page{size:A4;margin:10mm}
@@ -49,24 +51,24 @@ def figures(explanation) -> dict[str, go.Figure]:
     and ``features`` (the row's percentiles against the training medians)."""
     e = explanation
     parts = e.weight_parts
-    out = {"weights": plots.tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees))}
+    out = {"weights": tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees))}
     if e.tree_scores is not None:
-        out["scores"] = plots.tree_weight_bars(e.tree_scores["S"], top_k=len(e.top_trees),
+        out["scores"] = tree_weight_bars(e.tree_scores["S"], top_k=len(e.top_trees),
                                                label="tree score S",
                                                share_of_prediction=False)
     softmax = None
     if parts is not None and parts[0].sum() > 0:
         softmax = parts[0] / parts[0].sum()  # D = (1−ε)·D / (1−ε)
-    out["kde"] = plots.attention_kde(e.tree_weights, softmax)
-    out["features"] = plots.row_vs_median(e.features)
+    out["kde"] = attention_kde(e.tree_weights, softmax)
+    out["features"] = row_vs_median(e.features)
     return out
 
 
 def tree_drawings(model, explanation, context, *, mode="path") -> dict[int, str]:
     """SVG drawings of the explanation's top trees with the row's path highlighted
-    (:func:`forestviz.treeviz.render_tree`, cached there), keyed by tree index, for
-    :func:`to_html`. ``context``: the model's :class:`~forestviz.treeviz.TreeContext`."""
-    from forestviz.treeviz import render_tree  # dtreeviz and matplotlib: only when drawing
+    (:func:`forestviz.explain.treeviz.render_tree`, cached there), keyed by tree index, for
+    :func:`to_html`. ``context``: the model's :class:`~forestviz.explain.treeviz.TreeContext`."""
+    from forestviz.explain.treeviz import render_tree  # dtreeviz and matplotlib: only when drawing
 
     return {int(k): render_tree(model, int(k), explanation.row, context=context, mode=mode)
             for k in explanation.top_trees}
@@ -168,7 +170,7 @@ def _tree_section(e, position, k, svg, names) -> str:
 def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None) -> str:
     """The report: prediction, concentration of the weights, charts, the top trees (drawing
     when ``tree_svgs`` has it, keyed by tree index from 0, e.g. from
-    :func:`forestviz.treeviz.render_tree`, and path table), the row against the training
+    :func:`forestviz.explain.treeviz.render_tree`, and path table), the row against the training
     medians and the nearest training rows, then the full names of the names it shows cut."""
     e = explanation
     tree_svgs = dict(tree_svgs or {})

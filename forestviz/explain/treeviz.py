@@ -7,7 +7,7 @@ fingerprint), so the call stays ``render_tree(model, tree_index, x, context=...,
 * Names are data, never markup: :func:`display_name` maps ``& < > " '`` and control
   characters to look-alikes DejaVu Sans can draw (``a&b`` → ``a and b``, ``<b>`` → ``‹b›``,
   ``O'Brien`` → ``O’Brien``) so ``dot`` never fails, and matplotlib's mathtext is off (``$``
-  stays a dollar sign). Names are cut to ``NAME_LIMIT`` characters (:mod:`forestviz.names`),
+  stays a dollar sign). Names are cut to ``NAME_LIMIT`` characters (:mod:`forestviz.explain.names`),
   so a drawing's width does not grow with a name's length.
 * dtreeviz is not thread-safe (every render writes the same per-process temporary files), so
   renders are serialised by a process-wide lock; finished SVGs go to a bounded LRU cache keyed
@@ -49,7 +49,7 @@ import numpy as np
 from dtreeviz.utils import inline_svg_images
 from sklearn.base import is_classifier
 
-from forestviz.names import NAME_LIMIT, elide, elide_unique
+from forestviz.explain.names import NAME_LIMIT, elide, elide_unique
 from forestviz.trees.fitted import estimator_trees
 
 FONT = "DejaVu Sans"
@@ -76,13 +76,14 @@ _LOOKALIKES = {"<": "‹", ">": "›", "'": "’", "&": " and "}
 
 def display_name(name, limit: int = NAME_LIMIT) -> str:
     """``name`` as graphviz can draw it (:func:`_drawable`), cut to ``limit`` characters
-    (:func:`forestviz.names.elide`)."""
+    (:func:`forestviz.explain.names.elide`)."""
     return elide(_drawable(name), limit)
 
 
 def display_names(names) -> list[str]:
-    """:func:`display_name` of each name, kept distinct (:func:`forestviz.names.elide_unique`):
-    two features that look alike once cut would make the drawing ambiguous."""
+    """:func:`display_name` of each name, kept distinct
+    (:func:`forestviz.explain.names.elide_unique`): two features that look alike once cut would
+    make the drawing ambiguous."""
     return elide_unique(_drawable(name) for name in names)
 
 

@@ -1,7 +1,7 @@
 """The product's training workflow without a user interface: model families, the estimator
 factory, the train/held-out split, held-out metrics next to the baselines, and the
 :class:`Bundle` every page (and any script) reads. :func:`train_bundle` is what the app runs
-in a worker process (:mod:`forestviz.jobs`); :func:`model_payload` and :func:`restore` are the
+in a worker process (:mod:`forestviz.app.jobs`); :func:`model_payload` and :func:`restore` are the
 two halves of a model file (written and read by :mod:`forestviz.io.model_files`).
 """
 
@@ -27,13 +27,13 @@ from sklearn.model_selection import train_test_split
 from forestviz.attention.estimators import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting.estimator import AttentionBoostingRegressor
 from forestviz.enhanced.estimator import EnhancedForestClassifier
+from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.treeviz import TreeContext
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
 from forestviz.io.model_files import ModelFileError
 from forestviz.io.preprocessing import TablePreprocessor
-from forestviz.summary import TrainingSummary
-from forestviz.treeviz import TreeContext
 
 Progress = Callable[[str, float], None]
 

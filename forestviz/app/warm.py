@@ -1,4 +1,4 @@
-"""Imported once by the training workers' forkserver (``forestviz.jobs``): loads the library
+"""Imported once by the training workers' forkserver (``forestviz.app.jobs``): loads the library
 and runs the default training on a small synthetic table, so the compiled kernels (numba) and
 every lazily built piece are in memory before any worker is forked from it.
 
@@ -9,7 +9,7 @@ Measured with ``bench/jobs.py``: without it each job spent about 0.4 s loading t
 import numpy as np
 import pandas as pd
 
-from forestviz import workflow
+from forestviz.app import workflow
 from forestviz.io.dataset import DataChoice, Dataset
 
 

@@ -17,7 +17,7 @@ without a second leaf look-up. Supported:
   trees' leaf values (their mean is scikit-learn's ``predict``/``predict_proba``).
 
 Everything drawn from the training data (medians, percentiles, nearest rows, decision paths)
-comes from a :class:`~forestviz.summary.TrainingSummary`, built once per model and data.
+comes from a :class:`~forestviz.explain.summary.TrainingSummary`, built once per model and data.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from sklearn.ensemble import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from forestviz.summary import TrainingSummary
+from forestviz.explain.summary import TrainingSummary
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.paths import PathStep, path_table
 
@@ -165,14 +165,14 @@ class Explanation:
         return [path_table(steps) for steps in self.paths]
 
     def figures(self) -> dict:
-        """The standard plotly figures of this row (:func:`forestviz.report.figures`)."""
-        from forestviz.report import figures
+        """The standard plotly figures of this row (:func:`forestviz.explain.report.figures`)."""
+        from forestviz.explain.report import figures
 
         return figures(self)
 
     def to_html(self, *, tree_svgs: Mapping[int, str] | None = None) -> str:
-        """A self-contained HTML report (:func:`forestviz.report.to_html`)."""
-        from forestviz.report import to_html
+        """A self-contained HTML report (:func:`forestviz.explain.report.to_html`)."""
+        from forestviz.explain.report import to_html
 
         return to_html(self, tree_svgs=tree_svgs)
 
