@@ -1,4 +1,5 @@
-"""Reproduce the ABRF paper's regression tables (paper 000) with forestviz's estimators.
+"""Reproduce the regression tables of the ABRF paper (Utkin & Konstantinov, "Attention-based
+Random Forest and Contamination Model") with forestviz's estimators.
 
 Condition 2 (100 trees, min_samples_leaf 10): Table 3 (Random Forest) and Table 5 (Extra
 Trees) for RF / Softmax / ABRF-1 (QP), with ABRF-1 (LP) from Tables 6-7, ABRF-2 from

@@ -1,6 +1,7 @@
-"""Reproduce the AGBoost paper's comparison (paper 003, Tables II-III) on the data sets available
-offline: R² and MAE of the plain boosting machine ("GBM"), the "Non-param" model (w_k = 1/T,
-ε, τ, γ tuned) and AGBoost (w trained), for decision-tree and Extra-tree bases.
+"""Reproduce the comparison of the AGBoost paper (Konstantinov, Utkin & Kirpichenko, "AGBoost:
+Attention-based Modification of Gradient Boosting Machine", Tables II-III) on the data sets
+available offline: R² and MAE of the plain boosting machine ("GBM"), the "Non-param" model
+(w_k = 1/T, ε, τ, γ tuned) and AGBoost (w trained), for decision-tree and Extra-tree bases.
 
 Protocol: 100 boosting iterations, learning rate 0.1, max_depth 3, at least 10 rows per leaf
 (the paper's condition); repeated random 80/20 splits of each data set (``--reps``, default 20);
