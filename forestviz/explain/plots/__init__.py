@@ -1,10 +1,11 @@
 """Plotly figures of per-row explanations and training diagnostics (algorithms.md §5).
 
 Pure functions of numpy arrays, pandas frames and plain values; every one returns a
-``plotly.graph_objects.Figure`` that follows :mod:`~forestviz.explain.plots.conventions`. No
-model object is needed. One module a view: ``tree_weights`` (bars, heat map), ``density``
-(ABRF Fig. 3, weight values), ``ternary`` (ABRF Fig. 1, every row on a triangle), ``training``
-(ABRF Fig. 2, ERF rounds), ``row_vs_training`` (ERF Tables 6-7).
+``plotly.graph_objects.Figure`` that follows :mod:`~forestviz.explain.plots.conventions` and
+checks its arguments with :mod:`~forestviz.explain.plots.inputs`. No model object is needed.
+One module a view: ``tree_weights`` (bars, heat map), ``density`` (ABRF Fig. 3, weight values),
+``ternary`` (ABRF Fig. 1, every row on a triangle), ``training`` (ABRF Fig. 2, ERF rounds),
+``row_vs_training`` (ERF Tables 6-7).
 """
 
 from forestviz._lazy import lazy_exports

@@ -1,5 +1,5 @@
-"""What every figure shares (algorithms.md §5): plain text for plotly, checked inputs, tree and
-row labels, and the title with its caption.
+"""What every figure shares (algorithms.md §5): plain text for plotly, tree and row labels,
+colours, and the title with its caption. What figures accept is :mod:`.inputs`.
 
 * Trees are numbered from 1 for people: "Tree 1" is ``estimators_[0]`` (pass ``tree_ids`` to
   show other numbers). Tree indices given to functions (``groups``) count from 0, as numpy does.
@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import html
 import textwrap
-from collections.abc import Sequence
 
-import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz.explain.names import elide_unique
@@ -38,26 +35,6 @@ def plain(text) -> str:
     return html.escape(str(text), quote=False)
 
 
-def vector(values, name: str) -> np.ndarray:
-    """A finite, non-empty 1-D float array."""
-    v = np.asarray(values, dtype=float)
-    if v.ndim != 1 or v.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {v.shape}")
-    if not np.isfinite(v).all():
-        raise ValueError(f"{name} must be finite (no NaN or infinity)")
-    return v
-
-
-def matrix(values, name: str) -> np.ndarray:
-    """A finite, non-empty 2-D float array (a 1-D array is one row)."""
-    v = np.atleast_2d(np.asarray(values, dtype=float))
-    if v.ndim != 2 or v.size == 0:
-        raise ValueError(f"{name} must be a non-empty (rows, trees) array, got shape {v.shape}")
-    if not np.isfinite(v).all():
-        raise ValueError(f"{name} must be finite (no NaN or infinity)")
-    return v
-
-
 def unique_labels(labels, default: str, n: int) -> list[str]:
     """Escaped labels (``default.format(i + 1)`` when ``labels`` is None), cut to 40 characters
     and kept distinct by a " #k" suffix (:func:`forestviz.explain.names.elide_unique`), since plotly
@@ -73,15 +50,6 @@ def tree_names(n_trees: int, tree_ids) -> list[str]:
     if tree_ids is None:
         return unique_labels(None, "Tree {}", n_trees)
     return unique_labels([f"Tree {t}" for t in tree_ids], "", n_trees)
-
-
-def records(data, required: Sequence[str], name: str) -> pd.DataFrame:
-    """A DataFrame from a DataFrame or a list of dicts, with the ``required`` columns."""
-    frame = pd.DataFrame(data)
-    missing = [c for c in required if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(frame.columns)}")
-    return frame
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -7,7 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from forestviz.explain.names import elide
-from forestviz.explain.plots.conventions import finish, plain, vector
+from forestviz.explain.plots.conventions import finish, plain
+from forestviz.explain.plots.inputs import vector
 
 
 def kde_over_tree_index(weights, grid) -> np.ndarray:

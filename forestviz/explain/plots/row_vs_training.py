@@ -8,7 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz.explain.names import wrap_name
-from forestviz.explain.plots.conventions import STRONG, finish, plain, records, unique_labels
+from forestviz.explain.plots.conventions import STRONG, finish, plain, unique_labels
+from forestviz.explain.plots.inputs import records
 
 
 def row_vs_median_table(row, X_train, feature_names=None) -> pd.DataFrame:

@@ -7,14 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from forestviz.explain.names import elide
-from forestviz.explain.plots.conventions import (
-    finish,
-    matrix,
-    plain,
-    tree_names,
-    unique_labels,
-    vector,
-)
+from forestviz.explain.plots.conventions import finish, plain, tree_names, unique_labels
+from forestviz.explain.plots.inputs import matrix, vector
 
 
 def ternary_groups(weights) -> list[list[int]]:

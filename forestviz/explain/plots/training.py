@@ -8,7 +8,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from forestviz.explain.names import elide
-from forestviz.explain.plots.conventions import finish, plain, records
+from forestviz.explain.plots.conventions import finish, plain
+from forestviz.explain.plots.inputs import records
 
 EPS_MARKERS = ("circle", "triangle-up", "square", "diamond", "x", "star", "cross", "pentagon")
 METRICS = {  # known score columns: axis title, word in hover texts, higher is better

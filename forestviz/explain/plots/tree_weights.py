@@ -10,12 +10,11 @@ from forestviz.explain.plots.conventions import (
     PALE,
     STRONG,
     finish,
-    matrix,
     plain,
     tree_names,
     unique_labels,
-    vector,
 )
+from forestviz.explain.plots.inputs import matrix, vector
 
 PART_NAMES = ("closeness to this row, (1−ε)·D", "learned tree weight, ε·w")
 
