@@ -16,7 +16,8 @@ from sklearn.datasets import make_friedman1
 from sklearn.ensemble import RandomForestRegressor
 
 from bench.timing import best_time, peak_mib
-from forestviz.attention import PREDICT_BLOCK, AttentionForestRegressor
+from forestviz.attention import AttentionForestRegressor
+from forestviz.attention.weights import PREDICT_BLOCK
 
 
 def main():

@@ -21,8 +21,8 @@ from bench.timing import best_time, forest_size_arguments
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.machines import DecisionMachine
-from forestviz.summary import TrainingSummary
+from forestviz.explain.summary import TrainingSummary
+from forestviz.trees import DecisionMachine
 
 
 def make_forest(n, features, trees, seed=0):
@@ -153,8 +153,9 @@ def main():
         print(f"  {name:32s} {value:10.3f}")
     print("  goal: apply ratio <= 2 (the matrix form is the reference, not the fast path)")
     start = time.perf_counter()
-    treeviz = importlib.import_module("forestviz.treeviz")  # dtreeviz + matplotlib, once
-    print(f"import forestviz.treeviz {time.perf_counter() - start:.3f} s (once per process)")
+    treeviz = importlib.import_module("forestviz.explain.treeviz")  # dtreeviz + matplotlib, once
+    seconds = time.perf_counter() - start
+    print(f"import forestviz.explain.treeviz {seconds:.3f} s (once per process)")
     for fancy in (None, True):
         label = "auto (text split nodes here)" if fancy is None else "fancy (histograms)"
         figures = bench_treeviz(treeviz, forest, X, y, fancy=fancy)

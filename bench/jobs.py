@@ -1,4 +1,4 @@
-"""Training in a worker process (forestviz.jobs) against training in the calling thread.
+"""Training in a worker process (forestviz.app.jobs) against training in the calling thread.
 
 The app trains in worker processes so pages never freeze; this measures what that costs, in
 the same run: the start of a job once the forkserver is warm, the first job (forkserver start
@@ -13,10 +13,10 @@ import statistics
 import time
 
 from bench.timing import best_time
-from forestviz import workflow
-from forestviz.data import DataChoice
-from forestviz.datasets import DEFAULT_DATASET, load_dataset
-from forestviz.jobs import JobPool
+from forestviz.app import workflow
+from forestviz.app.jobs import JobPool
+from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
+from forestviz.io.dataset import DataChoice
 
 
 def nothing(*, progress):
@@ -35,7 +35,7 @@ def main() -> None:
     repeat = parser.parse_args().repeat
     from bench import jobs  # this file as an importable module: workers look functions up by name
 
-    pool = JobPool(preload=("forestviz.warm",))
+    pool = JobPool(preload=("forestviz.app.warm",))
     started = time.perf_counter()
     run(pool, jobs.nothing)
     first = time.perf_counter() - started

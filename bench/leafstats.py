@@ -10,7 +10,7 @@ from sklearn.datasets import make_friedman1
 from sklearn.ensemble import RandomForestRegressor
 
 from bench.timing import best_time, forest_size_arguments, peak_mib
-from forestviz.forest import LeafStats
+from forestviz.trees import LeafStats
 
 
 def main():

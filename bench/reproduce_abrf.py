@@ -1,10 +1,11 @@
-"""Reproduce the ABRF paper's regression tables (paper 000) with forestviz's estimators.
+"""Reproduce the regression tables of the ABRF paper (Utkin & Konstantinov, "Attention-based
+Random Forest and Contamination Model") with forestviz's estimators.
 
 Condition 2 (100 trees, min_samples_leaf 10): Table 3 (Random Forest) and Table 5 (Extra
 Trees) for RF / Softmax / ABRF-1 (QP), with ABRF-1 (LP) from Tables 6-7, ABRF-2 from
 Tables 11/10 and ABRF-3 from Tables 14/13. Condition 1 (max_depth 2): Tables 2 and 4 for
 RF / Softmax / ABRF-1. Plus a classification check on breast cancer (macro F1, RF vs ABRF-1).
-Data: forestviz.datasets at the paper's sizes (Table 1), synthetic sets redrawn with the
+Data: forestviz.io.bundled at the paper's sizes (Table 1), synthetic sets redrawn with the
 repetition's seed, random 80/20 splits. Prints markdown tables (mean ± std over repetitions,
 the paper's number in brackets) for docs/reproduction.md.
 
@@ -26,7 +27,7 @@ from sklearn.metrics import f1_score, mean_absolute_error, r2_score
 from sklearn.model_selection import train_test_split
 
 from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
-from forestviz.datasets import load_dataset
+from forestviz.io.bundled import load_dataset
 
 DATASETS = ("diabetes", "friedman1", "friedman2", "friedman3", "regression", "sparse")
 MODELS = ("Forest", "Softmax", "ABRF-1 (QP)", "ABRF-1 (LP)", "ABRF-2", "ABRF-3")

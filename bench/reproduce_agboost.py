@@ -1,6 +1,7 @@
-"""Reproduce the AGBoost paper's comparison (paper 003, Tables II-III) on the data sets available
-offline: R² and MAE of the plain boosting machine ("GBM"), the "Non-param" model (w_k = 1/T,
-ε, τ, γ tuned) and AGBoost (w trained), for decision-tree and Extra-tree bases.
+"""Reproduce the comparison of the AGBoost paper (Konstantinov, Utkin & Kirpichenko, "AGBoost:
+Attention-based Modification of Gradient Boosting Machine", Tables II-III) on the data sets
+available offline: R² and MAE of the plain boosting machine ("GBM"), the "Non-param" model
+(w_k = 1/T, ε, τ, γ tuned) and AGBoost (w trained), for decision-tree and Extra-tree bases.
 
 Protocol: 100 boosting iterations, learning rate 0.1, max_depth 3, at least 10 rows per leaf
 (the paper's condition); repeated random 80/20 splits of each data set (``--reps``, default 20);
@@ -25,7 +26,7 @@ from sklearn.metrics import mean_absolute_error, r2_score
 from sklearn.model_selection import train_test_split
 
 from forestviz.boosting import AttentionBoostingRegressor
-from forestviz.datasets import load_dataset
+from forestviz.io.bundled import load_dataset
 
 DATASETS = {"diabetes": "Diabetes", "friedman1": "Friedman 1", "friedman2": "Friedman 2",
             "friedman3": "Friedman 3", "regression": "Regression", "sparse": "Sparse"}

@@ -87,7 +87,7 @@ def _status(key: str) -> int:
 
 def child(variant: str, path: str) -> None:
     """Run in a fresh process: read ``path``, then time and measure one ``load_csv``."""
-    import forestviz.csv_input as csv_input
+    import forestviz.io.csv_input as csv_input
 
     if variant == "old":
         source = subprocess.run(

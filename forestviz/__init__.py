@@ -3,31 +3,21 @@
 The estimators and helpers are imported lazily, so ``import forestviz`` stays cheap for the app.
 """
 
-from importlib import import_module
+from forestviz._lazy import lazy_exports
 
 _EXPORTS = {
-    "DataError": "forestviz.csv_input",
-    "Dataset": "forestviz.data",
-    "load_csv": "forestviz.csv_input",
-    "TablePreprocessor": "forestviz.preprocessing",
-    "list_datasets": "forestviz.datasets",
-    "load_dataset": "forestviz.datasets",
-    "LeafStats": "forestviz.forest",
-    "AttentionForestRegressor": "forestviz.attention",
-    "AttentionForestClassifier": "forestviz.attention",
-    "EnhancedForestClassifier": "forestviz.enhanced",
-    "AttentionBoostingRegressor": "forestviz.boosting",
+    "DataError": "forestviz.io.csv_input",
+    "Dataset": "forestviz.io.dataset",
+    "load_csv": "forestviz.io.csv_input",
+    "TablePreprocessor": "forestviz.io.preprocessing",
+    "list_datasets": "forestviz.io.bundled",
+    "load_dataset": "forestviz.io.bundled",
+    "LeafStats": "forestviz.trees.leaf_stats",
+    "AttentionForestRegressor": "forestviz.attention.estimators",
+    "AttentionForestClassifier": "forestviz.attention.estimators",
+    "EnhancedForestClassifier": "forestviz.enhanced.estimator",
+    "AttentionBoostingRegressor": "forestviz.boosting.estimator",
 }
 
-__all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"
-
-
-def __getattr__(name):
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'forestviz' has no attribute {name!r}")
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

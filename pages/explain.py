@@ -5,7 +5,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from forestviz import plots
+from forestviz.explain import plots
 from ui import explain_view as view
 from ui import models
 from ui.display import as_text

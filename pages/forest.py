@@ -8,11 +8,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from forestviz import plots, workflow
+from forestviz.app import workflow
+from forestviz.app.jobs import JobCancelled, WorkerDied
 from forestviz.enhanced import EnhancedForestClassifier, clean
-from forestviz.jobs import JobCancelled, WorkerDied
-from forestviz.machines import estimator_trees
-from forestviz.names import elide_cells, elide_unique
+from forestviz.explain import plots
+from forestviz.explain.names import elide_cells, elide_unique
+from forestviz.trees import estimator_trees
 from ui import models
 from ui.display import as_text
 from ui.state import DATASET

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from forestviz import workflow
+from forestviz.app import workflow
 from ui import models
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET

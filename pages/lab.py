@@ -6,13 +6,13 @@ import streamlit as st
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from forestviz import plots
 from forestviz.attention import AttentionForestRegressor
-from forestviz.datasets import list_datasets, load_dataset
 from forestviz.enhanced import EnhancedForestClassifier
-from forestviz.machines import DecisionMachine
-from forestviz.preprocessing import TablePreprocessor
-from forestviz.treeviz import TreeContext, TreeRenderError, render_tree
+from forestviz.explain import plots
+from forestviz.explain.treeviz import TreeContext, TreeRenderError, render_tree
+from forestviz.io.bundled import list_datasets, load_dataset
+from forestviz.io.preprocessing import TablePreprocessor
+from forestviz.trees import DecisionMachine
 from ui import models
 from ui.display import as_text
 

@@ -1,7 +1,7 @@
 """A corpus of hostile model files, built in memory from a legitimate one.
 
 ``build(name, legit, marker)`` returns the bytes of the hostile file ``name``: ``legit`` is a
-small model file written by ``forestviz.persistence.dumps``; ``marker`` is a path the files
+small model file written by ``forestviz.io.model_files.dumps``; ``marker`` is a path the files
 in ``EXECUTING`` create (by running ``touch``, writing a file, …) when skops is allowed to load
 them. ``OFFENDERS`` lists what the refusal must name; ``MEMORY_BOUND`` tightens the memory a
 refusal may take for the bombs.
@@ -280,8 +280,8 @@ def type_subprocess_popen(legit, marker):
     return injected(legit, node("TypeNode", "subprocess.Popen"))
 
 
-@hostile("method-of-a-trusted-class", "forestviz.attention.AttentionForestRegressor (as a "
-         "MethodNode)")
+@hostile("method-of-a-trusted-class",
+         "forestviz.attention.estimators.AttentionForestRegressor (as a MethodNode)")
 def method_of_a_trusted_class(legit, marker):
     def change(schema):
         estimator = schema["content"]["object"]["content"]["estimator"]
@@ -368,10 +368,10 @@ def old_skops_protocol(legit, marker):
 
 @hostile("other-forestviz-format")
 def other_forestviz_format(legit, marker):
-    """A forestviz-model/2 file: the app's payload dict with its format inside."""
+    """A forestviz-model/3 file: the app's payload dict with its format inside."""
     def change(schema):
         payload = schema["content"]["object"]
-        payload["content"]["format"] = value("forestviz-model/2")
+        payload["content"]["format"] = value("forestviz-model/3")
         payload["key_types"]["content"].append(node("TypeNode", "builtins.str"))
         schema.clear()
         schema.update(payload, protocol=2)

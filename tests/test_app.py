@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from forestviz.datasets import DEFAULT_DATASET, list_datasets
+from forestviz.io.bundled import DEFAULT_DATASET, list_datasets
 from ui.display import as_text
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from forestviz import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.attention import EPS_GRID, KAPPA_GRID
-from forestviz.attention_gradients import AttentionProblem
+from forestviz.attention.gradients import AttentionProblem
 
 SMALL = {"n_estimators": 15, "min_samples_leaf": 5, "random_state": 0}
 

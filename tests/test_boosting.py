@@ -15,8 +15,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from forestviz import AttentionBoostingRegressor
 from forestviz.attention import EPS_GRID, KAPPA_GRID
+from forestviz.attention.simplex import simplex_nnls
 from forestviz.boosting import DISCOUNT_GRID
-from forestviz.simplex import simplex_nnls
 
 SMALL = {"n_estimators": 20, "min_samples_leaf": 5, "random_state": 0}
 FIXED = {"eps": 0.0, "tau": 2.0, "discount": 1.0}

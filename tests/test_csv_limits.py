@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_data_loader import CORPUS
 
-import forestviz.csv_input as csv_input
-from forestviz.csv_input import MAX_CELL_CHARS, MAX_LINE_CHARS, DataError, load_csv
+import forestviz.io.csv_input as csv_input
+from forestviz.io.csv_input import MAX_CELL_CHARS, MAX_LINE_CHARS, DataError, load_csv
 
 REPO = Path(__file__).resolve().parents[1]
 CELL, LINE = 50, 200  # small limits keep the files small; the defaults are tested on their own
@@ -246,7 +246,7 @@ MEMORY_CHILD = textwrap.dedent(
     """
     import json, re, sys, time
     from pathlib import Path
-    from forestviz.csv_input import load_csv
+    from forestviz.io.csv_input import load_csv
 
     def status(key):
         text = Path("/proc/self/status").read_text()

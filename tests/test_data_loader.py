@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forestviz.csv_input import DataError, load_csv
+from forestviz.io.csv_input import DataError, load_csv
 
 QUICK = 1.0  # seconds: every file in the corpus is accepted or refused within this time
 RNG = np.random.default_rng(0)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forestviz.csv_input import DataError, load_csv
-from forestviz.data import Dataset, infer_task, schema, suggest_id_columns
+from forestviz.io.csv_input import DataError, load_csv
+from forestviz.io.dataset import Dataset, infer_task, schema, suggest_id_columns
 
 N = 30
 RNG = np.random.default_rng(0)

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from sklearn import datasets as sk
 
-from forestviz.csv_input import DataError
-from forestviz.data import Dataset
-from forestviz.datasets import DEFAULT_DATASET, DatasetInfo, list_datasets, load_dataset
+from forestviz.io.bundled import DEFAULT_DATASET, DatasetInfo, list_datasets, load_dataset
+from forestviz.io.csv_input import DataError
+from forestviz.io.dataset import Dataset
 
 # name → (task, rows, features): ABRF Table 1 for the regression sets
 EXPECTED = {

@@ -1,4 +1,5 @@
-"""Algorithm 1 building blocks (forestviz.sampling) and Algorithm 2 (forestviz.cleaning)."""
+"""Algorithm 1 building blocks (forestviz.enhanced.sampling, forestviz.enhanced.reweighting)
+and Algorithm 2 (forestviz.enhanced.cleaning)."""
 
 from itertools import pairwise
 
@@ -8,15 +9,10 @@ from scipy.stats import chisquare
 from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.metrics import roc_curve
 
-from forestviz.cleaning import clean
 from forestviz.enhanced import EnhancedForestClassifier
-from forestviz.sampling import (
-    bootstrap_counts,
-    fit_forest,
-    n_subset_features,
-    update_weights,
-    youden_thresholds,
-)
+from forestviz.enhanced.cleaning import clean
+from forestviz.enhanced.reweighting import update_weights, youden_thresholds
+from forestviz.enhanced.sampling import bootstrap_counts, fit_forest, n_subset_features
 
 
 def test_bootstrap_counts_follow_s_and_never_draw_zero_weight_rows():

@@ -17,8 +17,8 @@ from forestviz.attention import AttentionForestClassifier, AttentionForestRegres
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.machines import DecisionMachine
-from forestviz.summary import TrainingSummary
+from forestviz.explain.summary import TrainingSummary
+from forestviz.trees import DecisionMachine
 
 T = 16
 

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forestviz import workflow
-from forestviz.data import DataChoice, Dataset
-from forestviz.export import csv_bytes, neutralise
+from forestviz.app import workflow
+from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.export import csv_bytes, neutralise
 
 DANGEROUS = ["=cmd|' /C calc'!A0", "+SUM(1,2)", "-2+3+cmd|' /C calc'!A0", "@SUM(1)",
              "\tTAB", "\rCR", "=HYPERLINK(\"http://evil.example\",\"x\")"]

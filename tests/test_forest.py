@@ -10,7 +10,7 @@ from sklearn.ensemble import (
 )
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from forestviz.forest import FlatTrees, LeafStats, fitted_trees
+from forestviz.trees import FlatTrees, LeafStats, fitted_trees
 
 
 def brute_force(trees, X_train, y_train, X, *, task, standardize=True):

@@ -1,4 +1,4 @@
-"""The worker pool (forestviz.jobs) with real processes: results and progress come back, a
+"""The worker pool (forestviz.app.jobs) with real processes: results and progress come back, a
 cancel or an expired lease ends the worker and every process it started within 2 s, at most
 ``max_running`` jobs run at once, and failures come back as exceptions."""
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from forestviz.jobs import JobCancelled, JobPool, PoolBusy, WorkerDied
+from forestviz.app.jobs import JobCancelled, JobPool, PoolBusy, WorkerDied
 
 DEADLINE = 60.0  # s for a job to start (the first one starts the forkserver)
 

@@ -12,7 +12,7 @@ from sklearn.ensemble import (
 )
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from forestviz.machines import DecisionMachine, path_table
+from forestviz.trees import DecisionMachine, path_table
 
 
 def ancestors(tree):

@@ -5,14 +5,14 @@ import pickle
 import numpy as np
 import pytest
 
-from forestviz.model_weighting import (
+from forestviz.enhanced.model_weighting import (
     mean_proba,
     rank_trees,
     tree_scores,
     tree_weights,
     weighted_proba,
 )
-from forestviz.neighbors import TrainingNeighbors
+from forestviz.enhanced.neighbors import TrainingNeighbors
 
 
 def appearances(neighbors, rankings, n_trees):

@@ -1,11 +1,12 @@
-"""forestviz.names: display names are short, distinct and one line; the full name is kept."""
+"""forestviz.explain.names: display names are short, distinct and one line; the full name is
+kept."""
 
 import random
 from itertools import pairwise
 
 import pytest
 
-from forestviz.names import (
+from forestviz.explain.names import (
     ELLIPSIS,
     NAME_LIMIT,
     DisplayNames,

@@ -1,4 +1,4 @@
-"""forestviz.persistence: round trips of every model family, the trusted set equal to what the
+"""forestviz.io.model_files: round trips of every model family, the trusted set equal to what the
 product writes, and the hostile corpus of ``hostile_models`` refused cheaply and harmlessly."""
 
 import copy
@@ -24,12 +24,12 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 
-from forestviz import persistence
 from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
-from forestviz.persistence import TRUSTED_NODES, TRUSTED_TYPES, ModelFileError, dumps, loads
-from forestviz.preprocessing import TablePreprocessor
+from forestviz.io import model_archive, model_files
+from forestviz.io.model_files import TRUSTED_NODES, TRUSTED_TYPES, ModelFileError, dumps, loads
+from forestviz.io.preprocessing import TablePreprocessor
 
 MiB = 2**20
 SMALL = {"n_estimators": 5, "min_samples_leaf": 5, "random_state": 0}
@@ -93,7 +93,7 @@ def preprocessor():
 
 
 def payload(estimator, preprocessor) -> dict:
-    """A model file's content as the app writes it (forestviz.workflow.model_payload)."""
+    """A model file's content as the app writes it (forestviz.app.workflow.model_payload)."""
     return {
         "settings": {"family": "abrf1_qp", "n_estimators": 5, "auto_tune": True,
                      "test_size": 0.25, "max_depth": None},
@@ -211,10 +211,32 @@ def test_other_objects_are_not_saved(fitted):
 def test_the_envelope_names_format_and_version(fitted):
     data = dumps(fitted["rf-regressor"])
     envelope = sio.loads(data, trusted=sorted(TRUSTED_TYPES))
-    assert envelope["format"] == persistence.FILE_FORMAT == "forestviz-model/3"
+    assert envelope["format"] == model_files.FILE_FORMAT == "forestviz-model/4"
     assert envelope["forestviz_version"] == "0.1.0"
     assert json.loads(zipfile.ZipFile(io.BytesIO(data)).read("schema.json"))["protocol"] \
-        == persistence.SKOPS_PROTOCOL
+        == model_archive.SKOPS_PROTOCOL
+
+
+# Where format 3 (the flat module layout) kept the classes forestviz writes.
+FLAT_LAYOUT = {"AttentionForestRegressor": "forestviz.attention", "FlatTrees": "forestviz.forest",
+               "LeafMasks": "forestviz.forest", "LeafStats": "forestviz.forest",
+               "TablePreprocessor": "forestviz.preprocessing"}
+
+
+def test_a_file_of_the_flat_layout_asks_to_train_again(legit):
+    """A file saved before the package layout names its classes by their old modules, which
+    this version never writes: it gets the "another version" message, not a refusal."""
+    def as_saved_by_format_3(schema):
+        schema["content"]["format"]["content"] = json.dumps("forestviz-model/3")
+        for found in hostile_models.nodes_where(schema, lambda n: str(
+                n.get("__module__")).startswith("forestviz.")):
+            found["__module__"] = FLAT_LAYOUT[found["__class__"]]
+
+    old = hostile_models.edit(legit, as_saved_by_format_3)
+    assert any(name.startswith("forestviz.forest.") for _, name in written_nodes(old))
+    with pytest.raises(ModelFileError, match=r"saved by another version of forestviz \(file "
+                       r"format forestviz-model/3, forestviz 0\.1\.0\).*Train the model again"):
+        loads(old)
 
 
 # -------------------------------------------------------------------------- trusted set
@@ -293,7 +315,7 @@ def test_the_executing_files_do_run_code_when_trusted_by_name(name, legit, tmp_p
 
 
 def test_a_file_over_the_size_cap_is_refused_before_reading(legit, monkeypatch):
-    monkeypatch.setattr(persistence, "MAX_FILE_BYTES", len(legit) - 1)
+    monkeypatch.setattr(model_archive, "MAX_FILE_BYTES", len(legit) - 1)
     with pytest.raises(ModelFileError, match="at most"):
         loads(legit)
 

@@ -1,4 +1,4 @@
-"""forestviz.plots: figure data checked against independent computations, not pixels."""
+"""forestviz.explain.plots: figure data checked against independent computations, not pixels."""
 
 import functools
 import html
@@ -12,10 +12,11 @@ from scipy.integrate import trapezoid
 from scipy.stats import gaussian_kde, norm, percentileofscore
 from sklearn.datasets import make_classification, make_friedman1
 
-from forestviz import plots
 from forestviz.attention import AttentionForestRegressor
 from forestviz.enhanced import EnhancedForestClassifier
-from forestviz.names import HOVER_WIDTH, NAME_LIMIT, elide
+from forestviz.explain import plots
+from forestviz.explain.names import HOVER_WIDTH, NAME_LIMIT, elide
+from forestviz.explain.plots.density import _bandwidth
 
 RNG = np.random.default_rng(0)
 NASTY = ["<img src=x onerror=alert(1)>", "<b>x</b>", "a & b"]
@@ -198,7 +199,7 @@ def test_value_density_matches_scipy_and_integrates_to_one():
 @pytest.mark.parametrize("values", [[0.25] * 4, [1.0], [0.0, 0.0], [0.5, 0.5, 0.0]])
 def test_value_density_of_ties_and_one_tree_is_finite_and_integrates_to_one(values):
     values = np.asarray(values)
-    h = plots._bandwidth(values)
+    h = _bandwidth(values)
     grid = np.linspace(values.min() - 10 * h, values.max() + 10 * h, 4001)
     density = plots.value_density(values, grid)
     assert np.isfinite(density).all()

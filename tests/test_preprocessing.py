@@ -8,9 +8,9 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
 
-from forestviz.csv_input import DataError
-from forestviz.datasets import load_dataset
-from forestviz.preprocessing import TablePreprocessor
+from forestviz.io.bundled import load_dataset
+from forestviz.io.csv_input import DataError
+from forestviz.io.preprocessing import TablePreprocessor
 
 N = 60
 RNG = np.random.default_rng(0)

@@ -16,9 +16,9 @@ from sklearn.datasets import make_classification
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.names import NAME_LIMIT, elide
-from forestviz.report import tree_drawings
-from forestviz.summary import TrainingSummary
+from forestviz.explain.names import NAME_LIMIT, elide
+from forestviz.explain.report import tree_drawings
+from forestviz.explain.summary import TrainingSummary
 
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
 EXTERNAL = re.compile(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", re.IGNORECASE)
@@ -108,7 +108,7 @@ def test_report_shows_prediction_threshold_and_neighbours(hostile):
 
 
 def test_report_embeds_tree_drawings(hostile, require_dot):
-    from forestviz.treeviz import TreeContext, render_tree
+    from forestviz.explain.treeviz import TreeContext, render_tree
 
     model, e, X, labels, names = hostile["abrf"]
     context = TreeContext.from_data(X, labels, feature_names=names,
@@ -238,7 +238,7 @@ def test_report_css_bounds_the_width(long_named):
 def test_report_with_long_names_fits_a4_in_chromium(long_named, browser, tmp_path,
                                                     require_dot):
     """The whole report, tree drawings included, is no wider than an A4 page (794 px)."""
-    from forestviz.treeviz import TreeContext
+    from forestviz.explain.treeviz import TreeContext
 
     model, e, X, labels, names = long_named
     context = TreeContext.from_data(X, labels, feature_names=names,

@@ -4,7 +4,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from forestviz.simplex import (
+from forestviz.attention.simplex import (
     LP_ROW_CAP,
     SimplexLP,
     SimplexQP,

@@ -13,9 +13,9 @@ from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeRegressor
 
-from forestviz import treeviz
-from forestviz.names import NAME_LIMIT
-from forestviz.treeviz import (
+from forestviz.explain import treeviz
+from forestviz.explain.names import NAME_LIMIT
+from forestviz.explain.treeviz import (
     TreeContext,
     TreeRenderError,
     display_name,

@@ -1,4 +1,5 @@
-"""The upload memory budget (forestviz.uploads) and elided table cells (forestviz.names)."""
+"""The upload memory budget (forestviz.app.uploads) and elided table cells
+(forestviz.explain.names)."""
 
 import gc
 
@@ -6,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forestviz.csv_input import DataError
-from forestviz.names import CELL_PREVIEW_LIMIT, elide_cells
-from forestviz.uploads import BudgetExceeded, TableBudget, table_bytes
+from forestviz.app.uploads import BudgetExceeded, TableBudget, table_bytes
+from forestviz.explain.names import CELL_PREVIEW_LIMIT, elide_cells
+from forestviz.io.csv_input import DataError
 
 MB = 2**20
 

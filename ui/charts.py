@@ -4,7 +4,7 @@ import numpy as np
 import plotly.graph_objects as go
 from sklearn.metrics import roc_curve
 
-from forestviz.plots import plain
+from forestviz.explain.plots import plain
 
 
 def roc_figure(y_test, predictions: dict[str, np.ndarray], positive) -> go.Figure:

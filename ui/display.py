@@ -19,14 +19,14 @@ must never become markup there, so every page passes it through :func:`as_text`:
 
 ``st.dataframe`` cells and headers, ``st.text``, ``st.code``, selectbox and multiselect options
 (``format_func`` texts) and text-input values are plain text already; plotly figures take names
-through :func:`forestviz.plots.plain`.
+through :func:`forestviz.explain.plots.plain`.
 """
 
 import re
 
 import streamlit as st
 
-from forestviz.data import Dataset
+from forestviz.io.dataset import Dataset
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of them
 # keeps Markdown, Streamlit directives (``:red[...]``), math (``$``) and HTML inert.

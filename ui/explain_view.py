@@ -1,5 +1,6 @@
 """Pieces of the Explain page: picking a row, the what-if editor, the prediction card, the
-simplex inputs and the tree drawings (through forestviz.treeviz's locked, content-keyed cache)."""
+simplex inputs and the tree drawings (through forestviz.explain.treeviz's locked, content-keyed
+cache)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from forestviz import plots
-from forestviz.explain import Explanation, explain
-from forestviz.names import elide
-from forestviz.treeviz import TreeRenderError, render_tree
-from forestviz.workflow import Bundle
+from forestviz.app.workflow import Bundle
+from forestviz.explain import Explanation, explain, plots
+from forestviz.explain.names import elide
+from forestviz.explain.treeviz import TreeRenderError, render_tree
 from ui.display import as_text
 
 ROW = "explain_row"  # position in the data set of the explained row
@@ -106,7 +106,8 @@ def simplex_inputs(bundle: Bundle, e: Explanation):
 
 
 def draw(bundle: Bundle, tree: int, x, *, mode: str, fancy: bool | None) -> str | None:
-    """An SVG of the tree (cached by content in forestviz.treeviz), or None after an error."""
+    """An SVG of the tree (cached by content in forestviz.explain.treeviz), or None after an
+    error."""
     try:
         return render_tree(bundle.estimator, tree, x, context=bundle.context, mode=mode,
                            fancy=fancy)

@@ -1,8 +1,8 @@
 """The session's trained model and its training job.
 
-The workflow itself (families, split, metrics, the :class:`~forestviz.workflow.Bundle`) is
-:mod:`forestviz.workflow`; here it is run as a background job of the server-wide
-:class:`~forestviz.jobs.JobPool`, its progress is polled by a fragment with a Cancel button,
+The workflow itself (families, split, metrics, the :class:`~forestviz.app.workflow.Bundle`) is
+:mod:`forestviz.app.workflow`; here it is run as a background job of the server-wide
+:class:`~forestviz.app.jobs.JobPool`, its progress is polled by a fragment with a Cancel button,
 and the finished bundle is kept in ``st.session_state`` only (dropped when the session's data
 set changes). The previous model stays in place until a new one has finished.
 """
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from forestviz import workflow
-from forestviz.csv_input import DataError
-from forestviz.data import DataChoice, Dataset
-from forestviz.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
-from forestviz.persistence import ModelFileError
+from forestviz.app import workflow
+from forestviz.app.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
+from forestviz.io.csv_input import DataError
+from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.model_files import ModelFileError
 from ui.display import as_text
 from ui.explain_view import ROW, highest_risk_row
 from ui.state import CHOICE, limits
@@ -47,7 +47,7 @@ def job_pool() -> JobPool:
     """The worker pool every session shares (its size is ``limits().training_jobs``)."""
     caps = limits()
     pool = JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
-                   lease=caps.job_lease_seconds, preload=("forestviz.warm",))
+                   lease=caps.job_lease_seconds, preload=("forestviz.app.warm",))
     pool.warm_up()
     return pool
 

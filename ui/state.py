@@ -6,11 +6,11 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from forestviz.csv_input import load_csv
-from forestviz.data import DataChoice, Dataset, schema, suggest_id_columns
-from forestviz.datasets import DEFAULT_DATASET, load_dataset
-from forestviz.limits import Limits
-from forestviz.uploads import TableBudget
+from forestviz.app.limits import Limits
+from forestviz.app.uploads import TableBudget
+from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
+from forestviz.io.csv_input import load_csv
+from forestviz.io.dataset import DataChoice, Dataset, schema, suggest_id_columns
 
 DATASET = "dataset"  # the Dataset every page works on
 CHOICE = "dataset_choice"  # the DataChoice that built it
@@ -31,13 +31,13 @@ class Source:
 
 @st.cache_resource(show_spinner=False)
 def limits() -> Limits:
-    """The server's caps (``forestviz.limits``; environment variables override them)."""
+    """The server's caps (``forestviz.app.limits``; environment variables override them)."""
     return Limits.from_env()
 
 
 @st.cache_resource(show_spinner=False)
 def upload_budget() -> TableBudget:
-    """Bytes of parsed uploads held by all sessions of this server (``forestviz.uploads``)."""
+    """Bytes of parsed uploads held by all sessions of this server (``forestviz.app.uploads``)."""
     caps = limits()
     return TableBudget(caps.upload_budget_mb * 2**20, caps.upload_idle_minutes * 60)
 
@@ -55,7 +55,7 @@ def bundled_dataset(name: str) -> Dataset:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def column_schema(source_key: str, _frame: pd.DataFrame) -> pd.DataFrame:
-    """``forestviz.data.schema`` of a source's table, cached by the source's content key."""
+    """``forestviz.io.dataset.schema`` of a source's table, cached by the source's content key."""
     return schema(_frame)
 
 

@@ -1,0 +1,20 @@
+"""The application layer: what the dashboard runs, without a user interface.
+
+``workflow`` (model families, the estimator factory, the split, held-out metrics, the
+:class:`~forestviz.app.workflow.Bundle` every page reads, model-file payloads); ``jobs`` (the
+worker processes that run it: bounded, cancellable, lower priority); ``warm`` (imported once by
+the workers' forkserver); ``limits`` (the server's caps) and ``uploads`` (the memory budget of
+uploaded tables shared by all sessions). ``ui/`` and ``pages/`` call these; nothing in
+:mod:`forestviz` below this package imports it.
+"""
+
+from forestviz._lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "Bundle": "forestviz.app.workflow",
+    "Settings": "forestviz.app.workflow",
+    "train_bundle": "forestviz.app.workflow",
+    "JobPool": "forestviz.app.jobs",
+    "Limits": "forestviz.app.limits",
+    "TableBudget": "forestviz.app.uploads",
+})

@@ -1,0 +1,98 @@
+"""A memory budget for uploaded tables, shared by every session of a server.
+
+A server that keeps each parsed upload until some number of entries is reached lets a handful
+of large files take the machine's memory, and every other user with it. :class:`TableBudget`
+bounds what the server holds in **bytes**:
+
+* every table a session keeps (the parsed upload and the data set built from it) is
+  *tracked* by a weak reference with its size (``DataFrame.memory_usage(deep=True)``); when
+  the session ends and drops it, its bytes are released;
+* recently parsed uploads are also kept for reuse (a second session uploading the same file,
+  a page revisited) in a cachetools ``TTLCache`` sized in bytes, for at most ``keep_seconds``;
+  these are the first to go when room is needed;
+* :meth:`TableBudget.admit` refuses a new table (:class:`BudgetExceeded`, with a plain
+  message) when the tracked tables plus the new one would pass ``budget_bytes`` even after the
+  reuse cache has been emptied.
+
+So the tables held across all sessions never exceed the budget, except for the transient peak
+of a parse in progress (bounded separately by :mod:`forestviz.io.csv_input`).
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+import weakref
+
+import pandas as pd
+from cachetools import TTLCache
+
+from forestviz.io.csv_input import DataError
+
+
+class BudgetExceeded(DataError):
+    """The server's memory budget for uploads cannot take this table now (a DataError, so
+    the page shows it like any other problem with the file)."""
+
+
+def table_bytes(frame: pd.DataFrame) -> int:
+    """Memory held by ``frame``, text cells included."""
+    return int(frame.memory_usage(deep=True, index=True).sum())
+
+
+class TableBudget:
+    """Tables held by the sessions of a server, bounded by ``budget_bytes`` (thread-safe)."""
+
+    def __init__(self, budget_bytes: int, keep_seconds: float, timer=time.monotonic):
+        self.budget_bytes = int(budget_bytes)
+        self._lock = threading.RLock()
+        self._recent: TTLCache = TTLCache(maxsize=self.budget_bytes, ttl=keep_seconds,
+                                          timer=timer, getsizeof=table_bytes)
+        self._tracked: dict[int, int] = {}  # id(frame) -> bytes, while the frame lives
+
+    def held_bytes(self) -> int:
+        """Bytes of every tracked table still alive (tables past their reuse time let go)."""
+        with self._lock:
+            self._recent.expire()
+            return sum(self._tracked.values())
+
+    def get(self, key: str) -> pd.DataFrame | None:
+        """The table parsed earlier under ``key`` if it is still kept, else None."""
+        with self._lock:
+            return self._recent.get(key)
+
+    def admit(self, nbytes: int, what: str = "This table") -> None:
+        """Make room for ``nbytes`` more (dropping reusable tables first) or raise
+        :class:`BudgetExceeded`."""
+        with self._lock:
+            if self._fits(nbytes):
+                return
+            self._recent.clear()
+            gc.collect()  # tables only the reuse cache held are freed now
+            if not self._fits(nbytes):
+                raise BudgetExceeded(
+                    f"{what} needs about {nbytes / 2**20:,.0f} MB, but uploads from the "
+                    f"sessions on this server already hold {self.held_bytes() / 2**20:,.0f} MB "
+                    f"of the {self.budget_bytes / 2**20:,.0f} MB allowed. Try again later, or "
+                    "use a smaller file.")
+
+    def keep(self, key: str | None, frame: pd.DataFrame) -> pd.DataFrame:
+        """Track ``frame`` (admitting it first) and, with a ``key``, keep it for reuse."""
+        size = table_bytes(frame)
+        with self._lock:
+            self.admit(size)
+            ident = id(frame)
+            if ident not in self._tracked:
+                self._tracked[ident] = size
+                weakref.finalize(frame, self._release, ident)
+            if key is not None and size <= self.budget_bytes:
+                self._recent[key] = frame
+        return frame
+
+    def _fits(self, nbytes: int) -> bool:
+        return self.held_bytes() + nbytes <= self.budget_bytes
+
+    def _release(self, ident: int) -> None:
+        with self._lock:
+            self._tracked.pop(ident, None)

@@ -1,0 +1,356 @@
+"""The product's training workflow without a user interface: model families, the estimator
+factory, the train/held-out split, held-out metrics next to the baselines, and the
+:class:`Bundle` every page (and any script) reads. :func:`train_bundle` is what the app runs
+in a worker process (:mod:`forestviz.app.jobs`); :func:`model_payload` and :func:`restore` are the
+two halves of a model file (written and read by :mod:`forestviz.io.model_files`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.metrics import accuracy_score, f1_score, mean_absolute_error, r2_score, roc_auc_score
+from sklearn.model_selection import train_test_split
+
+from forestviz.attention.estimators import AttentionForestClassifier, AttentionForestRegressor
+from forestviz.boosting.estimator import AttentionBoostingRegressor
+from forestviz.enhanced.estimator import EnhancedForestClassifier
+from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.treeviz import TreeContext
+from forestviz.io.csv_input import DataError
+from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.export import csv_bytes
+from forestviz.io.model_files import ModelFileError
+from forestviz.io.preprocessing import TablePreprocessor
+
+Progress = Callable[[str, float], None]
+
+FAMILIES = {
+    "vanilla": "Vanilla RF (plain average of the trees)",
+    "erf": "Enhanced RF (ERF)",
+    "abrf1_qp": "Attention RF: ABRF-1, QP (L2 loss)",
+    "abrf1_lp": "Attention RF: ABRF-1, LP (L1 loss)",
+    "abrf2": "Attention RF: ABRF-2 (trained temperatures and feature weights)",
+    "abrf3": "Attention RF: ABRF-3 (ABRF-1 and ABRF-2 together)",
+    "softmax": "Attention RF: Softmax (no training of the weights)",
+    "agboost": "AGBoost (attention over gradient-boosted trees)",
+}
+CLASSIFICATION_ONLY = {"erf"}
+REGRESSION_ONLY = {"agboost"}
+ATTENTION_MODES = {"abrf1_qp": ("abrf1", "l2"), "abrf1_lp": ("abrf1", "l1"),
+                   "abrf2": ("abrf2", "l2"), "abrf3": ("abrf3", "l2"), "softmax": ("softmax", "l2")}
+BASES = {"random": "Random Forest", "extra": "Extra Trees"}
+PAYLOAD_KEYS = {"settings", "choice", "dataset_name", "estimator", "preprocessor",
+                "train_rows", "test_rows"}
+
+
+def families_for(task: str) -> list[str]:
+    """The model families that can learn a ``task`` ("classification" / "regression")."""
+    excluded = REGRESSION_ONLY if task == "classification" else CLASSIFICATION_ONLY
+    return [family for family in FAMILIES if family not in excluded]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the Train page asks; defaults train in seconds on the 632-row Pima table."""
+
+    family: str = "erf"
+    base: str = "random"
+    n_estimators: int = 100
+    auto_tune: bool = True
+    test_size: float = 0.25
+    random_state: int = 0
+    min_samples_leaf: int = 5
+    max_depth: int | None = None  # None: the family's default (ERF: 6)
+    eps: float = 0.5  # ABRF / AGBoost contamination ε when not auto-tuned
+    tau: float = 5.0  # ABRF / AGBoost temperature τ (squared standardised distance units)
+    discount: float = 0.9  # AGBoost discount γ when not auto-tuned
+    n_iterations: int = 5  # ERF Algorithm 1 rounds
+    learning_rate: float = 0.2  # ERF λ
+    n_neighbors: int = 10  # ERF M
+    top_trees: int = 10  # ERF L
+
+
+def make_estimator(settings: Settings, task: str):
+    """The unfitted estimator of ``settings.family`` for ``task``."""
+    s, classify = settings, task == "classification"
+    if s.family in CLASSIFICATION_ONLY and not classify:
+        raise DataError(f"{FAMILIES[s.family]} needs a classification target.")
+    if s.family in REGRESSION_ONLY and classify:
+        raise DataError(f"{FAMILIES[s.family]} needs a numeric (regression) target.")
+    seed = s.random_state
+    if s.family == "vanilla":
+        forest = {("random", True): RandomForestClassifier,
+                  ("random", False): RandomForestRegressor,
+                  ("extra", True): ExtraTreesClassifier,
+                  ("extra", False): ExtraTreesRegressor}
+        return forest[s.base, classify](s.n_estimators, min_samples_leaf=s.min_samples_leaf,
+                                        max_depth=s.max_depth, random_state=seed)
+    if s.family == "erf":
+        return EnhancedForestClassifier(
+            s.n_estimators, max_depth=6 if s.max_depth is None else s.max_depth,
+            n_iterations=s.n_iterations, early_stopping=s.auto_tune, learning_rate=s.learning_rate,
+            n_neighbors=s.n_neighbors, top_trees=s.top_trees, random_state=seed)
+    if s.family == "agboost":
+        return AttentionBoostingRegressor(
+            s.n_estimators, base="gbm" if s.base == "random" else "extra",
+            max_depth=3 if s.max_depth is None else s.max_depth,
+            min_samples_leaf=s.min_samples_leaf, random_state=seed,
+            **({} if s.auto_tune else {"eps": s.eps, "tau": s.tau, "discount": s.discount}))
+    mode, loss = ATTENTION_MODES[s.family]
+    tuned = {} if s.auto_tune else {"eps": s.eps, "tau": s.tau}
+    model = AttentionForestClassifier if classify else AttentionForestRegressor
+    return model(s.n_estimators, base=s.base, mode=mode, loss=loss, max_depth=s.max_depth,
+                 min_samples_leaf=s.min_samples_leaf, random_state=seed, **tuned)
+
+
+def baselines(task: str, settings: Settings) -> dict[str, object]:
+    """Vanilla random forest and scikit-learn gradient boosting, the comparison models."""
+    if task == "classification":
+        return {"Vanilla RF (baseline)": RandomForestClassifier(
+                    settings.n_estimators, random_state=settings.random_state),
+                "Gradient boosting (baseline)": GradientBoostingClassifier(
+                    random_state=settings.random_state)}
+    return {"Vanilla RF (baseline)": RandomForestRegressor(
+                settings.n_estimators, random_state=settings.random_state),
+            "Gradient boosting (baseline)": GradientBoostingRegressor(
+                random_state=settings.random_state)}
+
+
+def split_rows(dataset: Dataset, test_size: float, random_state: int):
+    """Positions of the training and held-out rows: stratified by class when every class has
+    at least two rows on each side, else a plain random split."""
+    y = dataset.y.to_numpy()
+    rows = np.arange(len(y))
+    stratify = None
+    if dataset.task == "classification":
+        counts = pd.Series(y).value_counts()
+        n_test = int(np.ceil(test_size * len(y)))
+        if counts.min() >= 2 and min(n_test, len(y) - n_test) >= len(counts):
+            stratify = y
+    train, test = train_test_split(rows, test_size=test_size, stratify=stratify,
+                                   random_state=random_state)
+    return np.sort(train), np.sort(test)
+
+
+def tree_weights(estimator, X) -> np.ndarray:
+    """Per-row tree weights (n, T): the model's own, or 1/T for a plain forest."""
+    if hasattr(estimator, "tree_weights"):
+        return estimator.tree_weights(X)
+    n_trees = len(estimator.estimators_)
+    return np.full((len(X), n_trees), 1.0 / n_trees)
+
+
+def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
+    """Held-out metrics: AUC / F1 / accuracy (classification) or R² / MAE (regression)."""
+    if task == "regression":
+        predicted = estimator.predict(X)
+        return {"R²": r2_score(y, predicted), "MAE": mean_absolute_error(y, predicted)}
+    proba = estimator.predict_proba(X)
+    predicted = estimator.predict(X)
+    binary = len(classes) == 2
+    try:
+        auc = (roc_auc_score(y == classes[1], proba[:, 1]) if binary
+               else roc_auc_score(y, proba, multi_class="ovr", labels=list(classes)))
+    except ValueError:  # a class missing from the held-out rows
+        auc = np.nan
+    f1 = (f1_score(y, predicted, pos_label=classes[1]) if binary
+          else f1_score(y, predicted, average="macro"))
+    return {"AUC": auc, "F1": f1, "accuracy": accuracy_score(y, predicted)}
+
+
+@dataclass(frozen=True, eq=False)
+class Bundle:
+    """A trained model with everything the Explain and Forest pages need."""
+
+    settings: Settings
+    estimator: object
+    preprocessor: TablePreprocessor
+    choice: DataChoice  # the session's data-set choice it was trained on
+    dataset_name: str
+    task: str
+    target: str
+    feature_names: tuple[str, ...]
+    class_names: tuple[str, ...] | None
+    train_rows: np.ndarray
+    test_rows: np.ndarray
+    X_train: np.ndarray
+    X_test: np.ndarray
+    y_train: np.ndarray
+    y_test: np.ndarray
+    ids_train: np.ndarray
+    ids_test: np.ndarray
+    results: pd.DataFrame  # one row per model: held-out metrics and fit seconds
+    test_predictions: dict[str, np.ndarray]  # model name → predictions or P(class 1)
+    test_weights: np.ndarray  # (n_test, T) tree weights of the trained model
+    context: TreeContext  # tree drawings
+    summary: TrainingSummary  # explanations: medians, nearest rows, decision paths
+
+    @property
+    def name(self) -> str:
+        return FAMILIES[self.settings.family]
+
+    @property
+    def n_trees(self) -> int:
+        return self.test_weights.shape[1]
+
+
+def _prepare(dataset: Dataset, train_rows, test_rows, preprocessor=None):
+    X = dataset.X
+    if preprocessor is None:
+        preprocessor = TablePreprocessor().fit(X.iloc[train_rows])
+    return (preprocessor, preprocessor.transform(X.iloc[train_rows]),
+            preprocessor.transform(X.iloc[test_rows]))
+
+
+def train_bundle(dataset: Dataset, choice: DataChoice, settings: Settings,
+                 progress: Progress) -> Bundle:
+    """Split, encode, fit the chosen model (its ``progress`` stages pass through, scaled to
+    the first 75 %), then the baselines; raises DataError for a target the family can't learn."""
+    estimator = make_estimator(settings, dataset.task)
+    progress("preparing the features", 0.0)
+    train_rows, test_rows = split_rows(dataset, settings.test_size, settings.random_state)
+    preprocessor, X_train, _ = _prepare(dataset, train_rows, test_rows)
+    y_train = dataset.y.to_numpy()[train_rows]
+    started = time.perf_counter()
+
+    def model_progress(stage: str, fraction: float) -> None:
+        progress(f"{FAMILIES[settings.family]}: {stage}", 0.05 + 0.7 * min(max(fraction, 0), 1))
+
+    fit_kwargs = {} if settings.family == "vanilla" else {"progress": model_progress}
+    estimator.fit(X_train, y_train, **fit_kwargs)
+    return assemble(dataset, choice, settings, estimator, preprocessor, train_rows, test_rows,
+                    time.perf_counter() - started, progress)
+
+
+def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, test_rows,
+             fit_seconds, progress: Progress) -> Bundle:
+    """The bundle of a fitted estimator: held-out metrics, baselines and the explanation aids."""
+    preprocessor, X_train, X_test = _prepare(dataset, train_rows, test_rows, preprocessor)
+    y = dataset.y.to_numpy()
+    y_train, y_test = y[train_rows], y[test_rows]
+    classes = dataset.classes
+    models = {FAMILIES[settings.family]: (estimator, fit_seconds)}
+    for i, (name, baseline) in enumerate(baselines(dataset.task, settings).items()):
+        progress(f"baseline: {name}", 0.75 + 0.1 * i)
+        started = time.perf_counter()
+        models[name] = (baseline.fit(X_train, y_train), time.perf_counter() - started)
+    progress("scoring the held-out rows", 0.95)
+    rows, predictions = [], {}
+    for name, (model, seconds) in models.items():
+        rows.append({"model": name, **scores(model, X_test, y_test, dataset.task, classes),
+                     "fit seconds": seconds})
+        predictions[name] = (model.predict(X_test) if dataset.task == "regression"
+                             else model.predict_proba(X_test)[:, -1])
+    names = tuple(str(n) for n in preprocessor.get_feature_names_out())
+    ids = dataset.ids.to_numpy(dtype=str)
+    bundle = Bundle(
+        settings=settings, estimator=estimator, preprocessor=preprocessor, choice=choice,
+        dataset_name=dataset.name, task=dataset.task, target=dataset.target,
+        feature_names=names, class_names=None if classes is None else tuple(map(str, classes)),
+        train_rows=train_rows, test_rows=test_rows, X_train=X_train, X_test=X_test,
+        y_train=y_train, y_test=y_test, ids_train=ids[train_rows], ids_test=ids[test_rows],
+        results=pd.DataFrame(rows), test_predictions=predictions,
+        test_weights=tree_weights(estimator, X_test),
+        context=TreeContext.from_data(X_train, y_train, feature_names=names,
+                                      target_name=dataset.target, class_names=classes),
+        summary=TrainingSummary.from_data(
+            estimator, X_train, y_train, feature_names=names, ids=ids[train_rows],
+            original=dataset.X.iloc[train_rows]),
+    )
+    progress("done", 1.0)
+    return bundle
+
+
+def predictions_csv(bundle: Bundle) -> bytes:
+    """Held-out rows: ID, actual, prediction (and class probabilities), then per-tree weights;
+    text from the uploaded file is neutralised against spreadsheet formulas (:mod:`export`)."""
+    estimator, X = bundle.estimator, bundle.X_test
+    frame = pd.DataFrame({"id": bundle.ids_test, "actual": bundle.y_test,
+                          "predicted": estimator.predict(X)})
+    if bundle.task == "classification":
+        proba = estimator.predict_proba(X)
+        for j, name in enumerate(bundle.class_names):
+            frame[f"P({name})"] = proba[:, j]
+    weights = pd.DataFrame(bundle.test_weights,
+                           columns=[f"weight tree {k + 1}" for k in range(bundle.n_trees)])
+    return csv_bytes(pd.concat([frame, weights], axis=1))
+
+
+def default_settings(task: str) -> Settings:
+    """Quick defaults: ERF for classification (Youden threshold), ABRF-1 for regression."""
+    return Settings(family="erf" if task == "classification" else "abrf1_qp")
+
+
+# ------------------------------------------------------------------------- model files
+def model_payload(bundle: Bundle) -> dict:
+    """What a model file holds (write it with ``model_files.dumps``): the fitted estimator and
+    preprocessor, the settings, the data-set choice and the split."""
+    return {
+        "settings": asdict(bundle.settings),
+        "choice": {**asdict(bundle.choice), "exclude": list(bundle.choice.exclude)},
+        "dataset_name": bundle.dataset_name,
+        "estimator": bundle.estimator,
+        "preprocessor": bundle.preprocessor,
+        "train_rows": bundle.train_rows,
+        "test_rows": bundle.test_rows,
+    }
+
+
+def check_payload(payload, choice: DataChoice) -> Settings:
+    """The settings of a loaded model file (``model_files.loads``) once it is known to be a
+    model payload trained on the data set ``choice``; ModelFileError otherwise."""
+    if not isinstance(payload, dict) or not payload.keys() >= PAYLOAD_KEYS:
+        raise ModelFileError("This model file was not saved by forestviz's Train page.")
+    try:
+        saved = DataChoice(**{**payload["choice"],
+                              "exclude": tuple(payload["choice"]["exclude"])})
+        settings = Settings(**payload["settings"])
+    except (TypeError, KeyError) as err:
+        raise ModelFileError(f"This model file's settings could not be read: {err}") from err
+    if not _plausible(settings):
+        raise ModelFileError("This model file's settings are not ones the Train page writes.")
+    if saved != choice:
+        raise ModelFileError(
+            f"This model was trained on the data set '{payload['dataset_name']}' with target "
+            f"'{saved.target}', not on the data set in use. Choose that data (same file, target "
+            "and columns) on the Data page, then load the model again.")
+    return settings
+
+
+def _plausible(settings: Settings) -> bool:
+    """Every setting of the type and range the Train page writes (a file's settings are
+    untrusted: they size the baselines the load fits)."""
+    kinds = {"family": str, "base": str, "auto_tune": bool, "max_depth": (int, type(None))}
+    for name, value in asdict(settings).items():
+        kind = kinds.get(name, type(getattr(Settings, name)))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            continue  # 1 for 1.0
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            return False
+    return (settings.family in FAMILIES and settings.base in BASES
+            and 0 < settings.test_size < 1 and settings.n_estimators >= 1)
+
+
+def restore(payload, dataset: Dataset, choice: DataChoice, progress: Progress) -> Bundle:
+    """The bundle of a loaded model file on the data set in use (held-out metrics and the
+    baselines are computed anew); ModelFileError when the file does not fit it."""
+    settings = check_payload(payload, choice)
+    try:
+        return assemble(dataset, choice, settings, payload["estimator"],
+                        payload["preprocessor"], payload["train_rows"], payload["test_rows"],
+                        float("nan"), progress)
+    except (TypeError, ValueError, IndexError, AttributeError) as err:
+        raise ModelFileError(f"This model file does not fit the data set in use: {err}") from err

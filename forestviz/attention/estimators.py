@@ -1,0 +1,336 @@
+"""The attention-based random forests ABRF-1/2/3 and the Softmax model as scikit-learn
+estimators (Utkin & Konstantinov, "Attention-based Random Forest and Contamination Model";
+algorithms.md §1).
+
+``fit`` grows the base forest, selects (ε, τ) on held-out rows (:mod:`forestviz.attention.search`),
+refits the contamination weights w on all training rows and, for ABRF-2/3, trains the tree
+temperatures v and feature weights z (:mod:`forestviz.attention.gradients`); ``predict``
+combines the trees' leaf values with the attention weights α_k(x) of
+:mod:`forestviz.attention.weights`. ``search_results_`` lists every (ε, τ) pair with its
+validation loss.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.model_selection import ShuffleSplit, check_cv
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from forestviz.attention.gradients import AttentionProblem, train_attention
+from forestviz.attention.search import (
+    EPS_GRID,
+    KAPPA_GRID,
+    Context,
+    make_context,
+    search,
+    weights_at,
+)
+from forestviz.attention.weights import PREDICT_BLOCK, combine, distances, softmax_weights
+from forestviz.trees.checks import (
+    Progress,
+    check_parameters,
+    check_rows,
+    ignore_progress,
+    is_count,
+    is_real,
+)
+from forestviz.trees.leaf_stats import LeafStats
+
+GRADIENT_ROW_CAP = 4000
+"""ABRF-2/3 train on (and early-stop on) at most this many rows, drawn with ``random_state``,
+because their gradient needs the (rows × T × m) squared differences."""
+PENALTY = 1e-3
+"""L2 penalty on θ and φ (ABRF-2/3), relative to the variance of the targets."""
+
+_MODES = ("abrf1", "abrf2", "abrf3", "softmax")
+_BASES = {"random": (RandomForestRegressor, RandomForestClassifier),
+          "extra": (ExtraTreesRegressor, ExtraTreesClassifier)}
+
+
+
+class _AttentionForest(BaseEstimator):
+    """Shared fit/predict machinery of the attention forests (see the module docstring)."""
+
+    _task = "regression"
+
+    def __init__(self, n_estimators=100, *, base="random", mode="abrf1", loss="l2", eps="auto",
+                 tau="auto", min_samples_leaf=10, max_depth=None, max_features=1.0,
+                 distance="standardized", validation_fraction=0.2, cv=None, random_state=None,
+                 n_jobs=None):
+        self.n_estimators = n_estimators
+        self.base = base
+        self.mode = mode
+        self.loss = loss
+        self.eps = eps
+        self.tau = tau
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.max_features = max_features
+        self.distance = distance
+        self.validation_fraction = validation_fraction
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ----------------------------------------------------------------- validation
+    def _check_params(self):
+        check_parameters(self, [
+            ("n_estimators", is_count(self.n_estimators), "an int >= 1"),
+            ("base", self.base in _BASES, f"one of {sorted(_BASES)}"),
+            ("mode", self.mode in _MODES, f"one of {list(_MODES)}"),
+            ("loss", self.loss in ("l2", "l1"), "'l2' or 'l1'"),
+            ("eps", self.eps == "auto" or (is_real(self.eps) and 0.0 <= self.eps <= 1.0),
+             "'auto' or a float in [0, 1]"),
+            ("tau", self.tau == "auto" or (is_real(self.tau) and np.isfinite(self.tau)
+                                           and self.tau > 0), "'auto' or a float > 0"),
+            ("distance", self.distance in ("standardized", "raw"), "'standardized' or 'raw'"),
+            ("validation_fraction", is_real(self.validation_fraction)
+             and 0.0 < self.validation_fraction < 1.0, "a float in (0, 1)"),
+        ])
+
+    def _targets(self, y):
+        """(n, C) targets: y itself (C = 1) for regression."""
+        return y.astype(np.float64)[:, None]
+
+    def _check_X(self, X):
+        return check_rows(self, X, "w_")
+
+    # ----------------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None, progress: Progress | None = None):
+        """Fit the base forest, select (ε, τ) on held-out rows, refit w on all rows.
+
+        ``progress(stage, fraction)`` is called as the stages ("forest", "search",
+        "gradient", "done") advance.
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64,
+                             y_numeric=self._task == "regression")
+        if self._task == "classification":
+            check_classification_targets(y)
+            self.classes_ = np.unique(y)
+        if X.shape[0] < 2:
+            raise ValueError(f"an attention forest needs n_samples >= 2, "
+                             f"got n_samples={X.shape[0]}")
+        Y = self._targets(y)
+        weight = (np.ones(X.shape[0]) if sample_weight is None
+                  else _check_sample_weight(sample_weight, X))
+        report = progress or ignore_progress
+        rng = check_random_state(self.random_state)
+        n = X.shape[0]
+
+        eps_grid = self._eps_grid()
+        select = self.tau == "auto" or eps_grid.size > 1 or self.mode in ("abrf2", "abrf3")
+        report("forest", 0.0)
+        main = self._context(X, y, Y, weight, np.arange(n), None, rng,
+                             oob=self.cv is None and self.base == "random")
+        if not select:  # a fixed (ε, τ): no validation forest (scored out of bag if free)
+            folds = None
+        elif self.cv is not None:
+            folds = check_cv(self.cv, y, classifier=self._task == "classification").split(X, y)
+        elif self.base == "random":
+            folds = None
+        else:
+            folds = ShuffleSplit(1, test_size=self.validation_fraction,
+                                 random_state=rng.randint(2**31 - 1)).split(X)
+        contexts = [main] if folds is None else [
+            self._context(X, y, Y, weight, fit_rows, val_rows, rng, oob=False)
+            for fit_rows, val_rows in folds]
+        report("forest", 1.0)
+
+        kappas = KAPPA_GRID if self.tau == "auto" else (self.tau / main.median_distance,)
+        eps, kappa, self.search_results_ = search(contexts, main, eps_grid, kappas,
+                                                   self.loss, report)
+        self.eps_ = eps
+        self.tau_ = kappa * main.median_distance if self.tau == "auto" else float(self.tau)
+        w, _ = weights_at(main, self.tau_, np.array([eps]))
+        T, m = len(main.forest.estimators_), X.shape[1]
+        self.w_ = w[0]
+        self.v_ = np.full(T, 1.0 / self.tau_)
+        self.z_ = np.ones(m)
+        if self.mode in ("abrf2", "abrf3"):
+            self._train_gradient(X, contexts, main, kappa, rng, report)
+
+        self.forest_ = main.forest
+        self.estimators_ = main.forest.estimators_
+        self.leaf_stats_ = main.stats
+        self._values = main.values
+        self._leaf_norms = (main.stats.leaf_means**2) @ (self.z_**2)
+        report("done", 1.0)
+        return self
+
+    def _eps_grid(self):
+        if self.mode in ("softmax", "abrf2"):
+            return np.zeros(1)
+        return EPS_GRID if self.eps == "auto" else np.array([float(self.eps)])
+
+    def _make_forest(self, seed):
+        forest_class = _BASES[self.base][self._task == "classification"]
+        return forest_class(n_estimators=self.n_estimators, min_samples_leaf=self.min_samples_leaf,
+                            max_depth=self.max_depth, max_features=self.max_features,
+                            random_state=seed, n_jobs=self.n_jobs)
+
+    def _context(self, X, y, Y, weight, fit_rows, val_rows, rng, *, oob) -> Context:
+        """Forest on ``fit_rows``, its leaf statistics and Gram reduction, and the
+        validation part: ``val_rows``, the out-of-bag rows (``oob``) or none."""
+        forest = self._make_forest(rng.randint(2**31 - 1))
+        forest.fit(X[fit_rows], y[fit_rows], sample_weight=weight[fit_rows])
+        stats = LeafStats.from_forest(forest, X[fit_rows], y[fit_rows], task=self._task,
+                                      standardize=self.distance == "standardized",
+                                      n_jobs=self.n_jobs)
+        classes = self.classes_ if self._task == "classification" else None
+        return make_context(forest, stats, classes, X, Y, weight, fit_rows, val_rows, rng,
+                            oob=oob, loss=self.loss)
+
+    def _problem(self, stats, part, X, tau, rng):
+        """ABRF-2/3 training or validation problem on at most GRADIENT_ROW_CAP rows."""
+        n = part.rows.size
+        sub = (np.sort(rng.choice(n, GRADIENT_ROW_CAP, replace=False))
+               if n > GRADIENT_ROW_CAP else np.arange(n))
+        Q = stats.differences(X[part.rows[sub]]) ** 2
+        if part.scale is not None:
+            Q *= part.scale[sub][:, :, None]
+        weight = part.weight[sub] / part.weight[sub].sum()
+        eps = self.eps_ if self.mode == "abrf3" else 0.0
+        return AttentionProblem(Q, part.V[sub], part.Y[sub], weight, tau, eps,
+                                None if part.mask is None else part.mask[sub])
+
+    def _train_gradient(self, X, contexts, main, kappa, rng, report):
+        """ABRF-2/3: L-BFGS from the Softmax (ABRF-2) or the fitted ABRF-1 model (ABRF-3)
+        with early stopping on the held-out rows of the first context; with a separate
+        validation forest the best iteration count is then rerun on all rows."""
+        ctx = contexts[0]
+        tau = kappa * ctx.median_distance
+        T, m = len(ctx.forest.estimators_), X.shape[1]
+
+        def initial(context, tau):
+            if self.mode == "abrf2":
+                return np.zeros(T + m)
+            w = weights_at(context, tau, np.array([self.eps_]))[0][0]
+            return np.concatenate([np.zeros(T + m), np.log(np.maximum(w, 1e-6))])
+
+        train = self._problem(ctx.stats, ctx.train, X, tau, rng)
+        penalty = PENALTY * float(np.einsum("s,sc->", train.weight,
+                                            (train.Y - train.weight @ train.Y) ** 2))
+        validation = None if ctx.val is None else self._problem(ctx.stats, ctx.val, X, tau, rng)
+        result = train_attention(train, initial(ctx, tau), validation=validation,
+                                 penalty=penalty,
+                                 progress=lambda fraction: report("gradient", fraction))
+        params = result.params
+        if ctx is not main:
+            params = initial(main, self.tau_)
+            if result.best_iteration > 0:
+                final = self._problem(main.stats, main.train, X, self.tau_, rng)
+                params = train_attention(final, params, penalty=penalty,
+                                         max_iter=result.best_iteration).params
+        self.n_iter_ = result.best_iteration
+        self.v_ = np.exp(params[:T]) / self.tau_
+        self.z_ = m * softmax(params[T:T + m])
+        if self.mode == "abrf3":
+            self.w_ = softmax(params[T + m:])
+        report("gradient", 1.0)
+
+    # ------------------------------------------------------------------- predict
+    def _softmax_part(self, X, leaves=None):
+        """Leaf ids (n, T) and the Softmax part D (n, T) for checked rows X."""
+        if leaves is None:
+            leaves = self.leaf_stats_.global_leaf_ids(X)
+        d = distances(self.leaf_stats_, leaves, X, self._leaf_norms, self.z_**2)
+        return leaves, softmax_weights(-0.5 * self.v_ * d)
+
+    def tree_weights(self, X) -> np.ndarray:
+        """Attention weights α_k(x) = (1 − ε)·D_k(x) + ε·w_k (n, T), rows sum to 1."""
+        D = self._softmax_part(self._check_X(X))[1]
+        return (1.0 - self.eps_) * D + self.eps_ * self.w_
+
+    def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
+        return self._weight_parts(self._softmax_part(self._check_X(X))[1])
+
+    def _weight_parts(self, D) -> tuple[np.ndarray, np.ndarray]:
+        return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy()
+
+    def tree_predictions(self, X) -> np.ndarray:
+        """Per-tree leaf values B_k(x) (n, T), or class frequencies p_k(x) (n, T, C)."""
+        return self._leaf_predictions(self.leaf_stats_.global_leaf_ids(self._check_X(X)))
+
+    def _leaf_predictions(self, leaves) -> np.ndarray:
+        values = self._values[leaves]
+        return values[:, :, 0] if self._task == "regression" else values
+
+    def weights_and_predictions(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What an explanation shows, from one leaf look-up: the two parts of α, (1 − ε)·D(x)
+        and ε·w (each n, T), and the per-tree predictions (as :meth:`tree_predictions`)."""
+        leaves, D = self._softmax_part(self._check_X(X))
+        return (*self._weight_parts(D), self._leaf_predictions(leaves))
+
+    def _predict_values(self, X) -> np.ndarray:
+        """Σ_k α_k(x)·V_k(x) (n, C): one leaf lookup (the trees' compiled ``apply`` in
+        threads), then blocks of :data:`PREDICT_BLOCK` rows."""
+        X = self._check_X(X)
+        leaves = self.leaf_stats_.global_leaf_ids(X)
+        out = np.empty((X.shape[0], self._values.shape[1]))
+        for start in range(0, X.shape[0], PREDICT_BLOCK):
+            block = slice(start, start + PREDICT_BLOCK)
+            D = self._softmax_part(X[block], leaves[block])[1]
+            alpha = (1.0 - self.eps_) * D + self.eps_ * self.w_
+            out[block] = combine(alpha, self._values[leaves[block]])
+        return out
+
+
+class AttentionForestRegressor(RegressorMixin, _AttentionForest):
+    """Attention-based random forest regressor (ABRF-1/2/3 or Softmax; Utkin & Konstantinov).
+
+    See :mod:`forestviz.attention.weights` for the model and :mod:`forestviz.attention.search`
+    for how (ε, τ) are chosen.
+    ``eps``/``tau``: "auto" (grid search) or a fixed value (τ absolute, in squared distance
+    units). Fitted: ``forest_``, ``estimators_``, ``leaf_stats_``, ``w_``, ``eps_``, ``tau_``,
+    ``v_`` (tree temperatures, 1/τ unless trained), ``z_`` (feature weights, 1 unless trained),
+    ``search_results_``.
+    """
+
+    def predict(self, X) -> np.ndarray:
+        """ŷ(x) = Σ_k α_k(x)·B_k(x) (eqs 13, 23, 24)."""
+        return self._predict_values(X)[:, 0]
+
+
+class AttentionForestClassifier(ClassifierMixin, _AttentionForest):
+    """Attention-based random forest classifier: p(x) = Σ_k α_k(x)·p_k(x) (eqs 28-30).
+
+    Same parameters and fitted attributes as :class:`AttentionForestRegressor`, plus
+    ``classes_``; ``max_features`` defaults to "sqrt" as in scikit-learn's forests.
+    """
+
+    _task = "classification"
+
+    def __init__(self, n_estimators=100, *, base="random", mode="abrf1", loss="l2", eps="auto",
+                 tau="auto", min_samples_leaf=10, max_depth=None, max_features="sqrt",
+                 distance="standardized", validation_fraction=0.2, cv=None, random_state=None,
+                 n_jobs=None):
+        super().__init__(n_estimators, base=base, mode=mode, loss=loss, eps=eps, tau=tau,
+                         min_samples_leaf=min_samples_leaf, max_depth=max_depth,
+                         max_features=max_features, distance=distance,
+                         validation_fraction=validation_fraction, cv=cv,
+                         random_state=random_state, n_jobs=n_jobs)
+
+    def _targets(self, y):
+        """One-hot targets h_s(c) (n, C) over ``classes_``."""
+        return (y[:, None] == self.classes_[None, :]).astype(np.float64)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities Σ_k α_k(x)·p_k(x) (n, C); rows sum to 1."""
+        return self._predict_values(X)
+
+    def predict(self, X) -> np.ndarray:
+        """The class with the largest probability."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

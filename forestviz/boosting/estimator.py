@@ -1,0 +1,309 @@
+"""AGBoost as a scikit-learn regressor (Konstantinov, Utkin & Kirpichenko, "AGBoost:
+Attention-based Modification of Gradient Boosting Machine"; algorithms.md §2): attention weights
+(:mod:`forestviz.boosting.weights`) over the trees of a gradient boosting machine.
+``weights="uniform"`` keeps w_k = 1/T (the paper's "Non-param" model).
+
+Selecting (ε, τ, γ): a boosting ensemble is fitted on a random ``1 − validation_fraction`` of
+the rows (or, with ``cv``, one per cross-validation fold), w is fitted on those rows for every
+grid point (:data:`~forestviz.attention.search.EPS_GRID` ×
+:data:`~forestviz.attention.search.KAPPA_GRID` × :data:`~forestviz.boosting.weights.DISCOUNT_GRID`,
+τ = κ·median training distance; all QPs of an ensemble share one Gram matrix and are solved by
+simplex NNLS) and each point is scored by its mean squared error on the held-out rows (averaged
+over folds). The final ensemble is fitted on all rows — in threads, at the same time as the
+validation ones, when ``n_jobs`` allows — and w is refitted there at the chosen point. When ε,
+τ and γ are all fixed nothing is searched and no validation ensemble is fitted.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.model_selection import ShuffleSplit, check_cv
+from sklearn.tree import ExtraTreeRegressor
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from forestviz.attention.search import EPS_GRID, KAPPA_GRID
+from forestviz.attention.simplex import contamination_linear_terms, simplex_nnls
+from forestviz.boosting.weights import (
+    DISCOUNT_GRID,
+    Ensemble,
+    Rows,
+    attention_numerators,
+    attention_softmax,
+)
+from forestviz.trees.checks import (
+    check_parameters,
+    check_rows,
+    ignore_progress,
+    is_count,
+    is_real,
+)
+from forestviz.trees.leaf_stats import LeafStats
+from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
+
+
+class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
+    """AGBoost regressor (Konstantinov, Utkin & Kirpichenko): attention weights over the trees of
+    a gradient boosting machine. See :mod:`forestviz.boosting.weights` for the model and the
+    module docstring for how (ε, τ, γ) are chosen.
+
+    ``base``: "gbm" (scikit-learn's ``GradientBoostingRegressor``, subsample 1) or "extra"
+    (the same boosting loop over ``ExtraTreeRegressor``). ``eps``, ``tau``, ``discount``:
+    "auto" (grid search) or a fixed value (τ absolute, in squared distance units).
+    ``weights``: "trained" (QP) or "uniform" (w_k = 1/T, the paper's "Non-param").
+    ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: None
+    (one ``validation_fraction`` split) or a scikit-learn CV spec (int, splitter).
+    Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
+    ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_``.
+    """
+
+    def __init__(self, n_estimators=100, *, learning_rate=0.1, min_samples_leaf=10,
+                 max_depth=3, base="gbm", eps="auto", tau="auto", discount="auto",
+                 discount_on="score", weights="trained", distance="standardized",
+                 validation_fraction=0.2, cv=None, random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.base = base
+        self.eps = eps
+        self.tau = tau
+        self.discount = discount
+        self.discount_on = discount_on
+        self.weights = weights
+        self.distance = distance
+        self.validation_fraction = validation_fraction
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ----------------------------------------------------------------- validation
+    def _check_params(self):
+        check_parameters(self, [
+            ("n_estimators", is_count(self.n_estimators), "an int >= 1"),
+            ("learning_rate", is_real(self.learning_rate) and self.learning_rate > 0,
+             "a float > 0"),
+            ("base", self.base in ("gbm", "extra"), "'gbm' or 'extra'"),
+            ("eps", self.eps == "auto" or (is_real(self.eps) and 0.0 <= self.eps <= 1.0),
+             "'auto' or a float in [0, 1]"),
+            ("tau", self.tau == "auto" or (is_real(self.tau) and np.isfinite(self.tau)
+                                           and self.tau > 0), "'auto' or a float > 0"),
+            ("discount", self.discount == "auto" or (is_real(self.discount)
+                                                     and 0.0 < self.discount <= 1.0),
+             "'auto' or a float in (0, 1]"),
+            ("discount_on", self.discount_on in ("score", "weight"), "'score' or 'weight'"),
+            ("weights", self.weights in ("trained", "uniform"), "'trained' or 'uniform'"),
+            ("distance", self.distance in ("standardized", "raw"), "'standardized' or 'raw'"),
+            ("validation_fraction", is_real(self.validation_fraction)
+             and 0.0 < self.validation_fraction < 1.0, "a float in (0, 1)"),
+        ])
+
+    def _check_X(self, X):
+        return check_rows(self, X, "w_")
+
+    # ----------------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
+        """Fit the boosting ensemble, select (ε, τ, γ) on held-out rows, fit w on all rows.
+
+        ``progress(stage, fraction)`` is called from the calling thread as the stages
+        ("forest": the boosting ensembles, "search", "done") advance.
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        if X.shape[0] < 2:
+            raise ValueError(f"AGBoost needs n_samples >= 2, got n_samples={X.shape[0]}")
+        weight = (np.ones(X.shape[0]) if sample_weight is None
+                  else _check_sample_weight(sample_weight, X))
+        report = progress or ignore_progress
+        rng = check_random_state(self.random_state)
+        seed = rng.randint(2**31 - 1)
+        grids = (self._grid(self.eps, EPS_GRID), self._grid(self.tau, KAPPA_GRID),
+                 self._grid(self.discount, DISCOUNT_GRID))
+        searched = any(grid.size > 1 for grid in grids)
+
+        report("forest", 0.0)
+        if not searched:
+            splits = []
+        elif self.cv is not None:
+            splits = list(check_cv(self.cv).split(X, y))
+        else:
+            splits = list(ShuffleSplit(1, test_size=self.validation_fraction,
+                                       random_state=rng.randint(2**31 - 1)).split(X))
+        row_sets = [np.arange(X.shape[0])] + [fit_rows for fit_rows, _ in splits]
+        ensembles = Parallel(n_jobs=min(len(row_sets), effective_n_jobs(self.n_jobs)),
+                             prefer="threads")(
+            delayed(self._ensemble)(X[rows], y[rows], weight[rows], seed) for rows in row_sets)
+        main = ensembles[0]
+        report("forest", 1.0)
+
+        validations = []
+        for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
+            d, V = ens.stats.query(X[held_out])
+            validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out])))
+        eps, tau, self.discount_ = self._search(main, validations, *grids, report)
+        self.eps_, self.tau_ = eps, tau
+        self.w_ = np.full(len(main.trees), 1.0 / len(main.trees))
+        if self.weights == "trained":
+            self.w_ = main.weights(tau, self.discount_, self.discount_on, eps)
+        self.init_ = main.init
+        self.estimators_ = main.trees
+        if main.gbm is not None:
+            self.gbm_ = main.gbm
+        self.leaf_stats_ = main.stats
+        report("done", 1.0)
+        return self
+
+    @staticmethod
+    def _grid(value, grid) -> np.ndarray:
+        return np.asarray(grid, dtype=np.float64) if value == "auto" else np.array([value], float)
+
+    def _boost(self, X, y, weight, seed):
+        """F_0, the T fitted trees and the GBM (or None) of the boosting loop with squared
+        loss: h_k fitted to y − F_{k−1}, F_k = F_{k−1} + ν·h_k."""
+        if self.base == "gbm":
+            gbm = GradientBoostingRegressor(
+                n_estimators=self.n_estimators, learning_rate=self.learning_rate,
+                max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
+                subsample=1.0, random_state=seed).fit(X, y, sample_weight=weight)
+            return float(gbm.init_.predict(X[:1])[0]), list(gbm.estimators_[:, 0]), gbm
+        init = float(np.average(y, weights=weight))
+        F, trees = np.full(y.shape, init), []
+        for tree_seed in np.random.RandomState(seed).randint(2**31 - 1, size=self.n_estimators):
+            tree = ExtraTreeRegressor(max_depth=self.max_depth,
+                                      min_samples_leaf=self.min_samples_leaf,
+                                      random_state=tree_seed)
+            tree.fit(X, y - F, sample_weight=weight)
+            F += self.learning_rate * tree.predict(X)
+            trees.append(tree)
+        return init, trees, None
+
+    def _ensemble(self, X, y, weight, seed) -> Ensemble:
+        """Boosting on (X, y), leaf statistics whose values are V = T·ν·(tree's leaf value),
+        the rows' distances and values (one leaf lookup) and the Gram reduction."""
+        init, trees, gbm = self._boost(X, y, weight, seed)
+        stats = LeafStats.from_forest(trees, X, y, task="regression",
+                                      standardize=self.distance == "standardized",
+                                      n_jobs=self.n_jobs)
+        values = len(trees) * self.learning_rate * np.concatenate(
+            [tree.tree_.value[:, 0, 0] for tree in trees])
+        stats = stats.with_values(values)
+        d, V = stats.query(X)
+        rows = Rows(d, V, y - init, weight)
+        weighted = V * weight[:, None]
+        return Ensemble(init, trees, gbm, stats, rows, weighted.T @ V, weighted.T @ rows.target)
+
+    def _validation_losses(self, ens, held_out, pairs, eps_grid, report) -> np.ndarray:
+        """Held-out MSE (len(pairs), len(eps_grid)) of every (γ, τ) in ``pairs`` and ε, with w
+        fitted on the ensemble's own rows (one Gram matrix, simplex NNLS)."""
+        T = len(ens.trees)
+        R = np.empty((len(pairs), held_out.target.size))
+        Vtr = np.empty((len(pairs), T))
+
+        def softmax_parts(g, tau):
+            """Held-out Softmax predictions and Vᵀ·diag(ω)·r of the fitting rows."""
+            r = ens.rows.softmax_predictions(tau, g, self.discount_on)
+            return (held_out.softmax_predictions(tau, g, self.discount_on),
+                    ens.rows.V.T @ (ens.rows.weight * r))
+
+        parts = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
+            delayed(softmax_parts)(g, tau) for g, tau in pairs)
+        for p, (r_held_out, vtr) in enumerate(parts):
+            R[p], Vtr[p] = r_held_out, vtr
+            report(0.8 * (p + 1) / len(pairs))
+        W = np.full((len(pairs), eps_grid.size, T), 1.0 / T)
+        positive = eps_grid > 0
+        if self.weights == "trained" and positive.any():
+            n_pos = int(positive.sum())
+            B = contamination_linear_terms(ens.Vty, np.repeat(Vtr, n_pos, axis=0),
+                                           np.tile(eps_grid[positive], len(pairs)))
+            W[:, positive] = simplex_nnls(ens.gram, B).reshape(len(pairs), n_pos, T)
+        losses = np.empty((len(pairs), eps_grid.size))
+        e, total = eps_grid[:, None], held_out.weight.sum()
+        for p in range(len(pairs)):  # held-out predictions (ε, n) per (γ, τ)
+            error = (1.0 - e) * R[p] + e * (W[p] @ held_out.V.T) - held_out.target
+            losses[p] = (error**2 @ held_out.weight) / total
+        report(1.0)
+        return losses
+
+    def _search(self, main, validations, eps_grid, kappas, discounts, report):
+        """Validation MSE of every (ε, τ, γ), averaged over the (ensemble, held-out rows)
+        ``validations``; the chosen ε, τ (on the main ensemble's distance scale) and γ."""
+        auto_tau = self.tau == "auto"
+        taus = kappas * main.median_distance if auto_tau else kappas
+        pairs = [(g, k) for g in discounts for k in range(kappas.size)]
+        losses = np.zeros((len(pairs), eps_grid.size))
+        for v, (ens, held_out) in enumerate(validations):
+            unit = ens.median_distance if auto_tau else 1.0
+            losses += self._validation_losses(
+                ens, held_out, [(g, kappas[k] * unit) for g, k in pairs], eps_grid,
+                lambda fraction, v=v: report("search", (v + fraction) / len(validations)))
+        losses = losses / len(validations) if validations else np.full(losses.shape, np.nan)
+        report("search", 1.0)
+        gg, kk, ee = (np.repeat([g for g, _ in pairs], eps_grid.size),
+                      np.repeat([k for _, k in pairs], eps_grid.size),
+                      np.tile(eps_grid, len(pairs)))
+        self.search_results_ = pd.DataFrame({
+            "eps": ee, "discount": gg,
+            "kappa": kappas[kk] if auto_tau else kappas[kk] / main.median_distance,
+            "tau": taus[kk], "validation_loss": losses.ravel()})
+        if validations and not np.isfinite(losses).any():
+            warnings.warn("the validation rows carry no weight; using the first grid point",
+                          RuntimeWarning, stacklevel=3)
+        best = int(np.nanargmin(losses.ravel())) if np.isfinite(losses).any() else 0
+        return float(ee[best]), float(taus[kk[best]]), float(gg[best])
+
+    # ------------------------------------------------------------------- predict
+    def _attention(self, X):
+        """Softmax part D (n, T) and scaled tree values V (n, T) with one leaf lookup."""
+        X = self._check_X(X)
+        d, V = self.leaf_stats_.query(X)
+        return attention_softmax(d, self.tau_, self.discount_, self.discount_on, out=d), V
+
+    def tree_weights(self, X) -> np.ndarray:
+        """Attention weights α_k(x) = (1 − ε)·D_k(x) + ε·w_k (n, T), rows sum to 1."""
+        D = self._attention(X)[0]
+        return (1.0 - self.eps_) * D + self.eps_ * self.w_
+
+    def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
+        return self._weight_parts(self._attention(X)[0])
+
+    def _weight_parts(self, D) -> tuple[np.ndarray, np.ndarray]:
+        return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy()
+
+    def tree_predictions(self, X) -> np.ndarray:
+        """Scaled tree values V_k(x) = T·ν·h_k(x) (n, T): their mean plus ``init_`` is the
+        plain boosting prediction."""
+        X = self._check_X(X)
+        return self.leaf_stats_.values(X)
+
+    def weights_and_predictions(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What an explanation shows, from one leaf look-up: the two parts of α, (1 − ε)·D(x)
+        and ε·w (each n, T), and the scaled tree values V (as :meth:`tree_predictions`)."""
+        D, V = self._attention(X)
+        return (*self._weight_parts(D), V)
+
+    def predict(self, X) -> np.ndarray:
+        """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18), with
+        D_k = E_k / Σ_j E_j (:func:`attention_numerators`), in place and in row blocks on
+        ``n_jobs`` threads."""
+        X = self._check_X(X)
+        d, V = self.leaf_stats_.query(X)
+        prediction = np.empty(X.shape[0])
+
+        def some_rows(rows):
+            E = attention_numerators(d[rows], self.tau_, self.discount_, self.discount_on,
+                                     out=d[rows])
+            prediction[rows] = (self.init_ + (1.0 - self.eps_) * np.einsum("nk,nk->n", E, V[rows])
+                                / E.sum(axis=1) + self.eps_ * (V[rows] @ self.w_))
+
+        with single_threaded_blas(X.shape[0]):
+            run_in_threads(some_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
+        return prediction

@@ -1,0 +1,17 @@
+"""ERF: the Enhanced Random Forest (Bertsimas & Stoumpou, "Binary Classification: Is Boosting
+stronger than Bagging?"; algorithms.md §3).
+
+``sampling`` grows the trees (SP, SW, FT) and ``reweighting`` updates the row weights between
+rounds (Algorithm 1); ``neighbors`` finds the exact nearest training rows that
+``model_weighting`` turns into per-row tree weights and scores (eqs 4-8); ``cleaning`` is
+Algorithm 2; ``estimator`` puts them together as a scikit-learn classifier.
+"""
+
+from forestviz._lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "EnhancedForestClassifier": "forestviz.enhanced.estimator",
+    "Neighbors": "forestviz.enhanced.estimator",
+    "TreeScores": "forestviz.enhanced.model_weighting",
+    "clean": "forestviz.enhanced.cleaning",
+})

@@ -1,0 +1,321 @@
+"""Enhanced Random Forest (Bertsimas & Stoumpou, "Binary Classification: Is Boosting stronger
+than Bagging?"; algorithms.md §3).
+
+Adaptive sample weights and sampling probabilities (Algorithm 1, §3.1), per-tree feature
+subsets, per-sample model weighting through the top trees of the nearest training rows
+(eqs 4-5, §3.3) and tree scores (eqs 6-8). Sample and feature cleaning (Algorithm 2) lives in
+:mod:`forestviz.enhanced.cleaning`.
+"""
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from forestviz.enhanced.model_weighting import (
+    mean_proba,
+    rank_trees,
+    tree_scores,
+    tree_weights,
+    weighted_proba,
+)
+from forestviz.enhanced.neighbors import TrainingNeighbors
+from forestviz.enhanced.reweighting import auc_score, update_weights, youden_thresholds
+from forestviz.enhanced.sampling import draw_feature_subsets, fit_forest, n_subset_features
+from forestviz.trees.checks import check_rows, ignore_progress
+from forestviz.trees.leaf_values import LeafTable
+
+
+class Neighbors(NamedTuple):
+    """The M nearest training rows of each query row (indices into the rows given to ``fit``)
+    and their Euclidean distances in the standardised feature space."""
+
+    indices: np.ndarray
+    distances: np.ndarray
+
+
+class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
+    """Enhanced Random Forest classifier (Bertsimas & Stoumpou; algorithms.md §3).
+
+    Parameters follow the paper's defaults (200 trees, depth 6, SW + SP on, features per split,
+    λ = 0.2). ``sample_weighting`` (SW) passes w_i to every tree, ``sample_probabilities`` (SP)
+    draws every bootstrap with probabilities s_i = w_i / Σw, ``features_per_tree`` (FT) gives
+    every tree one random subset of ``max_features`` features used at all its splits.
+    ``n_iterations`` rounds of Algorithm 1 run with ``learning_rate`` λ; the round with the best
+    validation AUC (on ``validation_fraction`` of the rows, stratified) is kept, and with
+    ``early_stopping`` the loop stops at the first round whose validation AUC drops below the
+    best. ``oob_ranking`` computes the training-row quantities out of bag: p_i of the weight
+    update (algorithms.md §3.1 option) and the per-row tree ranking (out-of-bag trees first).
+    ``model_weighting`` predicts with p(x) = Σ_k u_k(x) p_k(x) from the top ``top_trees`` (L)
+    trees of the ``n_neighbors`` (M) nearest training rows (eqs 4-5).
+
+    Fitted attributes: ``estimators_`` (``DecisionTreeClassifier``s trained on the encoded labels
+    0..C−1), ``feature_subsets_`` ((T, k) column indices under FT, else ``None``),
+    ``train_indices_`` (rows of the fit data that trained the forest; the rest validated it),
+    ``sample_importance_`` (final s_i of those rows), ``history_`` (one dict per round),
+    ``best_iteration_`` (index into ``history_``), ``threshold_`` (Youden's J of the final model
+    on the training rows: a float for binary problems, used by ``predict``; one one-vs-rest
+    threshold per class otherwise), ``tree_rankings_`` (top-L trees of every training row,
+    best first), ``classes_``.
+
+    *A training row is never its own neighbour*: any training row whose standardised features
+    are identical to the query row is skipped (so a training row passed to ``tree_weights`` gets
+    leave-one-out weights; exact duplicates of it are skipped too).
+    """
+
+    def __init__(
+        self,
+        n_estimators=200,
+        max_depth=6,
+        sample_weighting=True,
+        sample_probabilities=True,
+        features_per_tree=False,
+        max_features="sqrt",
+        learning_rate=0.2,
+        n_iterations=10,
+        early_stopping=True,
+        validation_fraction=0.2,
+        oob_ranking=False,
+        model_weighting=True,
+        n_neighbors=10,
+        top_trees=10,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.sample_weighting = sample_weighting
+        self.sample_probabilities = sample_probabilities
+        self.features_per_tree = features_per_tree
+        self.max_features = max_features
+        self.learning_rate = learning_rate
+        self.n_iterations = n_iterations
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.oob_ranking = oob_ranking
+        self.model_weighting = model_weighting
+        self.n_neighbors = n_neighbors
+        self.top_trees = top_trees
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ fitting (Algorithm 1)
+    def _check_params(self):
+        for name in ("n_estimators", "n_iterations", "n_neighbors", "top_trees"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}.")
+        if not 0.0 <= self.validation_fraction < 1.0:
+            raise ValueError(
+                f"validation_fraction must be in [0, 1), got {self.validation_fraction}."
+            )
+        if self.learning_rate < 0:
+            raise ValueError(f"learning_rate must be non-negative, got {self.learning_rate}.")
+
+    def _split(self, y_enc, rng):
+        """Stratified validation split (when every class has two rows), else a random one."""
+        rows = np.arange(len(y_enc))
+        n_val = int(np.ceil(self.validation_fraction * len(rows)))
+        if n_val == 0 or len(rows) - n_val < 2:
+            return rows, rows[:0]
+        n_classes = len(self.classes_)
+        stratify = (
+            y_enc if np.bincount(y_enc).min() >= 2 and min(n_val, len(rows) - n_val) >= n_classes
+            else None
+        )
+        train, val = train_test_split(
+            rows, test_size=n_val, stratify=stratify, random_state=rng.randint(2**31 - 1)
+        )
+        return np.sort(train), np.sort(val)
+
+    def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
+        """Algorithm 1: reweight the training rows over ``n_iterations`` forests, keep the best.
+
+        ``progress(stage, fraction)`` is called with stages ``"iteration k/K"`` and
+        ``"ranking trees"``, fraction in [0, 1].
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError("EnhancedForestClassifier needs at least two classes; got one class.")
+        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if len(np.unique(y_enc[sample_weight > 0])) < 2:
+            raise ValueError("sample_weight leaves only one class with positive weight.")
+        report = progress or ignore_progress
+        rng = check_random_state(self.random_state)
+        n_classes = len(self.classes_)
+
+        train, val = self._split(y_enc, rng)
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        X_tr, y_tr, sw_tr = X32[train], y_enc[train], sample_weight[train]
+        X_val, y_val, sw_val = X32[val], y_enc[val], sample_weight[val]
+        n_features = X.shape[1]
+        subset_size = n_subset_features(self.max_features, n_features)
+
+        weights = sw_tr / sw_tr.mean()  # the paper's w_i = 1, scaled by the user's weights
+        history, best = [], None
+        for it in range(self.n_iterations):
+            report(f"iteration {it + 1}/{self.n_iterations}", it / (self.n_iterations + 1))
+            subsets = (
+                draw_feature_subsets(self.n_estimators, n_features, subset_size, rng)
+                if self.features_per_tree else None
+            )
+            trees, inbag = fit_forest(
+                X_tr, y_tr, n_estimators=self.n_estimators, max_depth=self.max_depth,
+                max_features=self.max_features,
+                weights=weights if self.sample_weighting else None,
+                probabilities=weights / weights.sum() if self.sample_probabilities else None,
+                feature_subsets=subsets, rng=rng, n_jobs=self.n_jobs,
+            )
+            table = LeafTable(trees, n_classes)
+            p_train = self._training_proba(table, table.apply(X_tr, self.n_jobs), inbag)
+            thresholds = youden_thresholds(y_tr, p_train, n_classes, sw_tr)
+            p_val = mean_proba(table.apply(X_val, self.n_jobs), table.values, self.n_jobs)
+            val_auc = auc_score(y_val, p_val, sw_val)
+            new_weights = update_weights(weights, y_tr, p_train, thresholds, self.learning_rate)
+            history.append(self._record(it, thresholds, auc_score(y_tr, p_train, sw_tr),
+                                        val_auc, new_weights))
+            best_auc = np.nan if best is None else history[best[0]]["validation_auc"]
+            if best is None or np.isnan(val_auc) or np.isnan(best_auc) or val_auc > best_auc:
+                best = (it, table, subsets, new_weights, inbag)
+            elif self.early_stopping and val_auc < best_auc:
+                break
+            weights = new_weights
+
+        self.best_iteration_, table, self.feature_subsets_, weights, inbag = best
+        self.history_ = history
+        self.estimators_ = table.trees
+        self._leaf_table = table
+        self.train_indices_ = train
+        self.sample_importance_ = weights / weights.sum()
+        report("ranking trees", self.n_iterations / (self.n_iterations + 1))
+        leaves = self._fit_model_weighting(X, X_tr, y_tr, inbag, rng)
+        p_final = self._predict_proba(X[train], leaves)
+        thresholds = youden_thresholds(y_tr, p_final, n_classes, sw_tr)
+        self.threshold_ = float(thresholds[1]) if n_classes == 2 else thresholds
+        report("done", 1.0)
+        return self
+
+    def _training_proba(self, table, leaves, inbag):
+        """Algorithm 1's p_i: the mean over all trees (in-sample, as in the paper) or, with
+        ``oob_ranking``, over the trees that did not draw the row (a row every tree drew falls
+        back to all trees)."""
+        if not self.oob_ranking:
+            return mean_proba(leaves, table.values, self.n_jobs)
+        oob = (~inbag.T).astype(float)
+        oob[oob.sum(axis=1) == 0] = 1.0
+        return np.einsum("nt,ntc->nc", oob / oob.sum(axis=1, keepdims=True), table.values[leaves])
+
+    def _record(self, it, thresholds, train_auc, val_auc, weights):
+        """One ``history_`` entry: t*, AUCs and the distribution of the updated weights w_i."""
+        q = np.quantile(weights, [0.0, 0.25, 0.5, 0.75, 1.0])
+        return {
+            "iteration": it + 1,
+            "threshold": float(thresholds[1]) if len(thresholds) == 2 else thresholds.tolist(),
+            "train_auc": train_auc,
+            "validation_auc": val_auc,
+            "weight_mean": float(weights.mean()),
+            "weight_std": float(weights.std()),
+            "weight_min": float(q[0]),
+            "weight_q25": float(q[1]),
+            "weight_median": float(q[2]),
+            "weight_q75": float(q[3]),
+            "weight_max": float(q[4]),
+            "zero_weight_fraction": float(np.mean(weights == 0)),
+        }
+
+    # ------------------------------------------------------- model weighting (§3.3, eqs 4-8)
+    def _fit_model_weighting(self, X, X_tr, y_tr, inbag, rng):
+        """Rank all trees for every training row (:func:`rank_trees`), keep the top L per row,
+        and index the standardised training rows for the neighbour search. Returns the training
+        rows' leaf ids."""
+        train = X[self.train_indices_]
+        self._mean = train.mean(axis=0)
+        scale = train.std(axis=0)
+        self._scale = np.where(scale > 0, scale, 1.0)
+        self.n_neighbors_ = min(self.n_neighbors, len(train) - 1)
+        self.top_trees_ = min(self.top_trees, self.n_estimators)
+
+        table = self._leaf_table
+        leaves = table.apply(X_tr, self.n_jobs)
+        p_true = table.values[leaves, y_tr[:, None]]
+        support = np.bincount(leaves.ravel(), minlength=len(table.values))[leaves]
+        order = rank_trees(p_true, support, rng.random_sample(leaves.shape),
+                           inbag.T if self.oob_ranking else None, self.n_jobs)[:, : self.top_trees_]
+        dtype = np.int16 if self.n_estimators <= np.iinfo(np.int16).max else np.int32
+        self.tree_rankings_ = order.astype(dtype)
+        self._neighbors = TrainingNeighbors(
+            (train - self._mean) / self._scale, self.n_neighbors_, rng
+        )
+        return leaves
+
+    def _nearest(self, X):
+        """Positions (in the training part) and distances of the M nearest training rows."""
+        return self._neighbors.query((X - self._mean) / self._scale, self.n_jobs)
+
+    def _predict_proba(self, X, leaves):
+        """p(x) = Σ_k u_k(x) p_k(x) (eq 4) or the plain mean over trees, from the rows' leaf
+        ids."""
+        if self.model_weighting:
+            return weighted_proba(self._nearest(X)[0], self.tree_rankings_, leaves,
+                                  self._leaf_table.values, self.n_jobs)
+        return mean_proba(leaves, self._leaf_table.values, self.n_jobs)
+
+    # ------------------------------------------------------------------------- public API
+    def _validate(self, X):
+        X = check_rows(self, X, "estimators_")
+        return X, np.ascontiguousarray(X, dtype=np.float32)
+
+    def predict_proba(self, X):
+        """Class probabilities: model-weighted (eq 4) when ``model_weighting``, else the mean."""
+        X, X32 = self._validate(X)
+        return self._predict_proba(X, self._leaf_table.apply(X32, self.n_jobs))
+
+    def predict(self, X):
+        """Binary: class 1 when P(class 1) ≥ ``threshold_`` (Youden's J); multiclass: argmax."""
+        proba = self.predict_proba(X)
+        if len(self.classes_) == 2:
+            return self.classes_[(proba[:, 1] >= self.threshold_).astype(np.intp)]
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def tree_predictions(self, X):
+        """p_k(x): every tree's class probabilities, n × T × C."""
+        _, X32 = self._validate(X)
+        return self._leaf_table.values[self._leaf_table.apply(X32, self.n_jobs)]
+
+    def tree_weights(self, X):
+        """u_k(x) = (#appearances of tree k in the neighbours' top-L lists) / (M·L), eq (5);
+        n × T, rows sum to 1 (eq 3's extra 1/N_t is a typo, algorithms.md §3.3 [resolved])."""
+        X, _ = self._validate(X)
+        return tree_weights(self._nearest(X)[0], self.tree_rankings_, self.n_estimators,
+                            self.n_jobs)
+
+    def tree_scores(self, X):
+        """Tree scores S, S1, S2 of eqs (6)-(8) (see
+        :class:`~forestviz.enhanced.model_weighting.TreeScores`)."""
+        X, _ = self._validate(X)
+        return tree_scores(self._nearest(X)[0], self.tree_rankings_, self.n_estimators,
+                           self.n_jobs)
+
+    def neighbors(self, X):
+        """The M nearest training rows of each row of X (see :class:`Neighbors`)."""
+        X, _ = self._validate(X)
+        idx, dist = self._nearest(X)
+        return Neighbors(indices=self.train_indices_[idx], distances=dist.copy())
+
+    @property
+    def feature_importances_(self):
+        """Mean decrease in impurity, averaged over the trees (Algorithm 2's f_j)."""
+        check_is_fitted(self)
+        per_tree = [t.feature_importances_ for t in self.estimators_ if t.tree_.node_count > 1]
+        if not per_tree:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(per_tree, axis=0)
+        return mean / mean.sum()
+

@@ -1,0 +1,18 @@
+"""One row's explanation and everything that shows it.
+
+``explanation`` (:func:`explain`, :class:`Explanation`) reads a fitted model of any family
+through a small adapter; ``summary`` (:class:`TrainingSummary`) holds what it needs from the
+training data; ``plots`` draws the figures, ``report`` the self-contained HTML page, ``treeviz``
+one tree with the row's path, and ``names`` shortens long names wherever they are laid out.
+"""
+
+from forestviz._lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "explain": "forestviz.explain.explanation",
+    "Explanation": "forestviz.explain.explanation",
+    "TrainingSummary": "forestviz.explain.summary",
+    "figures": "forestviz.explain.report",
+    "to_html": "forestviz.explain.report",
+    "tree_drawings": "forestviz.explain.report",
+})

@@ -1,0 +1,86 @@
+"""Tree weights of one row (bars, largest first) and of many rows (a heat map)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from forestviz.explain.names import elide
+from forestviz.explain.plots.conventions import (
+    PALE,
+    STRONG,
+    finish,
+    plain,
+    tree_names,
+    unique_labels,
+)
+from forestviz.explain.plots.inputs import matrix, vector
+
+PART_NAMES = ("closeness to this row, (1−ε)·D", "learned tree weight, ε·w")
+
+
+def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, label="weight",
+                     tree_ids=None, share_of_prediction=True) -> go.Figure:
+    """Bar chart of one row's tree weights (or scores), largest first, the ``top_k`` darker.
+
+    ``parts``: arrays that sum to ``weights`` drawn stacked, e.g. the ABRF parts
+    (1−ε)·D_k(x) and ε·w_k (``tree_weight_parts``). ``share_of_prediction`` adds each tree's
+    share of the total to the hover text (right for weights that sum to 1, not for ERF scores).
+    Ties keep tree order.
+    """
+    weights = vector(weights, "weights")
+    n_trees = weights.size
+    if parts is None:
+        parts, part_names = [weights], [label]
+    parts = [vector(p, "parts") for p in parts]
+    part_names = [plain(elide(p)) for p in part_names]
+    if len(part_names) != len(parts) or any(p.size != n_trees for p in parts):
+        raise ValueError("parts and part_names must match, each part with one value per tree")
+    if not np.allclose(np.sum(parts, axis=0), weights, rtol=1e-6, atol=1e-9):
+        raise ValueError("the parts must add up to the weights")
+    label, names = plain(elide(label)), tree_names(n_trees, tree_ids)
+    order = np.argsort(-weights, kind="stable")
+    k = min(max(int(top_k), 0), n_trees)
+    top = np.arange(n_trees) < k
+    total = weights.sum()
+    share = weights / total if total > 0 else np.zeros(n_trees)
+    x = [names[t] for t in order]
+    fig = go.Figure()
+    for p, (part, part_name) in enumerate(zip(parts, part_names, strict=True)):
+        head = [f"{names[t]}: {label} {weights[t]:.3f}"
+                + (f" ({share[t]:.1%} of the prediction)" if share_of_prediction else "")
+                for t in order]
+        hover = head if len(parts) == 1 else [
+            f"{h}<br>of which {part_name}: {part[t]:.3f}" for h, t in zip(head, order, strict=True)]
+        fig.add_trace(go.Bar(
+            x=x, y=part[order], name=part_name, hovertext=hover, hoverinfo="text",
+            marker_color=np.where(top, STRONG[p % 3], PALE[p % 3]).tolist()))
+    caption = (f"One bar per tree, sorted from the largest {label}"
+               + (f"; the {k} darker bars are the top {k}" if k else "")
+               + ". Trees are numbered from 1.")
+    if len(parts) > 1:
+        caption += " Each bar is split into its parts."
+    return finish(fig, f"Which trees carry this prediction: {label} of each tree", caption,
+                   barmode="stack", showlegend=len(parts) > 1,
+                   xaxis={"title": {"text": f"Tree (sorted by {label})"}, "type": "category",
+                          "categoryorder": "array", "categoryarray": x},
+                   yaxis={"title": {"text": label[:1].upper() + label[1:]}})
+
+
+def weight_heatmap(weights, row_labels=None, *, tree_ids=None,
+                   share_of_prediction=True) -> go.Figure:
+    """Trees × rows heat map of tree weights ``weights`` (n rows, T trees). The figure carries
+    every cell (about 13 bytes of JSON each): sample the rows for large test sets."""
+    weights = matrix(weights, "weights")
+    rows = unique_labels(row_labels, "Row {}", weights.shape[0])
+    trees = tree_names(weights.shape[1], tree_ids)
+    share = " (%{z:.1%} of this row's prediction)" if share_of_prediction else ""
+    fig = go.Figure(go.Heatmap(
+        z=weights.T, x=rows, y=trees, colorscale="Blues", colorbar={"title": {"text": "weight"}},
+        hovertemplate=f"%{{x}}, %{{y}}: weight %{{z:.3f}}{share}<extra></extra>"))
+    return finish(
+        fig, "Which trees each row relies on (tree weights per row)",
+        "One column per row, one line per tree (numbered from 1); darker cells carry more of "
+        "that row's prediction.",
+        xaxis={"title": {"text": "Row"}, "type": "category"},
+        yaxis={"title": {"text": "Tree"}, "type": "category", "autorange": "reversed"})

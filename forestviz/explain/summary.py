@@ -1,0 +1,153 @@
+"""What :func:`forestviz.explain.explain` needs from the training data, computed once.
+
+A :class:`TrainingSummary` holds, for one fitted model and its training rows: the feature
+names, the training medians and sorted columns (a row's percentiles by ``np.searchsorted``),
+the standardised rows x̃ = (x − mean)/std (the nearest training rows, by brute force:
+O(n·m) per row, faster than a KD-tree beyond ~15 features and exact),
+the model's :class:`~forestviz.trees.machine.DecisionMachine` (decision paths) and, optionally, row
+ids and the training rows' original values (e.g. ``TablePreprocessor.inverse_transform``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from forestviz.trees.machine import DecisionMachine
+
+
+class RowMachine(DecisionMachine):
+    """A :class:`DecisionMachine` that remembers the leaves of the last single row it looked
+    up, so the paths of one row in several trees (and its tree predictions) cost one descent
+    through the forest instead of one each."""
+
+    _last: tuple[bytes, np.ndarray] | None = None
+
+    def apply(self, X, *, method="auto") -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if method != "auto" or X.shape[0] != 1:
+            return super().apply(X, method=method)
+        key, last = X.tobytes(), self._last
+        if last is None or last[0] != key:
+            last = (key, super().apply(X))
+            self._last = last  # one tuple assignment: safe to share between threads
+        return last[1].copy()
+
+
+@dataclass(frozen=True, eq=False)
+class TrainingSummary:
+    """Training-data statistics of one model; build with :meth:`from_data`.
+
+    ``leaf_ids`` are the machine's global leaf node ids (flat numbering), sorted, so
+    ``np.searchsorted(leaf_ids, node)`` is the row of ``machine.leaf_values`` of a leaf.
+    """
+
+    feature_names: tuple[str, ...]
+    X_train: np.ndarray
+    y_train: np.ndarray
+    medians: np.ndarray
+    sorted_columns: np.ndarray  # (m, n): each feature's training values, sorted
+    center: np.ndarray
+    scale: np.ndarray
+    standardized: np.ndarray  # x̃ of the training rows (n, m)
+    sq_norms: np.ndarray  # ||x̃_i||²
+    max_multiplicity: int  # most copies of one standardised training row
+    machine: RowMachine
+    leaf_ids: np.ndarray
+    ids: np.ndarray | None
+    original: pd.DataFrame | None
+
+    @classmethod
+    def from_data(cls, model, X_train, y_train, *, feature_names=None, ids=None,
+                  original=None) -> TrainingSummary:
+        """Summarise the rows ``model`` was trained on (for an ``EnhancedForestClassifier``:
+        exactly the rows given to its ``fit``, whose positions its ``neighbors`` returns).
+
+        ``feature_names`` default to the model's ``feature_names_in_``, else ``x0, x1, …``;
+        ``ids`` (n,) label the training rows; ``original`` (a DataFrame of n rows) holds their
+        values as the user knows them, shown beside the nearest rows.
+        """
+        X = np.asarray(X_train, dtype=np.float64)
+        y = np.asarray(y_train)
+        if X.ndim != 2 or X.shape[0] < 2 or y.shape != (X.shape[0],):
+            raise ValueError(f"X_train (n × m, n ≥ 2) and y_train (n,) must match; got "
+                             f"{X.shape} and {y.shape}")
+        if not np.isfinite(X).all():
+            raise ValueError("X_train contains NaN or infinite values; impute them first")
+        m = X.shape[1]
+        n_features = getattr(model, "n_features_in_", m)
+        if n_features != m:
+            raise ValueError(f"the model expects {n_features} features, X_train has {m}")
+        if feature_names is None:
+            feature_names = getattr(model, "feature_names_in_", [f"x{j}" for j in range(m)])
+        feature_names = tuple(str(name) for name in feature_names)
+        if len(feature_names) != m:
+            raise ValueError(f"expected {m} feature names, got {len(feature_names)}")
+        for name, labels in (("ids", ids), ("original", original)):
+            if labels is not None and len(labels) != X.shape[0]:
+                raise ValueError(f"{name} needs one entry per training row ({X.shape[0]})")
+        center, scale = X.mean(axis=0), X.std(axis=0)
+        scale = np.where(scale > 0, scale, 1.0)
+        Z = (X - center) / scale
+        _, multiplicity = np.unique(Z, axis=0, return_counts=True)
+        machine = RowMachine.from_estimator(model, feature_names=feature_names,
+                                            feature_scale=scale)
+        owner = np.repeat(np.arange(machine.n_trees), np.diff(machine.leaf_offsets))
+        return cls(
+            feature_names=feature_names, X_train=X, y_train=y, medians=np.median(X, axis=0),
+            sorted_columns=np.sort(X, axis=0).T.copy(), center=center, scale=scale,
+            standardized=Z, sq_norms=np.einsum("ij,ij->i", Z, Z),
+            max_multiplicity=int(multiplicity.max()), machine=machine,
+            leaf_ids=machine.flat.offsets[owner] + machine.leaf_nodes,
+            ids=None if ids is None else np.asarray(ids),
+            original=None if original is None else pd.DataFrame(original).reset_index(
+                drop=True))
+
+    @property
+    def n_features(self) -> int:
+        return self.X_train.shape[1]
+
+    def feature_table(self, x) -> pd.DataFrame:
+        """ERF Tables 6-7: per feature the row's value, the training median and the mid-rank
+        percentile 100·(#below + #equal/2)/n among the training rows."""
+        n = self.X_train.shape[0]
+        below = np.array([np.searchsorted(col, v, "left")
+                          for col, v in zip(self.sorted_columns, x, strict=True)])
+        upto = np.array([np.searchsorted(col, v, "right")
+                         for col, v in zip(self.sorted_columns, x, strict=True)])
+        return pd.DataFrame({"feature": self.feature_names, "value": x, "median": self.medians,
+                             "percentile": 100.0 * (below + 0.5 * (upto - below)) / n})
+
+    def nearest(self, x, k) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and standardised Euclidean distances of the ``k`` nearest training rows,
+        nearest first, skipping rows identical to ``x`` (a training row is not its own
+        neighbour)."""
+        z = (x - self.center) / self.scale
+        score = self.sq_norms - 2.0 * (self.standardized @ z)  # ||x̃_i − z||² − ||z||²
+        query = min(k + self.max_multiplicity, score.size)
+        index = np.argpartition(score, query - 1)[:query]
+        distance = np.sqrt(((self.standardized[index] - z) ** 2).sum(axis=1))  # exact
+        order = np.lexsort((index, distance))
+        keep = order[distance[order] > 0]
+        return index[keep][:k], distance[keep][:k]
+
+    def neighbor_table(self, index, distance) -> pd.DataFrame:
+        """The rows at positions ``index``: position, id, distance, outcome, then their
+        original values (or their features when no original frame was given)."""
+        if self.original is not None:
+            frame = self.original.iloc[index].reset_index(drop=True)
+        else:
+            frame = pd.DataFrame(self.X_train[index],
+                                 columns=pd.Index(self.feature_names, dtype=object))
+        leading = {"row": index, "id": None, "distance": distance,
+                   "outcome": self.y_train[index]}
+        if self.ids is None:
+            del leading["id"]
+        else:
+            leading["id"] = self.ids[index]
+        frame.columns = [f"value: {c}" if c in leading else c for c in frame.columns]
+        for position, (name, values) in enumerate(leading.items()):
+            frame.insert(position, name, values)
+        return frame

@@ -1,0 +1,372 @@
+"""Tree drawings: one fitted tree with a row's path highlighted, as SVG (dtreeviz + graphviz).
+
+:func:`render_tree` draws tree ``tree_index`` of a model for row ``x``. dtreeviz needs the
+training data; it comes in a :class:`TreeContext` (built once per data set, with a content
+fingerprint), so the call stays ``render_tree(model, tree_index, x, context=..., mode=...)``.
+
+* Names are data, never markup: :func:`display_name` maps ``& < > " '`` and control
+  characters to look-alikes DejaVu Sans can draw (``a&b`` → ``a and b``, ``<b>`` → ``‹b›``,
+  ``O'Brien`` → ``O’Brien``) so ``dot`` never fails, and matplotlib's mathtext is off (``$``
+  stays a dollar sign). Names are cut to ``NAME_LIMIT`` characters (:mod:`forestviz.explain.names`),
+  so a drawing's width does not grow with a name's length.
+* dtreeviz is not thread-safe (every render writes the same per-process temporary files), so
+  renders are serialised by a process-wide lock; finished SVGs go to a bounded LRU cache keyed
+  by content: (tree arrays' fingerprint, training-data fingerprint, float32 row, options).
+* dtreeviz writes its node images into ``tempfile.gettempdir()`` and never removes them: each
+  render runs in a private temporary directory, removed afterwards (:func:`_private_tempdir`).
+* dtreeviz compares the row as given; we pass it rounded to float32, as scikit-learn compares,
+  so the highlighted path is the one ``apply`` reports. Rows must be finite (impute first).
+* Speed: dtreeviz's node → training rows map (a Python loop over rows) is replaced by one
+  sparse transpose of ``decision_path``, and ``fancy=None`` keeps node histograms to small
+  drawings (``FANCY_SPLIT_LIMIT``); bigger ones show split nodes as text.
+* Full trees of more than ``FULL_TREE_NODE_LIMIT`` nodes are drawn down to the depth that
+  fits, with a note in the drawing's title, unless ``max_depth`` is given.
+* Missing ``dot``, a ``dot`` failure or timeout and dtreeviz errors raise
+  :class:`TreeRenderError` with a message the app can show.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import logging
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import unicodedata
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from itertools import cycle
+
+import dtreeviz
+import matplotlib as mpl
+import numpy as np
+from dtreeviz.utils import inline_svg_images
+from sklearn.base import is_classifier
+
+from forestviz.explain.names import NAME_LIMIT, elide, elide_unique
+from forestviz.trees.fitted import estimator_trees
+
+FONT = "DejaVu Sans"
+FULL_TREE_NODE_LIMIT = 127
+# fancy=None draws node histograms when at most this many split nodes are shown and, for
+# regression trees (whose split nodes are scatter plots of the training rows), the training
+# set has at most FANCY_REGRESSION_ROWS rows; otherwise split nodes are text.
+FANCY_SPLIT_LIMIT = 8
+FANCY_REGRESSION_ROWS = 5000
+DOT_TIMEOUT = 60.0
+CACHE_ENTRIES = 256
+CACHE_BYTES = 64 << 20
+
+_RENDER_LOCK = threading.Lock()  # dtreeviz + matplotlib + tempfile.tempdir: one at a time
+_log = logging.getLogger(__name__)
+
+
+class TreeRenderError(RuntimeError):
+    """A tree could not be drawn; the message says why and what to do."""
+
+
+_LOOKALIKES = {"<": "‹", ">": "›", "'": "’", "&": " and "}
+
+
+def display_name(name, limit: int = NAME_LIMIT) -> str:
+    """``name`` as graphviz can draw it (:func:`_drawable`), cut to ``limit`` characters
+    (:func:`forestviz.explain.names.elide`)."""
+    return elide(_drawable(name), limit)
+
+
+def display_names(names) -> list[str]:
+    """:func:`display_name` of each name, kept distinct
+    (:func:`forestviz.explain.names.elide_unique`): two features that look alike once cut would
+    make the drawing ambiguous."""
+    return elide_unique(_drawable(name) for name in names)
+
+
+def _drawable(name) -> str:
+    """``name`` with look-alikes for ``& < > " '``, control characters as spaces, runs of white
+    space collapsed (straight double quotes become “ ”, alternating)."""
+    quotes = cycle("“”")
+    out = []
+    for char in str(name):
+        if char == '"':
+            out.append(next(quotes))
+        elif char in _LOOKALIKES:
+            out.append(_LOOKALIKES[char])
+        elif unicodedata.category(char).startswith("C"):
+            out.append(" ")
+        else:
+            out.append(char)
+    return " ".join("".join(out).split())
+
+
+@dataclass(frozen=True, eq=False)
+class TreeContext:
+    """Training rows and names dtreeviz draws node histograms from; build with
+    :meth:`from_data`. ``y_train`` holds the labels the model was fitted on."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    feature_names: tuple[str, ...]
+    target_name: str
+    class_names: tuple[str, ...] | None
+    fingerprint: str
+
+    @classmethod
+    def from_data(cls, X_train, y_train, *, feature_names=None, target_name="target",
+                  class_names=None) -> TreeContext:
+        X = np.ascontiguousarray(X_train, dtype=np.float64)
+        y = np.asarray(y_train)
+        if X.ndim != 2 or y.shape != (X.shape[0],):
+            raise ValueError(f"X_train {X.shape} and y_train {y.shape} do not match")
+        if not np.isfinite(X).all():
+            raise ValueError("X_train contains NaN or infinite values; impute them first")
+        names = tuple(str(n) for n in (feature_names if feature_names is not None
+                                       else [f"x{j}" for j in range(X.shape[1])]))
+        if len(names) != X.shape[1]:
+            raise ValueError(f"expected {X.shape[1]} feature names, got {len(names)}")
+        classes = None if class_names is None else tuple(str(c) for c in class_names)
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(repr((X.shape, names, str(target_name), classes)).encode())
+        digest.update(X.tobytes())
+        digest.update(y.tobytes() if y.dtype.kind in "biuf" else "\x1f".join(map(str, y)).encode())
+        return cls(X, y, names, str(target_name), classes, digest.hexdigest())
+
+
+class _SvgCache:
+    """LRU of SVG strings bounded by entry count and total characters (thread-safe)."""
+
+    def __init__(self, max_entries, max_chars):
+        self.max_entries, self.max_chars = max_entries, max_chars
+        self._items: OrderedDict[tuple, str] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            svg = self._items.get(key)
+            if svg is not None:
+                self._items.move_to_end(key)
+            return svg
+
+    def put(self, key, svg):
+        if len(svg) > self.max_chars:
+            return
+        with self._lock:
+            if key in self._items:
+                return
+            self._items[key] = svg
+            self._chars += len(svg)
+            while len(self._items) > self.max_entries or self._chars > self.max_chars:
+                self._chars -= len(self._items.popitem(last=False)[1])
+
+    def clear(self):
+        with self._lock:
+            self._items.clear()
+            self._chars = 0
+
+
+_SVG_CACHE = _SvgCache(CACHE_ENTRIES, CACHE_BYTES)
+_MODELS: OrderedDict[tuple, object] = OrderedDict()  # dtreeviz models; used under the lock
+_MODELS_MAX = 8
+
+
+def clear_cache() -> None:
+    """Forget every cached drawing and dtreeviz model."""
+    _SVG_CACHE.clear()
+    with _RENDER_LOCK:
+        _MODELS.clear()
+
+
+def render_tree(model, tree_index: int, x, *, context: TreeContext, mode: str = "path",
+                max_depth: int | None = None, fancy: bool | None = None,
+                timeout: float = DOT_TIMEOUT) -> str:
+    """SVG of tree ``tree_index`` of ``model`` (a forest, a tree or a list of trees) with the
+    path of row ``x`` highlighted.
+
+    ``mode="path"`` draws only the path; ``"full"`` the whole tree (depth-limited with a
+    note above ``FULL_TREE_NODE_LIMIT`` nodes). ``max_depth`` draws depths 0..max_depth.
+    ``fancy`` draws node histograms (None: automatic, see ``FANCY_SPLIT_LIMIT``).
+    ``timeout`` bounds the ``dot`` run in seconds.
+    """
+    if mode not in ("path", "full"):
+        raise ValueError(f"mode must be 'path' or 'full', got {mode!r}")
+    trees = estimator_trees(model)
+    if not 0 <= tree_index < len(trees):
+        raise IndexError(f"tree_index must be in [0, {len(trees)}), got {tree_index}")
+    tree = trees[tree_index]
+    row = np.asarray(x, dtype=np.float64).ravel()
+    if row.size != context.X_train.shape[1]:
+        raise ValueError(f"x has {row.size} values, the training rows {context.X_train.shape[1]}")
+    if not np.isfinite(row).all():
+        raise TreeRenderError("The row has missing or infinite values; fill them in first.")
+    row = row.astype(np.float32).astype(np.float64)
+    classes = getattr(model, "classes_", getattr(tree, "classes_", None))
+    key = (_tree_fingerprint(tree, classes), context.fingerprint, tree_index, row.tobytes(),
+           mode, max_depth, fancy)
+    svg = _SVG_CACHE.get(key)
+    if svg is None:
+        with _RENDER_LOCK:
+            svg = _SVG_CACHE.get(key)
+            if svg is None:
+                svg = _draw(tree, tree_index, classes, row, context, key[:2], mode, max_depth,
+                            fancy, timeout)
+        _SVG_CACHE.put(key, svg)
+    return svg
+
+
+def _draw(tree, tree_index, classes, row, context, model_key, mode, max_depth, fancy, timeout):
+    if shutil.which("dot") is None:
+        raise TreeRenderError("Tree drawings need Graphviz: the `dot` program is not installed "
+                              "(Debian/Ubuntu: apt-get install graphviz).")
+    path = tree.decision_path(row[None, :].astype(np.float32)).indices  # root first
+    depth_range, note = _depth_range(tree, tree_index, mode, max_depth)
+    if fancy is None:
+        fancy = _auto_fancy(tree, path, context, mode, depth_range)
+    try:
+        viz = _dtreeviz_model(tree, classes, context, model_key)
+        # view() writes node images, dot embeds them by path, inline_svg_images reads them back
+        with _private_tempdir(), mpl.rc_context({"text.parse_math": False}):
+            render = viz.view(x=row, show_just_path=mode == "path", fancy=fancy,
+                              depth_range_to_display=depth_range, fontname=FONT, title=note)
+            dot = render.dot
+            if depth_range is not None and path.size - 1 > depth_range[1]:
+                # the exit leaf is cut off: hang the row's box under the deepest drawn path node
+                dot = dot.replace(f"leaf{path[-1]} -> X_y", f"node{path[depth_range[1]]} -> X_y")
+            return inline_svg_images(_run_dot(dot, timeout))
+    except TreeRenderError:
+        raise
+    except Exception as exc:  # dtreeviz/matplotlib failures reach the app as one error type
+        raise TreeRenderError(f"Tree {tree_index} could not be drawn: {exc}") from exc
+
+
+@contextmanager
+def _private_tempdir() -> Iterator[str]:
+    """A new directory (mode 0700) as ``tempfile.tempdir`` for one render; call under
+    ``_RENDER_LOCK``.
+
+    dtreeviz writes ``node<k>_<pid>.svg``, ``leaf<k>_<pid>.svg`` and ``legend_<pid>.svg`` into
+    ``tempfile.gettempdir()`` on every render, with no parameter for the directory, and never
+    removes them: in a shared ``/tmp`` they pile up on a long-running server and their fixed,
+    predictable names invite symlink attacks. ``tempfile.tempdir`` is the documented hook
+    ``gettempdir()`` reads; it is restored on leaving, success or failure, and the directory
+    is removed then.
+
+    ``tempfile.tempdir`` is process-wide, so another thread may create a temporary file of its
+    own in this directory during the render. Only files named as dtreeviz names them for this
+    process are deleted; a directory still holding anything else is left in place (with a
+    warning in the log) rather than lose a file that is not ours.
+    """
+    previous = tempfile.tempdir
+    path = tempfile.mkdtemp(prefix="forestviz-tree-")
+    tempfile.tempdir = path
+    try:
+        yield path
+    finally:
+        tempfile.tempdir = previous
+        _remove_drawing_files(path)
+
+
+def _remove_drawing_files(path: str) -> None:
+    """Delete dtreeviz's files for this process in ``path``, then ``path`` if it is empty."""
+    ours = re.compile(rf"(?:(?:node|leaf)\d+|legend)_{os.getpid()}\.svg")
+    with suppress(FileNotFoundError), os.scandir(path) as entries:
+        for entry in entries:
+            if ours.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
+                with suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        _log.warning("left the temporary directory %s (%s): it holds files that are not "
+                     "dtreeviz's", path, exc.strerror)
+
+
+def _run_dot(source, timeout):
+    try:
+        done = subprocess.run(["dot", "-Tsvg"], input=source.encode("utf-8"),
+                              capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise TreeRenderError(f"Drawing the tree took longer than {timeout:g} s; draw only the "
+                              "path or choose a smaller depth.") from exc
+    except OSError as exc:
+        raise TreeRenderError(f"Graphviz's `dot` could not be started: {exc}") from exc
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip()[-500:]
+        raise TreeRenderError(f"Graphviz's `dot` failed (exit {done.returncode}): {message}")
+    return done.stdout.decode("utf-8")
+
+
+def _depth_range(tree, tree_index, mode, max_depth):
+    """dtreeviz's inclusive depth range and the note shown when a full tree is cut."""
+    if max_depth is not None:
+        return (0, int(max_depth)), None
+    if mode == "path" or tree.tree_.node_count <= FULL_TREE_NODE_LIMIT:
+        return None, None
+    per_level = np.bincount(tree.tree_.compute_node_depths() - 1)
+    depth = max(int(np.searchsorted(np.cumsum(per_level), FULL_TREE_NODE_LIMIT,
+                                    side="right")) - 1, 0)
+    note = (f"Tree {tree_index}: depth 0-{depth} of {tree.tree_.max_depth} shown "
+            f"({tree.tree_.node_count} nodes); choose a maximum depth to see more")
+    return (0, depth), note
+
+
+def _auto_fancy(tree, path, context, mode, depth_range):
+    if not is_classifier(tree) and context.X_train.shape[0] > FANCY_REGRESSION_ROWS:
+        return False
+    nodes = path if mode == "path" else np.arange(tree.tree_.node_count)
+    split = tree.tree_.feature[nodes] >= 0
+    if depth_range is not None:
+        split &= tree.tree_.compute_node_depths()[nodes] - 1 <= depth_range[1]
+    return int(split.sum()) <= FANCY_SPLIT_LIMIT
+
+
+def _dtreeviz_model(tree, classes, context, model_key):
+    """dtreeviz's model of one tree (LRU, under the render lock), with its map from node to
+    training rows computed in one sparse transpose instead of dtreeviz's per-row loop."""
+    viz = _MODELS.get(model_key)
+    if viz is not None:
+        _MODELS.move_to_end(model_key)
+        return viz
+    y, class_names, drawable = context.y_train, None, tree
+    if is_classifier(tree):
+        classes = np.asarray(classes)
+        codes = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
+        if not np.array_equal(classes[codes], y):
+            raise ValueError("y_train holds labels the model was not fitted on")
+        y = codes
+        class_names = context.class_names or tuple(str(c) for c in classes)
+        if len(class_names) != classes.size:
+            raise ValueError(f"expected {classes.size} class names, got {len(class_names)}")
+        class_names = display_names(class_names)
+        drawable = copy.copy(tree)  # dtreeviz wants classes 0..C-1 (y is coded to match)
+        drawable.classes_ = np.arange(classes.size)
+    viz = dtreeviz.model(drawable, context.X_train, y,
+                         feature_names=display_names(context.feature_names),
+                         target_name=display_name(context.target_name), class_names=class_names)
+    paths = tree.decision_path(context.X_train.astype(np.float32)).tocsc()
+    viz.shadow_tree.node_to_samples = defaultdict(
+        list, enumerate(np.split(paths.indices, paths.indptr[1:-1])))
+    _MODELS[model_key] = viz
+    while len(_MODELS) > _MODELS_MAX:
+        _MODELS.popitem(last=False)
+    return viz
+
+
+def _tree_fingerprint(tree, classes) -> str:
+    """Content hash of a fitted tree's structure and leaf values (and the model's classes)."""
+    t = tree.tree_
+    digest = hashlib.blake2b(digest_size=16)
+    for array in (t.feature, t.threshold, t.children_left, t.children_right, t.value,
+                  t.n_node_samples):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    digest.update(repr((type(tree).__name__, None if classes is None else list(classes)))
+                  .encode())
+    return digest.hexdigest()
+

@@ -1,0 +1,284 @@
+"""Model files that are safe to open: save and load fitted forestviz models.
+
+A model file is a skops zip: ``schema.json`` (every object as a node naming its loader and
+class) and one ``<digits>.npy`` member per array. Files come from users, so :func:`loads`
+refuses, *before* skops builds any object:
+
+* what :mod:`forestviz.io.model_archive` refuses: pickles, non-zip bytes, files, members,
+  arrays or a ``schema.json`` over its caps, zip bombs, names forestviz never writes;
+* a ``schema.json`` nested over ``MAX_DEPTH`` (64) levels, or written by another version of
+  forestviz (another ``FILE_FORMAT``: its classes may have lived in other modules);
+* any node whose (loader, class) is not in ``TRUSTED_NODES``, the classes forestviz writes.
+  skops *calls* named functions while loading (``sklearn.utils._testing.check_output`` ran
+  commands, numpy's ``savetxt`` under ``sklearn.externals`` wrote files): no function, method,
+  partial, operator or type but ``str`` is trusted, nothing by prefix or by skops' defaults.
+
+Then every decision tree is checked (children inside the tree and after their parent, features
+below the model's width, depth within ``max_depth``): scikit-learn's compiled code follows
+them unchecked, which is why skops does not trust its ``Tree`` by default.
+"""
+
+import copy
+import json
+import zipfile
+
+import numpy as np
+import pandas as pd
+import skops.io as sio
+from sklearn.tree._tree import Tree
+
+from forestviz import __version__
+from forestviz.io.model_archive import ModelFileError, checked_schema, refused
+
+FILE_FORMAT = "forestviz-model/4"  # 4: classes in the package layout (forestviz.trees, …)
+MAX_DEPTH = 64
+
+# Every (skops loader, class) forestviz writes: each model family dumped with every option that
+# changes the stored classes (tests/test_persistence.py asserts equality).
+TRUSTED_NODES = {
+    "DictNode": ("builtins.dict",),
+    "JsonNode": ("builtins.str",),
+    "ListNode": ("builtins.list",),
+    "LossNode": ("sklearn._loss._loss.CyHalfSquaredError",),
+    "NdArrayNode": (
+        "numpy.float32",
+        "numpy.float64",
+        "numpy.int64",
+        "numpy.ndarray",
+    ),
+    "ObjectNode": (
+        "forestviz.attention.estimators.AttentionForestClassifier",
+        "forestviz.attention.estimators.AttentionForestRegressor",
+        "forestviz.boosting.estimator.AttentionBoostingRegressor",
+        "forestviz.enhanced.estimator.EnhancedForestClassifier",
+        "forestviz.enhanced.neighbors.BlockSearch",
+        "forestviz.enhanced.neighbors.TrainingNeighbors",
+        "forestviz.io.preprocessing.TablePreprocessor",
+        "forestviz.trees.flat.FlatTrees",
+        "forestviz.trees.leaf_stats.LeafStats",
+        "forestviz.trees.leaf_values.LeafTable",
+        "forestviz.trees.masks.LeafMasks",
+        "sklearn._loss.link.IdentityLink",
+        "sklearn._loss.link.Interval",
+        "sklearn._loss.loss.HalfSquaredError",
+        "sklearn.dummy.DummyRegressor",
+        "sklearn.ensemble._forest.ExtraTreesClassifier",
+        "sklearn.ensemble._forest.ExtraTreesRegressor",
+        "sklearn.ensemble._forest.RandomForestClassifier",
+        "sklearn.ensemble._forest.RandomForestRegressor",
+        "sklearn.ensemble._gb.GradientBoostingRegressor",
+        "sklearn.tree._classes.DecisionTreeClassifier",
+        "sklearn.tree._classes.DecisionTreeRegressor",
+        "sklearn.tree._classes.ExtraTreeClassifier",
+        "sklearn.tree._classes.ExtraTreeRegressor",
+    ),
+    "RandomStateNode": ("numpy.random.mtrand.RandomState",),
+    "TreeNode": ("sklearn.tree._tree.Tree",),
+    "TupleNode": ("builtins.tuple",),
+    "TypeNode": ("builtins.str",),  # the type of a dict's keys
+}
+TRUSTED_TYPES = frozenset(name for names in TRUSTED_NODES.values() for name in names)
+
+_NODE_KEYS = {"__loader__", "__module__", "__class__"}
+_TREE_LEAF, _NO_FEATURE = -1, -2  # scikit-learn's markers at leaves
+
+
+def dumps(obj) -> bytes:
+    """The model file of a fitted estimator, a ``TablePreprocessor`` or the app's payload dict
+    (str keys); ``obj`` is not changed. TypeError for other contents, ModelFileError if too big."""
+    plain, frames = _split_frames(obj)
+    envelope = {"format": FILE_FORMAT, "forestviz_version": __version__, "object": plain,
+                "frames": frames}
+    data = sio.dumps(envelope, compression=zipfile.ZIP_DEFLATED)
+    try:
+        foreign = _foreign(_inspect(data))
+    except ModelFileError as err:
+        raise ModelFileError(f"This model cannot be saved. {err}") from None
+    if foreign:
+        raise TypeError(f"forestviz model files cannot hold {', '.join(foreign)}; only forests, "
+                        "the TablePreprocessor, numpy arrays and plain values.")
+    return data
+
+
+def _split_frames(obj):
+    """``obj`` without DataFrame attributes, and those by payload key (``""``: ``obj``)."""
+    if isinstance(obj, dict):
+        parts = {key: _without_frames(value) for key, value in obj.items()}
+        return ({key: plain for key, (plain, _) in parts.items()},
+                {key: frames for key, (_, frames) in parts.items() if frames})
+    plain, frames = _without_frames(obj)
+    return plain, ({"": frames} if frames else {})
+
+
+def _without_frames(value):
+    """A shallow copy of ``value`` without its DataFrame attributes, and those as columns."""
+    frames = {name: _columns(frame) for name, frame in getattr(value, "__dict__", {}).items()
+              if isinstance(frame, pd.DataFrame)}
+    if not frames:
+        return value, {}
+    plain = copy.copy(value)
+    for name in frames:
+        delattr(plain, name)
+    return plain, frames
+
+
+def _columns(frame: pd.DataFrame) -> dict:
+    if not frame.index.equals(pd.RangeIndex(len(frame))):
+        raise TypeError("forestviz saves only DataFrames with a default index (0, 1, 2, …).")
+    return {"names": frame.columns.tolist(),
+            "values": [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]}
+
+
+def loads(data: bytes):
+    """The object saved by :func:`dumps`; ModelFileError for anything else (module docstring)."""
+    schema = checked_schema(data)
+    saved = _json_text(schema, "format")
+    if saved is not None and saved.startswith("forestviz-model/") and saved != FILE_FORMAT:
+        # another version's classes (other module paths, say) are foreign here: say why
+        raise _other_version(saved, _json_text(schema, "forestviz_version"))
+    nodes = _nodes(schema)
+    foreign = _foreign(nodes)
+    if foreign:
+        raise refused(f"it contains {', '.join(foreign)}, which forestviz never writes and "
+                       "which could run code when loaded")
+    try:  # trusting exactly the classes present, all of them in TRUSTED_NODES
+        envelope = sio.loads(data, trusted=sorted({name for _, name in nodes}))
+    except Exception as err:  # skops and the classes' __setstate__ raise many kinds
+        raise ModelFileError(f"This model file could not be read ({err}). Train the model "
+                             "again and save it anew.") from err
+    obj = _unwrap(envelope)
+    _check_trees(obj)
+    _restore_frames(obj, envelope["frames"])
+    return obj
+
+
+def _inspect(data: bytes) -> set[tuple[str, str]]:
+    """The (loader, class) of every node in ``data``, checking everything but trust."""
+    return _nodes(checked_schema(data))
+
+
+def _foreign(nodes) -> list[str]:
+    return sorted(f"{name} (as a {loader})" for loader, name in nodes
+                  if name not in TRUSTED_NODES.get(loader, ()))
+
+
+def _nodes(value, depth: int = 0, found: set | None = None) -> set[tuple[str, str]]:
+    """The (loader, class) of every dict with a node key anywhere in the JSON ``value``."""
+    found = set() if found is None else found
+    if depth > MAX_DEPTH:
+        raise refused(f"its objects are nested more than {MAX_DEPTH} levels deep")
+    if isinstance(value, dict):
+        if _NODE_KEYS & value.keys():
+            loader, module, name = (value.get(key) for key in
+                                    ("__loader__", "__module__", "__class__"))
+            if not all(isinstance(part, str) for part in (loader, module, name)):
+                raise refused("it contains an object without a loader, module or class")
+            found.add((loader, f"{module}.{name}"))
+        value = list(value.values())
+    if isinstance(value, list):
+        for child in value:
+            _nodes(child, depth + 1, found)
+    return found
+
+
+def _unwrap(envelope):
+    saved = envelope.get("format") if isinstance(envelope, dict) else None
+    if not isinstance(saved, str) or not saved.startswith("forestviz-model/"):
+        raise ModelFileError("This skops file was not saved by forestviz.")
+    if saved != FILE_FORMAT:
+        raise _other_version(saved, envelope.get("forestviz_version"))
+    if not {"object", "frames"} <= envelope.keys():
+        raise ModelFileError("This forestviz model file is damaged: its model is missing.")
+    return envelope["object"]
+
+
+def _other_version(saved: str, version) -> ModelFileError:
+    return ModelFileError(
+        f"This model file was saved by another version of forestviz (file format {saved}, "
+        f"forestviz {version or 'unknown'}); this version reads {FILE_FORMAT}. Train the model "
+        "again and save it anew.")
+
+
+def _json_text(schema: dict, key: str) -> str | None:
+    """The text stored under ``key`` of the file's top dict, read from the JSON alone (no
+    object is built); None where the file has no such text."""
+    content = schema.get("content")
+    node = content.get(key) if isinstance(content, dict) else None
+    if not isinstance(node, dict) or node.get("__loader__") != "JsonNode":
+        return None
+    try:
+        text = json.loads(node.get("content"))
+    except (TypeError, ValueError):
+        return None
+    return text if isinstance(text, str) else None
+
+
+def _restore_frames(obj, frames) -> None:
+    """Put the DataFrame attributes :func:`_split_frames` took out back in place."""
+    try:
+        for where, attrs in frames.items():
+            target = obj[where] if isinstance(obj, dict) else obj
+            for name, columns in attrs.items():
+                if not (name.isidentifier() and name.endswith("_") and name[0] != "_"):
+                    raise ValueError(f"{name!r} is not a fitted attribute")
+                frame = pd.DataFrame(dict(enumerate(columns["values"])))
+                frame.columns = pd.Index(columns["names"])
+                setattr(target, name, frame)
+    except (AttributeError, KeyError, TypeError, ValueError) as err:
+        raise ModelFileError(f"This forestviz model file is damaged: its tables could not be "
+                             f"read ({err}).") from err
+
+
+def _check_trees(obj) -> None:
+    """Refuse trees compiled code would follow out of bounds, or wider than their models."""
+    widths = set()
+    for item in _reachable(obj):
+        if isinstance(item, Tree):
+            if not _tree_is_sound(item):
+                raise refused("one of its decision trees is damaged")
+            widths.add(item.n_features)
+        elif hasattr(item, "tree_") or hasattr(item, "estimators_"):
+            widths.add(getattr(item, "n_features_in_", None))
+    if len(widths) > 1:
+        raise refused("its trees and models disagree on the number of features")
+
+
+def _reachable(obj):
+    """Every object reachable from ``obj`` through containers and attributes, once."""
+    seen, stack = set(), [obj]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        yield item
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set):
+            stack.extend(item)
+        elif isinstance(item, np.ndarray):
+            stack.extend(item.ravel() if item.dtype == object else ())
+        elif hasattr(item, "__dict__") and not isinstance(item, type):
+            stack.extend(vars(item).values())
+
+
+def _tree_is_sound(tree: Tree) -> bool:
+    """Node 0 is the root, every other node has exactly one parent, which comes before it,
+    split features are below ``n_features`` and no path is longer than ``max_depth``."""
+    n = tree.node_count
+    left, right, feature = tree.children_left, tree.children_right, tree.feature
+    nodes = np.arange(n)
+    leaf = left == _TREE_LEAF
+    inner = nodes[~leaf]
+    children = np.concatenate([left[inner], right[inner]])
+    if not (n >= 1 and np.all(right[leaf] == _TREE_LEAF) and np.all(feature[leaf] == _NO_FEATURE)
+            and np.all((feature[inner] >= 0) & (feature[inner] < tree.n_features))
+            and np.all(children < n) and np.all(children > np.concatenate([inner, inner]))
+            and np.array_equal(np.bincount(children, minlength=n), nodes > 0)):
+        return False
+    parent = np.zeros(n, dtype=np.intp)
+    parent[left[inner]] = parent[right[inner]] = inner
+    depth = (nodes > 0).astype(np.intp)
+    while np.any(parent > 0):  # pointer jumping: log2(depth) rounds
+        depth, parent = depth + depth[parent], parent[parent]
+    return int(depth.max()) <= tree.max_depth
