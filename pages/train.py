@@ -6,9 +6,9 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
+from forestviz import persistence
 from forestviz.app import workflow
 from forestviz.explain import plots
-from forestviz.io import model_files
 from ui import models, state
 from ui.charts import predicted_vs_actual, roc_figure
 from ui.display import as_text, show_error
@@ -127,7 +127,7 @@ def show_results(bundle: workflow.Bundle) -> None:
 
 
 def save_model(bundle: workflow.Bundle) -> bytes:
-    return model_files.dumps(workflow.model_payload(bundle))
+    return persistence.dumps(workflow.model_payload(bundle))
 
 
 def load_model(dataset, choice) -> None:
@@ -141,9 +141,9 @@ def load_model(dataset, choice) -> None:
     if st.session_state.get("model_file_digest") == digest:
         return
     try:
-        payload = model_files.loads(data)
+        payload = persistence.loads(data)
         settings = workflow.check_payload(payload, choice)
-    except model_files.ModelFileError as err:
+    except persistence.ModelFileError as err:
         show_error(err)
         return
     if models.start_training(dataset, choice, settings, origin="load", payload=payload):

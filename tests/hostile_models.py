@@ -1,7 +1,7 @@
 """A corpus of hostile model files, built in memory from a legitimate one.
 
 ``build(name, legit, marker)`` returns the bytes of the hostile file ``name``: ``legit`` is a
-small model file written by ``forestviz.io.model_files.dumps``; ``marker`` is a path the files
+small model file written by ``forestviz.persistence.files.dumps``; ``marker`` is a path the files
 in ``EXECUTING`` create (by running ``touch``, writing a file, …) when skops is allowed to load
 them. ``OFFENDERS`` lists what the refusal must name; ``MEMORY_BOUND`` tightens the memory a
 refusal may take for the bombs.

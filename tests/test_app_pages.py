@@ -18,8 +18,8 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
 from streamlit.testing.v1 import AppTest
 
+from forestviz import persistence
 from forestviz.app import workflow
-from forestviz.io import model_files
 from ui.display import as_text
 
 REPO = Path(__file__).resolve().parents[1]
@@ -256,7 +256,7 @@ def test_a_malformed_upload_keeps_the_model_and_a_new_upload_replaces_it():
 def test_model_save_and_load_round_trip():
     at = app()
     bundle = train(at, "abrf2", trees=10)
-    data = model_files.dumps(workflow.model_payload(bundle))
+    data = persistence.dumps(workflow.model_payload(bundle))
     other = app()
     other.switch_page("pages/train.py").run()
     other.file_uploader(key="model_file").set_value(("model.skops", data, "application/zip"))
@@ -277,10 +277,10 @@ def test_model_save_and_load_round_trip():
     ("data", "message"),
     [
         (b"PK\x03\x04 not really a zip", "not a forestviz model file"),
-        (sio.dumps({"format": model_files.FILE_FORMAT, "evil": ForeignDict(a=1)}),
+        (sio.dumps({"format": persistence.FILE_FORMAT, "evil": ForeignDict(a=1)}),
          "test_app_pages.ForeignDict"),
-        (sio.dumps({"format": model_files.FILE_FORMAT, "run": eval}), "builtins.eval"),
-        (sio.dumps({"format": model_files.FILE_FORMAT, "read": np.load}), "numpy.load"),
+        (sio.dumps({"format": persistence.FILE_FORMAT, "run": eval}), "builtins.eval"),
+        (sio.dumps({"format": persistence.FILE_FORMAT, "read": np.load}), "numpy.load"),
         (sio.dumps(RandomForestClassifier(3)), "not saved by forestviz"),
         (sio.dumps({"format": "forestviz-model/1", "object": RandomForestClassifier(3)}),
          "saved by another version of forestviz (file format forestviz-model/1"),
@@ -305,7 +305,7 @@ def test_a_foreign_model_file_is_refused_and_the_app_keeps_working(data, message
 
 def test_a_model_for_other_data_is_refused():
     at = app()
-    data = model_files.dumps(workflow.model_payload(train(at, "vanilla", trees=10)))
+    data = persistence.dumps(workflow.model_payload(train(at, "vanilla", trees=10)))
     choose_bundled(at, "breast_cancer")
     at.switch_page("pages/train.py").run()
     at.file_uploader(key="model_file").set_value(("pima.skops", data, "application/zip"))

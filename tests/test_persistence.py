@@ -1,4 +1,4 @@
-"""forestviz.io.model_files: round trips of every model family, the trusted set equal to what the
+"""forestviz.persistence.files: round trips of every model family, the trusted set equal to what the
 product writes, and the hostile corpus of ``hostile_models`` refused cheaply and harmlessly."""
 
 import copy
@@ -27,9 +27,10 @@ from sklearn.ensemble import (
 from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
-from forestviz.io import model_archive, model_files
-from forestviz.io.model_files import TRUSTED_NODES, TRUSTED_TYPES, ModelFileError, dumps, loads
 from forestviz.io.preprocessing import TablePreprocessor
+from forestviz.persistence import archive as model_archive
+from forestviz.persistence import files as model_files
+from forestviz.persistence.files import TRUSTED_NODES, TRUSTED_TYPES, ModelFileError, dumps, loads
 
 MiB = 2**20
 SMALL = {"n_estimators": 5, "min_samples_leaf": 5, "random_state": 0}

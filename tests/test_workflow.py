@@ -5,8 +5,8 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 
-from forestviz import workflow
-from forestviz.data import DataChoice
+from forestviz.app import workflow
+from forestviz.io.dataset import DataChoice
 from forestviz.persistence import ModelFileError
 
 

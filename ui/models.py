@@ -18,7 +18,7 @@ from forestviz.app import workflow
 from forestviz.app.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
-from forestviz.io.model_files import ModelFileError
+from forestviz.persistence.files import ModelFileError
 from ui.display import as_text
 from ui.explain_view import ROW, highest_risk_row
 from ui.state import CHOICE, limits
@@ -27,6 +27,7 @@ MODEL = "model"  # the session's Bundle
 TRAINING = "training"  # the session's training SessionJob until its outcome is collected
 OUTCOME = "training_outcome"  # (kind, message) of the last finished training, shown once
 POLL_SECONDS = 0.5
+CANCEL_WAIT = 1.5  # s: SIGTERM, then SIGKILL after forestviz.jobs.KILL_GRACE
 
 
 @dataclass(frozen=True, eq=False)
@@ -196,4 +197,12 @@ def job_status(key: str = TRAINING) -> None:
     else:
         text = f"{job.stage} ({job.fraction:.0%})"
     st.progress(min(max(job.fraction, 0.0), 1.0), text=as_text(text))
-    st.button("Cancel", key=f"cancel_{key}", on_click=job.cancel, icon=":material/cancel:")
+    st.button("Cancel", key=f"cancel_{key}", on_click=_cancel, args=(job,),
+              icon=":material/cancel:")
+
+
+def _cancel(job: Job) -> None:
+    """Cancel ``job`` and wait (briefly) until its worker is gone, so the rerun that follows
+    the click already shows the outcome."""
+    job.cancel()
+    job.wait(CANCEL_WAIT)

@@ -2,7 +2,7 @@
 factory, the train/held-out split, held-out metrics next to the baselines, and the
 :class:`Bundle` every page (and any script) reads. :func:`train_bundle` is what the app runs
 in a worker process (:mod:`forestviz.app.jobs`); :func:`model_payload` and :func:`restore` are the
-two halves of a model file (written and read by :mod:`forestviz.io.model_files`).
+two halves of a model file (written and read by :mod:`forestviz.persistence.files`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from forestviz.explain.treeviz import TreeContext
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
-from forestviz.io.model_files import ModelFileError
 from forestviz.io.preprocessing import TablePreprocessor
+from forestviz.persistence.files import ModelFileError
 
 Progress = Callable[[str, float], None]
 
@@ -296,7 +296,7 @@ def default_settings(task: str) -> Settings:
 
 # ------------------------------------------------------------------------- model files
 def model_payload(bundle: Bundle) -> dict:
-    """What a model file holds (write it with ``model_files.dumps``): the fitted estimator and
+    """What a model file holds (write it with ``persistence.dumps``): the fitted estimator and
     preprocessor, the settings, the data-set choice and the split."""
     return {
         "settings": asdict(bundle.settings),
@@ -310,7 +310,7 @@ def model_payload(bundle: Bundle) -> dict:
 
 
 def check_payload(payload, choice: DataChoice) -> Settings:
-    """The settings of a loaded model file (``model_files.loads``) once it is known to be a
+    """The settings of a loaded model file (``persistence.loads``) once it is known to be a
     model payload trained on the data set ``choice``; ModelFileError otherwise."""
     if not isinstance(payload, dict) or not payload.keys() >= PAYLOAD_KEYS:
         raise ModelFileError("This model file was not saved by forestviz's Train page.")

@@ -172,7 +172,7 @@ class TrainingNeighbors:
         self._last = None
 
     def __getstate__(self):
-        # The KD-tree is rebuilt on first use: model files never hold one (forestviz.io.model_files
+        # The KD-tree is rebuilt on first use: model files never hold one (forestviz.persistence
         # does not trust scikit-learn's compiled index arrays from a file).
         return {**self.__dict__, "_last": None, "kdtree": None}
 

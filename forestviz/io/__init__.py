@@ -1,6 +1,6 @@
 """Tables in, files out: reading an untrusted CSV, the bundled data sets, the learning task on
-a table (:class:`Dataset`), the feature matrix with readable names (:class:`TablePreprocessor`),
-model files that are safe to open, and CSV downloads a spreadsheet cannot turn into formulas.
+a table (:class:`Dataset`), the feature matrix with readable names (:class:`TablePreprocessor`)
+and CSV downloads a spreadsheet cannot turn into formulas.
 
 Nothing here knows a model family: the estimators never import this package.
 """
@@ -17,8 +17,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "list_datasets": "forestviz.io.bundled",
     "load_dataset": "forestviz.io.bundled",
     "TablePreprocessor": "forestviz.io.preprocessing",
-    "ModelFileError": "forestviz.io.model_files",
-    "dumps": "forestviz.io.model_files",
-    "loads": "forestviz.io.model_files",
     "csv_bytes": "forestviz.io.export",
 })

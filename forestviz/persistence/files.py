@@ -4,7 +4,7 @@ A model file is a skops zip: ``schema.json`` (every object as a node naming its 
 class) and one ``<digits>.npy`` member per array. Files come from users, so :func:`loads`
 refuses, *before* skops builds any object:
 
-* what :mod:`forestviz.io.model_archive` refuses: pickles, non-zip bytes, files, members,
+* what :mod:`forestviz.persistence.archive` refuses: pickles, non-zip bytes, files, members,
   arrays or a ``schema.json`` over its caps, zip bombs, names forestviz never writes;
 * a ``schema.json`` nested over ``MAX_DEPTH`` (64) levels, or written by another version of
   forestviz (another ``FILE_FORMAT``: its classes may have lived in other modules);
@@ -28,7 +28,7 @@ import skops.io as sio
 from sklearn.tree._tree import Tree
 
 from forestviz import __version__
-from forestviz.io.model_archive import ModelFileError, checked_schema, refused
+from forestviz.persistence.archive import ModelFileError, checked_schema, refused
 
 FILE_FORMAT = "forestviz-model/4"  # 4: classes in the package layout (forestviz.trees, …)
 MAX_DEPTH = 64

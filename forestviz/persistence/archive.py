@@ -13,7 +13,7 @@ more than the caps below allow:
   protocol; ``.npy`` headers declaring over ``MAX_ARRAY_BYTES`` (256 MiB), object or unknown
   dtypes.
 
-What the schema may name, and the trees inside, are checked by :mod:`forestviz.io.model_files`.
+What the schema may name, and the trees inside, are checked by :mod:`forestviz.persistence.files`.
 """
 
 import io
