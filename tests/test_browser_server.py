@@ -50,11 +50,11 @@ def workers(server_pid: int) -> list[int]:
     return jobs
 
 
-def idle(page: Page) -> None:
-    """Wait until the page's script run has finished (Streamlit's running indicator gone)."""
-    page.wait_for_timeout(100)
-    expect(page.get_by_test_id("stStatusWidget").get_by_text("Running")).to_have_count(
-        0, timeout=TIMEOUT)
+def idle(page: Page, settle_ms: int = 600) -> None:
+    """Wait until the page's script run has finished: Streamlit shows its running icon after
+    500 ms of a run, so wait ``settle_ms`` first, then for the icon to go."""
+    page.wait_for_timeout(settle_ms)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
 
 
 def change_row(page: Page, row: int) -> float:
@@ -65,7 +65,7 @@ def change_row(page: Page, row: int) -> float:
     field.press("Enter")
     expect(page.get_by_test_id("stHeading").filter(has_text="Row P")).to_contain_text(
         f"P{row + 1:04d}", timeout=TIMEOUT)
-    idle(page)
+    idle(page, settle_ms=0)  # the run is under way (its heading is out): wait for its end
     expect(page.get_by_test_id("stImage").locator("img").first).to_be_visible(timeout=TIMEOUT)
     return time.monotonic() - started
 

@@ -8,8 +8,8 @@ process:
 
 * at most ``max_running`` jobs run at once and at most ``max_queued`` wait; :meth:`JobPool.submit`
   raises :class:`PoolBusy` beyond that;
-* workers run at a lower scheduling priority (``os.nice``), so pages that only read models stay
-  responsive while a job trains;
+* workers run at a lower scheduling priority (``os.nice``) and on all CPUs but ``spare_cpus``,
+  so pages that only read models stay responsive while a job trains;
 * :meth:`Job.cancel` ends the worker's whole process group (SIGTERM, then SIGKILL after
   ``KILL_GRACE`` seconds), so no computation outlives it;
 * a job whose owner stops asking about it (:meth:`Job.touch`) for ``lease`` seconds — a closed
@@ -109,11 +109,11 @@ class JobPool:
     """Worker processes for :class:`Job` s, shared by every session of a server."""
 
     def __init__(self, *, max_running: int = 1, max_queued: int = 4, lease: float = 30.0,
-                 niceness: int = 10, preload: tuple[str, ...] = ()):
+                 niceness: int = 10, spare_cpus: int = 1, preload: tuple[str, ...] = ()):
         if max_running < 1 or max_queued < 0:
             raise ValueError("max_running must be ≥ 1 and max_queued ≥ 0")
         self.max_running, self.max_queued = max_running, max_queued
-        self.lease, self.niceness = lease, niceness
+        self.lease, self.niceness, self.spare_cpus = lease, niceness, spare_cpus
         self._context = multiprocessing.get_context("forkserver")
         if preload:
             self._context.set_forkserver_preload(list(preload))
@@ -172,7 +172,8 @@ class JobPool:
             return
         receiver, sender = self._context.Pipe(duplex=False)
         worker = self._context.Process(
-            target=_work, args=(sender, job.fn, job.args, job.kwargs, self.niceness),
+            target=_work,
+            args=(sender, job.fn, job.args, job.kwargs, self.niceness, self.spare_cpus),
             daemon=True, name="forestviz-worker")
         with _plain_main():
             worker.start()
@@ -253,10 +254,17 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)  # our supervisor is gone: nobody will read the result
 
 
-def _work(sender, fn, args, kwargs, niceness) -> None:
-    """Worker body: own process group, lower priority, progress and the outcome to ``sender``."""
-    os.setsid()
+def _work(sender, fn, args, kwargs, niceness, spare_cpus) -> None:
+    """Worker body: own process group, lower priority, ``spare_cpus`` CPUs left to the pages
+    (when there are more), progress and the outcome to ``sender``."""
+    # Its own process group (for the kill on cancel) but not its own session: Linux groups a
+    # session's processes for scheduling (autogroup), and a worker in a session of its own
+    # would get an equal share of the CPU whatever its nice value.
+    os.setpgid(0, 0)
     os.nice(niceness)
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) > spare_cpus > 0:  # nice alone does not stop it slowing a hyperthread sibling
+        os.sched_setaffinity(0, cpus[spare_cpus:])
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     last = [0.0]
 
