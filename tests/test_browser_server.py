@@ -1,8 +1,8 @@
 """A server safe to leave running, in Debian Chromium against the real server: while session A
 trains a 500-tree model in a worker process, session B's Explain page changes row in under 3×
 the time it takes on an idle server (medians of five rows each); A cancels within 2 s, the
-worker (and everything it started) is gone and A's previous model is still shown; a closed tab's training is cancelled once its
-lease runs out; A's data never appears in B."""
+worker (and everything it started) is gone and A's previous model is still shown; a closed
+tab's training is cancelled once its lease runs out; A's data never appears in B."""
 
 import time
 from pathlib import Path
