@@ -10,7 +10,6 @@ from forestviz import persistence
 from forestviz.app import workflow
 from forestviz.explain import plots
 from ui import models, state
-from ui.charts import predicted_vs_actual, roc_figure
 from ui.display import as_text, show_error
 from ui.state import CHOICE, DATASET
 
@@ -93,9 +92,9 @@ def show_results(bundle: workflow.Bundle) -> None:
     st.dataframe(table.style.format("{:.3f}", na_rep="—").highlight_max(
         subset=[c for c in table.columns if c in higher], color="#d3f0d9"))
     if bundle.task == "classification" and len(bundle.class_names) == 2:
-        figure = roc_figure(bundle.y_test, bundle.test_predictions, bundle.class_names[1])
+        figure = plots.roc_figure(bundle.y_test, bundle.test_predictions, bundle.class_names[1])
     elif bundle.task == "regression":
-        figure = predicted_vs_actual(bundle.y_test, bundle.test_predictions, bundle.target)
+        figure = plots.predicted_vs_actual(bundle.y_test, bundle.test_predictions, bundle.target)
     else:
         figure = None
     if figure is not None:

@@ -482,3 +482,27 @@ def test_row_vs_median_cuts_long_feature_names_and_shows_them_whole_on_hover():
     assert "<b>" * 100 in hovers[2]  # long values too, whole
     assert all(line.count("Q") <= HOVER_WIDTH for line in bar.hovertext[0].split("<br>"))
     assert "<img" not in "".join(bar.hovertext)
+
+
+def test_held_out_roc_curves_integrate_to_each_models_auc():
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(3)
+    y = rng.choice(["no", "<b>yes</b>"], 200)
+    scores = {"<i>model</i>": rng.random(200) + (y == "<b>yes</b>"), "other": rng.random(200)}
+    figure = plots.roc_figure(y, scores, "<b>yes</b>")
+    curves = {trace.name: trace for trace in figure.data if trace.name != "chance"}
+    assert set(curves) == {"&lt;i&gt;model&lt;/i&gt;", "other"}
+    for (name, score), trace in zip(scores.items(), curves.values(), strict=True):
+        area = np.trapezoid(trace.y, trace.x)
+        assert area == pytest.approx(roc_auc_score(y == "<b>yes</b>", score)), name
+    assert "<b>" not in figure.layout.title.text
+
+
+def test_held_out_predicted_against_actual_shows_every_row():
+    y = np.array([3.0, 1.0, 2.0])
+    figure = plots.predicted_vs_actual(y, {"a": np.array([2.5, 1.5, 2.0])}, "dose")
+    points, perfect = figure.data
+    np.testing.assert_array_equal(points.x, y)
+    np.testing.assert_array_equal(points.y, [2.5, 1.5, 2.0])
+    assert list(perfect.x) == list(perfect.y) == [1.0, 3.0]

@@ -5,7 +5,7 @@ Pure functions of numpy arrays, pandas frames and plain values; every one return
 checks its arguments with :mod:`~forestviz.explain.plots.inputs`. No model object is needed.
 One module a view: ``tree_weights`` (bars, heat map), ``density`` (ABRF Fig. 3, weight values),
 ``ternary`` (ABRF Fig. 1, every row on a triangle), ``training`` (ABRF Fig. 2, ERF rounds),
-``row_vs_training`` (ERF Tables 6-7).
+``row_vs_training`` (ERF Tables 6-7), ``held_out`` (the Train page's comparison of models).
 """
 
 from forestviz._lazy import lazy_exports
@@ -17,6 +17,8 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "erf_history": "forestviz.explain.plots.training",
     "kde_over_tree_index": "forestviz.explain.plots.density",
     "plain": "forestviz.explain.plots.conventions",
+    "predicted_vs_actual": "forestviz.explain.plots.held_out",
+    "roc_figure": "forestviz.explain.plots.held_out",
     "row_vs_median": "forestviz.explain.plots.row_vs_training",
     "row_vs_median_table": "forestviz.explain.plots.row_vs_training",
     "simplex_figure": "forestviz.explain.plots.ternary",

@@ -1,10 +1,11 @@
-"""Held-out comparison charts of the Train page (ROC curves, predicted against actual)."""
+"""Held-out comparison of the trained models (the Train page): ROC curves for a binary target,
+predicted against actual values for a numeric one."""
 
 import numpy as np
 import plotly.graph_objects as go
 from sklearn.metrics import roc_curve
 
-from forestviz.explain.plots import plain
+from forestviz.explain.plots.conventions import plain
 
 
 def roc_figure(y_test, predictions: dict[str, np.ndarray], positive) -> go.Figure:
