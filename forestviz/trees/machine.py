@@ -152,8 +152,8 @@ class DecisionMachine:
         chunk = max(1, _MATRIX_CHUNK_ENTRIES // max(n_leaves + n_tests, 1))
         for start in range(0, X32.shape[0], chunk):
             rows = slice(start, start + chunk)
-            h = np.where(X32[rows].T[self.test_feature] > self.thresholds[:, None], 1.0, -1.0)
-            exit_leaf = (B @ h.astype(np.float32)) == self.leaf_depth[:, None]
+            h = self._outcomes(X32[rows]).T
+            exit_leaf = (B @ h) == self.leaf_depth[:, None]
             _, leaf = np.nonzero(exit_leaf.T)  # one exit leaf per (row, tree), in tree order
             out[rows] = self.leaf_nodes[leaf].reshape(-1, self.n_trees)
         return out
@@ -275,6 +275,14 @@ class DecisionMachine:
         if not np.all(scales > 0):
             raise ValueError("scales must be positive")
         return scales
+
+    def test_outcomes(self, X) -> np.ndarray:
+        """h = sgn(Sx − t) for each row (n × tests, float32 ±1; sgn(0) = −1: "x_f ≤ t_j" goes
+        left), with x compared in float32 as scikit-learn does."""
+        return self._outcomes(self._rows(X))
+
+    def _outcomes(self, X32) -> np.ndarray:
+        return np.where(X32[:, self.test_feature] > self.thresholds, 1.0, -1.0).astype(np.float32)
 
     def _rows(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)

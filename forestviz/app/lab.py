@@ -1,0 +1,105 @@
+"""The Paper lab's small models: the papers' pictures recomputed on bundled tables.
+
+Each function fits a small, fixed-size model (3 to 50 trees on at most the bundled tables),
+so the page can call it directly; sizes here are not user-controlled beyond the sliders'
+ranges. Figures come from :mod:`forestviz.explain.plots`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier
+
+from forestviz.attention.estimators import AttentionForestRegressor
+from forestviz.enhanced.estimator import EnhancedForestClassifier
+from forestviz.explain.treeviz import TreeContext
+from forestviz.io.bundled import list_datasets, load_dataset
+from forestviz.io.preprocessing import TablePreprocessor
+from forestviz.trees.machine import DecisionMachine
+
+SEED = 0
+
+
+def synthetic_datasets() -> list:
+    """The bundled scikit-learn generators (Friedman 1–3 and the like)."""
+    return [info for info in list_datasets() if info.source.startswith("scikit-learn make_")]
+
+
+def numeric(name: str):
+    """A bundled data set as (encoded X, y, feature names, target, classes)."""
+    dataset = load_dataset(name)
+    pre = TablePreprocessor().fit(dataset.X)
+    return (pre.transform(dataset.X), dataset.y.to_numpy(),
+            [str(n) for n in pre.get_feature_names_out()], dataset.target, dataset.classes)
+
+
+def _softmax_part(D, eps):
+    """D = softmax(−d/2τ) from its scaled part (1 − ε)·D (uniform when ε = 1)."""
+    return D / (1.0 - eps) if eps < 1.0 else np.full_like(D, 1.0 / D.shape[-1])
+
+
+def three_tree_weights(name: str, eps: float, row: int):
+    """(D, w, α) of one row under a 3-tree ABRF-1 at contamination ``eps`` (τ chosen): ABRF
+    Fig. 1."""
+    X, y, *_ = numeric(name)
+    model = AttentionForestRegressor(3, eps=eps, random_state=SEED).fit(X, y)
+    D, contamination = model.tree_weight_parts(X[row:row + 1])
+    return _softmax_part(D[0], eps), model.w_, contamination[0] + D[0]
+
+
+def eps_tau_search(name: str):
+    """ABRF Fig. 2 and 3: the ε–τ grid of ABRF-1 (50 trees) on a synthetic set, Var(y) of its
+    training rows, and α and the Softmax weights D of ten held-out rows."""
+    X, y, *_ = numeric(name)
+    X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.25, random_state=SEED)
+    model = AttentionForestRegressor(50, random_state=SEED).fit(X_train, y_train)
+    D, contamination = model.tree_weight_parts(X_test[:10])
+    return (model.search_results_, float(np.var(y_train)), D + contamination,
+            _softmax_part(D, model.eps_), model.eps_)
+
+
+def erf_rounds(rounds: int):
+    """ERF's reweighting history over ``rounds`` rounds on the clinical table, the kept round
+    and the tree scores S of its first 20 rows."""
+    X, y, *_ = numeric("pima_diabetes")
+    model = EnhancedForestClassifier(50, n_iterations=rounds, early_stopping=False,
+                                     random_state=SEED).fit(X, y)
+    return model.history_, model.best_iteration_, model.tree_scores(X[:20]).S
+
+
+def small_tree(depth: int):
+    """A depth-limited tree on the clinical table, its drawing context, X and feature names."""
+    X, y, names, target, classes = numeric("pima_diabetes")
+    tree = DecisionTreeClassifier(max_depth=depth, random_state=SEED).fit(X, y)
+    context = TreeContext.from_data(X, y, feature_names=names, target_name=target,
+                                    class_names=classes)
+    return tree, context, X, names
+
+
+@dataclass(frozen=True)
+class MachineView:
+    """A tree as a Decision Machine for one row: S and t, the templates B with B·h, and h."""
+
+    selection: pd.DataFrame  # tests × features, with the thresholds t
+    templates: pd.DataFrame  # leaves × tests, with B·h, the leaf depths and the row's leaf
+    outcomes: np.ndarray  # h = sgn(Sx − t), one ±1 per test
+
+
+def machine_view(tree, names, x) -> MachineView:
+    """The Decision Machine tables of ``tree`` for row ``x`` (ERF-independent; see
+    :mod:`forestviz.trees.machine`)."""
+    machine = DecisionMachine.from_estimator(tree, feature_names=names)
+    h = machine.test_outcomes(np.asarray(x)[None, :])[0].astype(int)
+    tests = [f"test {j + 1}" for j in range(machine.thresholds.size)]
+    leaves = [f"leaf {i + 1}" for i in range(machine.leaf_nodes.size)]
+    B = machine.templates.toarray().astype(int)
+    selection = pd.DataFrame(machine.selection.toarray().astype(int), index=tests,
+                             columns=names).assign(t=machine.thresholds)
+    templates = pd.DataFrame(B, index=leaves, columns=tests).assign(
+        **{"B·h": B @ h, "depth": machine.leaf_depth, "this row's leaf": B @ h ==
+           machine.leaf_depth})
+    return MachineView(selection, templates, h)
