@@ -12,8 +12,9 @@ from forestviz.app import workflow
 from forestviz.app.jobs import JobCancelled, WorkerDied
 from forestviz.enhanced import EnhancedForestClassifier, clean
 from forestviz.explain import plots
+from forestviz.explain.explanation import effective_trees
 from forestviz.explain.names import elide_cells, elide_unique
-from forestviz.trees import estimator_trees
+from forestviz.trees.fitted import estimator_trees, impurity_importance
 from ui import models
 from ui.display import as_text
 from ui.state import DATASET
@@ -96,10 +97,12 @@ def cleaning_rounds(bundle) -> None:
 
 def feature_importance(bundle) -> None:
     st.subheader("Feature importance")
-    st.caption("Mean decrease in impurity averaged over the trees: how much each feature's "
-               "splits purify the leaves. It describes the forest as a whole, not one row.")
-    importance = np.mean([t.feature_importances_ for t in estimator_trees(bundle.estimator)],
-                         axis=0)
+    st.caption("Mean decrease in impurity averaged over the trees that split, as shares that "
+               "sum to 1 (the numbers the Enhanced RF's cleaning rounds use): how much each "
+               "feature's splits purify the leaves. It describes the forest as a whole, not one "
+               "row.")
+    importance = impurity_importance(estimator_trees(bundle.estimator),
+                                     len(bundle.feature_names))
     order = np.argsort(importance)
     labels = elide_unique(bundle.feature_names)  # whole names on hover
     figure = go.Figure(go.Bar(x=importance[order],
@@ -119,7 +122,7 @@ def weights_over_rows(bundle) -> None:
         keep = np.linspace(0, len(ids) - 1, HEATMAP_ROWS).astype(int)
         weights, ids = weights[keep], ids[keep]
     st.plotly_chart(plots.weight_heatmap(weights, row_labels=list(ids)), key="forest_heatmap")
-    effective = 1.0 / np.sum(bundle.test_weights**2, axis=1)
+    effective = effective_trees(bundle.test_weights)
     figure = go.Figure(go.Histogram(x=effective, nbinsx=30))
     figure.update_layout(
         title={"text": "Effective number of trees per held-out row (1 / Σ α²)",

@@ -28,6 +28,7 @@ from forestviz.enhanced.neighbors import TrainingNeighbors
 from forestviz.enhanced.reweighting import auc_score, update_weights, youden_thresholds
 from forestviz.enhanced.sampling import draw_feature_subsets, fit_forest, n_subset_features
 from forestviz.trees.checks import check_rows, ignore_progress
+from forestviz.trees.fitted import impurity_importance
 from forestviz.trees.leaf_values import LeafTable
 
 
@@ -313,9 +314,5 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
     def feature_importances_(self):
         """Mean decrease in impurity, averaged over the trees (Algorithm 2's f_j)."""
         check_is_fitted(self)
-        per_tree = [t.feature_importances_ for t in self.estimators_ if t.tree_.node_count > 1]
-        if not per_tree:
-            return np.zeros(self.n_features_in_)
-        mean = np.mean(per_tree, axis=0)
-        return mean / mean.sum()
+        return impurity_importance(self.estimators_, self.n_features_in_)
 

@@ -262,8 +262,15 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         predicted_class=predicted_class, threshold=threshold, decision_rule=rule,
         tree_predictions=out.tree_predictions, tree_weights=weights,
         weight_parts=out.parts, tree_scores=out.scores, offset=out.offset, top_trees=top,
-        effective_trees=float(1.0 / np.sum(weights**2)),
+        effective_trees=float(effective_trees(weights)),
         top5_share=float(np.sort(weights)[-5:].sum()),
         paths=tuple(tuple(summary.machine.path(x, int(k))) for k in top),
         features=summary.feature_table(x), neighbors=summary.neighbor_table(near, distance),
         original_row=None if original_row is None else pd.Series(original_row))
+
+
+def effective_trees(weights) -> np.ndarray | float:
+    """The effective number of trees 1 / Σ_k α_k² of each row's tree weights (the last axis):
+    T for uniform weights, 1 when one tree carries everything."""
+    weights = np.asarray(weights, dtype=float)
+    return 1.0 / np.sum(weights**2, axis=-1)

@@ -22,3 +22,13 @@ def estimator_trees(estimator) -> list[BaseDecisionTree]:
     if isinstance(estimator, BaseDecisionTree):
         return [estimator]
     return fitted_trees(estimator)
+
+
+def impurity_importance(trees, n_features: int) -> np.ndarray:
+    """Mean decrease in impurity per feature, averaged over the trees that split at all and
+    normalised to sum to 1 (scikit-learn's rule for its forests; zeros when no tree splits)."""
+    per_tree = [t.feature_importances_ for t in trees if t.tree_.node_count > 1]
+    if not per_tree:
+        return np.zeros(n_features)
+    mean = np.mean(per_tree, axis=0)
+    return mean / mean.sum()
