@@ -5,6 +5,7 @@ Missing Chromium or graphviz skips the tests that need them on a developer's mac
 them under CI (``CI=true``).
 """
 
+import contextlib
 import os
 import shutil
 import socket
@@ -113,13 +114,13 @@ def app_url(app_server) -> str:
     return app_server["url"]
 
 
-@pytest.fixture(scope="session")
-def app_server(tmp_path_factory) -> dict:
+@contextlib.contextmanager
+def serve_app(log_dir: Path):
     """``streamlit run app.py`` on a free loopback port; yields its base ``url``, its ``pid``,
     its job ``lease`` and the ``time.monotonic()`` of its launch (``started``) and of its first
     health answer (``healthy``), then stops it."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
+    log_path = log_dir / "streamlit.log"
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py",
         "--server.address", "127.0.0.1",
@@ -152,3 +153,17 @@ def app_server(tmp_path_factory) -> dict:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory) -> dict:
+    """The app server every browser test shares (see :func:`serve_app`)."""
+    with serve_app(tmp_path_factory.mktemp("server")) as server:
+        yield server
+
+
+@pytest.fixture
+def own_app_server(tmp_path_factory) -> dict:
+    """A fresh app server for one test (no sessions or caches left by other tests)."""
+    with serve_app(tmp_path_factory.mktemp("own-server")) as server:
+        yield server

@@ -26,7 +26,7 @@ from ui.state import CHOICE, limits
 MODEL = "model"  # the session's Bundle
 TRAINING = "training"  # the session's training SessionJob until its outcome is collected
 OUTCOME = "training_outcome"  # (kind, message) of the last finished training, shown once
-POLL_SECONDS = 0.5
+POLL_SECONDS = 1.0
 CANCEL_WAIT = 1.5  # s: SIGTERM, then SIGKILL after forestviz.jobs.KILL_GRACE
 
 

@@ -27,6 +27,7 @@ parent's ``__main__`` module in every child; under Streamlit that is the app scr
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -262,6 +263,8 @@ def _work(sender, fn, args, kwargs, niceness, spare_cpus) -> None:
     # would get an equal share of the CPU whatever its nice value.
     os.setpgid(0, 0)
     os.nice(niceness)
+    with contextlib.suppress(AttributeError, OSError):  # Linux: run only on otherwise idle CPU
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) > spare_cpus > 0:  # nice alone does not stop it slowing a hyperthread sibling
         os.sched_setaffinity(0, cpus[spare_cpus:])
