@@ -25,6 +25,13 @@ def upload(page: Page, path) -> None:
     page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(path)
 
 
+def upload_table(page: Page, path, target: str) -> None:
+    """Upload ``path`` on the Data page and wait until its target column is chosen."""
+    upload(page, path)
+    expect(page.get_by_test_id("stMain").get_by_role("combobox", name="Target column")
+           ).to_have_value(target, timeout=TIMEOUT)
+
+
 def train(page: Page) -> None:
     go_to(page, "Train")
     main = page.get_by_test_id("stMain")
@@ -122,10 +129,8 @@ def test_hostile_names_through_enhanced_rf(page, dialogs, artifacts_dir, tmp_pat
     path = tmp_path / "ward.csv"
     write_table(path, n=80, feature=HOSTILE, target="sepsis", seed=1)
     page.goto("/")
-    upload(page, path)
+    upload_table(page, path, "sepsis")
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("combobox", name="Target column")).to_have_value("sepsis",
-                                                                          timeout=TIMEOUT)
     train(page)
     expect(main.get_by_text("Enhanced RF (ERF)").first).to_be_visible()
     go_to(page, "Explain")
@@ -166,9 +171,7 @@ def test_two_sessions_at_once_see_only_their_own(browser, base_url, artifacts_di
                                       viewport={"width": 1400, "height": 2000})
         page = context.new_page()
         page.goto("/")
-        upload(page, tmp_path / name)
-        expect(page.get_by_test_id("stMain").get_by_role(
-            "combobox", name="Target column")).to_have_value(target, timeout=TIMEOUT)
+        upload_table(page, tmp_path / name, target)
         go_to(page, "Train")
         pages.append((page, feature, target))
     for page, *_ in pages:  # both trainings run at the same time

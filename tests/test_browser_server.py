@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.test_browser_flows import TIMEOUT, go_to, shoot, upload
+from tests.test_browser_flows import TIMEOUT, go_to, shoot, upload_table
 
 A_FEATURE = "alpha_marker_A"
 
@@ -103,9 +103,7 @@ def test_training_never_freezes_another_session(browser, own_app_server, artifac
     a = browser.new_context(base_url=base_url, viewport=viewport).new_page()
     a.goto("/")
     write_big_table(tmp_path / "alpha.csv")
-    upload(a, tmp_path / "alpha.csv")
-    expect(a.get_by_test_id("stMain").get_by_role("combobox", name="Target column")
-           ).to_have_value("outcome", timeout=TIMEOUT)
+    upload_table(a, tmp_path / "alpha.csv", "outcome")
     go_to(a, "Train")
     main_a = a.get_by_test_id("stMain")
     main_a.get_by_role("combobox", name="Model family").click()

@@ -9,7 +9,15 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_browser_flows import TIMEOUT, download_report, go_to, shoot, train, upload
+from tests.test_browser_flows import (
+    TIMEOUT,
+    download_report,
+    go_to,
+    shoot,
+    train,
+    upload,
+    upload_table,
+)
 
 A4_PX = 794  # 210 mm at 96 px per inch
 
@@ -51,10 +59,8 @@ def test_a_five_thousand_character_name_keeps_drawings_and_report_narrow(
     path = tmp_path / "long-name.csv"
     frame.to_csv(path, index=False)
     page.goto("/")
-    upload(page, path)
+    upload_table(page, path, "outcome")
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("combobox", name="Target column")).to_have_value("outcome",
-                                                                          timeout=TIMEOUT)
     train(page)
     go_to(page, "Explain")
     images = main.get_by_test_id("stImage").locator("img")

@@ -36,7 +36,6 @@ import threading
 import time
 import types
 from collections.abc import Callable
-from contextlib import contextmanager
 
 PROGRESS_INTERVAL = 0.1  # seconds between progress messages from a worker
 POLL_INTERVAL = 0.05  # seconds the supervising thread waits for a message
@@ -216,7 +215,7 @@ class JobPool:
 _START_LOCK = threading.Lock()
 
 
-@contextmanager
+@contextlib.contextmanager
 def _plain_main():
     """Start processes with an empty ``__main__`` so that children import no script; the
     previous ``__main__`` is put back unless someone else replaced it meanwhile."""
