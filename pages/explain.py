@@ -5,11 +5,10 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from forestviz.explain import plots
+from forestviz.app.workbench import Workbench
 from ui import explain_view as view
 from ui import models
 from ui.display import as_text
-from ui.state import DATASET
 
 PICKERS = {
     "ranked": "Held-out rows, highest predicted risk first",
@@ -18,11 +17,12 @@ PICKERS = {
 }
 
 
-def pick_row(bundle, dataset) -> int:
+def pick_row(bench: Workbench) -> int:
     """The explained row's position in the data set (kept in the session)."""
-    ranked = view.ranked_test_rows(bundle)
+    dataset = bench.dataset
+    ranked = bench.ranked_rows()
     positions = ranked["position"].tolist()
-    current = st.session_state.get(view.ROW)
+    current = st.session_state.get(models.ROW)
     if current is None or not 0 <= current < len(dataset.frame):
         current = positions[0]
     how = st.radio("Choose the row", list(PICKERS), format_func=PICKERS.get, horizontal=True,
@@ -51,36 +51,36 @@ def pick_row(bundle, dataset) -> int:
         else:
             st.warning(as_text(f"No row has the ID or row number '{wanted}'; showing "
                                f"{ids[current]}."), icon=":material/warning:")
-    st.session_state[view.ROW] = current
+    st.session_state[models.ROW] = current
     return current
 
 
 models.follow_jobs()
 st.title("Explain")
-bundle = models.current_model()
-if bundle is None:
+bench = models.workbench()
+if bench is None:
     st.info("Train a model on the Train page first (or use the button on the Home page).",
             icon=":material/info:")
     st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
     st.stop()
-dataset = st.session_state[DATASET]
-position = pick_row(bundle, dataset)
+dataset = bench.dataset
+position = pick_row(bench)
 row_id = str(dataset.ids.iloc[position])
 original = dataset.X.iloc[position]
 actual = dataset.y.iloc[position]
 if st.session_state["explain_picker"] == "whatif":
     st.caption(as_text(f"Starting from row {row_id}; change any value and the prediction, "
                        "weights and paths follow."))
-    original = view.what_if_row(bundle, original, key=f"whatif@{position}")
+    original = view.what_if_row(bench, original, key=f"whatif@{position}")
     row_id, actual = f"{row_id} (edited)", None
-if position in set(bundle.train_rows.tolist()):
+if bench.is_training_row(position):
     st.caption("This row was used for training: its prediction is optimistic.")
 
-explanation = view.explain_values(bundle, original, row_id)
+explanation = bench.explain(values=original, row_id=row_id)
 st.subheader(as_text(f"Row {row_id}"), anchor=False)  # no "#row-<id>" link from the ID
 view.prediction_card(explanation, actual)
 
-charts = view.figures(bundle, explanation)
+charts = explanation.figures()
 left, right = st.columns(2)
 left.plotly_chart(charts["weights"], key="explain_weights")
 if "scores" in charts:
@@ -96,16 +96,16 @@ st.subheader(f"The {len(explanation.top_trees)} trees that carry this prediction
 st.caption("Each drawing shows only this row's path; open a tree's expander for the whole tree.")
 svgs = {}
 for rank, tree in enumerate(explanation.top_trees):
-    svg = view.draw(bundle, int(tree), explanation.row, mode="path", fancy=False)
+    svg = view.draw(bench, int(tree), explanation.row, mode="path", fancy=False)
     if svg is not None:
         svgs[int(tree)] = svg
-    view.tree_section(bundle, explanation, rank, svg)
+    view.tree_section(bench, explanation, rank, svg)
 
 st.subheader("This row beside the training rows")
 features = explanation.features.round({"percentile": 1}).rename(
     columns={"percentile": "percentile among training rows"})
 st.dataframe(features, hide_index=True, key="explain_features")
-st.plotly_chart(plots.row_vs_median(explanation.features), key="explain_features_chart")
+st.plotly_chart(charts["features"], key="explain_features_chart")
 st.subheader("Most similar training rows")
 st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True, key="explain_neighbours")
 

@@ -1,14 +1,12 @@
 """Train: choose a model family, train it next to the baselines, compare, save or load it."""
 
 import hashlib
-from functools import partial
 
-import numpy as np
 import streamlit as st
 
 from forestviz import persistence
 from forestviz.app import workflow
-from forestviz.explain import plots
+from forestviz.app.workbench import Workbench
 from ui import models, state
 from ui.display import as_text, show_error
 from ui.state import CHOICE, DATASET
@@ -83,50 +81,30 @@ def choose_settings(task: str) -> workflow.Settings:
         top_trees=int(top_trees))
 
 
-def show_results(bundle: workflow.Bundle) -> None:
+def show_results(bench: Workbench) -> None:
+    bundle = bench.model
     st.subheader("Results on the held-out rows")
     st.caption(as_text(f"{bundle.name}: {len(bundle.train_rows)} training rows, "
                        f"{len(bundle.test_rows)} held-out rows, {bundle.n_trees} trees."))
-    higher = ["AUC", "F1", "accuracy", "R²"]
-    table = bundle.results.set_index("model")
-    st.dataframe(table.style.format("{:.3f}", na_rep="—").highlight_max(
-        subset=[c for c in table.columns if c in higher], color="#d3f0d9"))
-    if bundle.task == "classification" and len(bundle.class_names) == 2:
-        figure = plots.roc_figure(bundle.y_test, bundle.test_predictions, bundle.class_names[1])
-    elif bundle.task == "regression":
-        figure = plots.predicted_vs_actual(bundle.y_test, bundle.test_predictions, bundle.target)
-    else:
-        figure = None
-    if figure is not None:
-        st.plotly_chart(figure, key="train_comparison")
-    estimator = bundle.estimator
-    if hasattr(estimator, "history_"):
-        st.subheader("Enhanced RF: the reweighting rounds")
-        st.plotly_chart(plots.erf_history(estimator.history_, estimator.best_iteration_),
-                        key="train_erf_history")
-    results = getattr(estimator, "search_results_", None)
-    if results is not None and results["validation_loss"].notna().any():
-        st.subheader("The ε–τ search (ABRF Fig. 2)")
-        if "discount" in results:  # AGBoost: the curves at the chosen discount γ
-            results = results[results["discount"] == estimator.discount_]
-            st.caption(f"At the chosen discount γ = {estimator.discount_:g}.")
-        squared = bundle.task == "regression" and getattr(estimator, "loss", "l2") == "l2"
-        variance = float(np.var(bundle.y_train)) if squared else None  # plot R², as the paper
-        st.plotly_chart(plots.tau_curves(results, target_variance=variance),
-                        key="train_tau_curves")
+    comparison = bench.comparison()
+    st.dataframe(comparison.table.style.format("{:.3f}", na_rep="—").highlight_max(
+        subset=list(comparison.higher_is_better), color="#d3f0d9"))
+    if comparison.figure is not None:
+        st.plotly_chart(comparison.figure, key="train_comparison")
+    for i, view in enumerate(comparison.training):
+        st.subheader(view.title)
+        if view.note:
+            st.caption(view.note)
+        st.plotly_chart(view.figure, key=f"train_diagnostic_{i}")
     left, right = st.columns(2)
     left.download_button("Download held-out predictions with tree weights (CSV)",
-                         partial(workflow.predictions_csv, bundle), file_name="predictions.csv",
+                         bench.predictions_csv, file_name="predictions.csv",
                          mime="text/csv", key="download_predictions", on_click="ignore",
                          icon=":material/download:")
-    right.download_button("Save the model (.skops)", partial(save_model, bundle),
+    right.download_button("Save the model (.skops)", bench.save,
                           file_name=f"forestviz-{bundle.settings.family}.skops",
                           mime="application/octet-stream", key="download_model",
                           on_click="ignore", icon=":material/save:")
-
-
-def save_model(bundle: workflow.Bundle) -> bytes:
-    return persistence.dumps(workflow.model_payload(bundle))
 
 
 def load_model(dataset, choice) -> None:
@@ -170,9 +148,9 @@ if models.training_in_progress():
 models.show_outcome()
 with st.expander("Load a saved model"):
     load_model(dataset, choice)
-bundle = models.current_model()
-if bundle is None:
+bench = models.workbench()
+if bench is None:
     st.info("No model trained on this data set yet: press Train.", icon=":material/info:")
 else:
-    show_results(bundle)
+    show_results(bench)
     st.page_link("pages/explain.py", label="Explain a prediction", icon=":material/search:")

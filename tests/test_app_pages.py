@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from forestviz import persistence
 from forestviz.app import workflow
+from forestviz.trees.ensemble import as_ensemble
 from ui.display import as_text
 
 REPO = Path(__file__).resolve().parents[1]
@@ -189,7 +190,7 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
     np.testing.assert_allclose(bundle.test_weights.sum(axis=1), 1.0)
     csv = pd.read_csv(io.BytesIO(workflow.predictions_csv(bundle)))
     weights = csv.filter(like="weight tree").to_numpy()
-    np.testing.assert_allclose(weights, workflow.tree_weights(bundle.estimator, X), rtol=1e-6)
+    np.testing.assert_allclose(weights, as_ensemble(bundle.estimator).tree_weights(X), rtol=1e-6)
     assert csv["id"].astype(str).tolist() == list(bundle.ids_test)
     specs = " ".join(chart_titles(at))
     if family == "erf":

@@ -60,10 +60,13 @@ def test_prediction_is_the_attention_weighted_leaf_values(data, abrf1):
     np.testing.assert_allclose(abrf1.predict(X_test),
                                np.einsum("st,st->s", alpha, abrf1.tree_predictions(X_test)))
     # one leaf look-up for what an explanation shows, same arrays as the separate calls
-    both = abrf1.weights_and_predictions(X_test)
-    for ours, separate in zip(both, (soft, contamination, abrf1.tree_predictions(X_test)),
-                              strict=True):
+    both = abrf1.ensemble_outputs(X_test)
+    for ours, separate in zip((*both.parts, both.tree_predictions),
+                              (soft, contamination, abrf1.tree_predictions(X_test)), strict=True):
         np.testing.assert_array_equal(ours, separate)
+    np.testing.assert_allclose(both.weights, alpha, rtol=1e-12)
+    np.testing.assert_allclose(both.predictions(), abrf1.predict(X_test), rtol=1e-12)
+    assert both.offset == 0.0 and both.scores is None and both.neighbors is None
     np.testing.assert_allclose(abrf1.w_.sum(), 1.0)
     assert np.all(abrf1.w_ >= 0)
 

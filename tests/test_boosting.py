@@ -99,10 +99,13 @@ def test_attention_weights_match_the_formula(data, discount, discount_on):
     np.testing.assert_allclose(alpha, (1 - eps) * D + eps * model.w_, atol=1e-12)
     softmax_part, contamination = model.tree_weight_parts(X_test)
     np.testing.assert_allclose(softmax_part + contamination, alpha, atol=1e-14)
-    both = model.weights_and_predictions(X_test)
-    for ours, separate in zip(both, (softmax_part, contamination, model.tree_predictions(X_test)),
+    both = model.ensemble_outputs(X_test)
+    for ours, separate in zip((*both.parts, both.tree_predictions),
+                              (softmax_part, contamination, model.tree_predictions(X_test)),
                               strict=True):
         np.testing.assert_array_equal(ours, separate)
+    assert both.offset == model.init_
+    np.testing.assert_allclose(both.predictions(), model.predict(X_test), rtol=1e-12)
     np.testing.assert_allclose(alpha.sum(axis=1), 1.0)
     V = _scaled_tree_values(model, X_test)
     np.testing.assert_allclose(model.predict(X_test), model.init_ + (alpha * V).sum(axis=1))

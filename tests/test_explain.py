@@ -19,6 +19,7 @@ from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
 from forestviz.explain.summary import TrainingSummary
 from forestviz.trees import DecisionMachine
+from forestviz.trees.ensemble import as_ensemble
 
 T = 16
 
@@ -96,11 +97,15 @@ def test_weights_parts_scores_and_tree_predictions(fitted):
         np.testing.assert_array_equal(e.tree_weights, np.full(T, 1 / T))
     else:
         np.testing.assert_allclose(e.tree_weights, model.tree_weights(x[None])[0], atol=1e-15)
-    if hasattr(model, "tree_weight_parts"):
+    eps, w = as_ensemble(model).contamination()
+    if eps > 0:  # ABRF-1/3 and AGBoost: the model's own two parts, summing to α
         for ours, theirs in zip(e.weight_parts, model.tree_weight_parts(x[None]), strict=True):
             np.testing.assert_array_equal(ours, theirs[0])
-    else:
+        np.testing.assert_allclose(e.weight_parts[1], eps * w, rtol=1e-12)
+        np.testing.assert_allclose(sum(e.weight_parts), e.tree_weights, rtol=1e-12)
+    else:  # plain forests, ERF, ABRF-2 and Softmax: no ε·w part to show
         assert e.weight_parts is None
+        assert not as_ensemble(model).tree_weight_parts(x[None])[1].any()
     if name.startswith("erf"):
         scores = model.tree_scores(x[None])
         for key in ("S", "S1", "S2"):
@@ -214,7 +219,7 @@ def test_clear_errors():
     X, y = _regression()
     forest = RandomForestRegressor(4, max_depth=2, random_state=0).fit(X, y)
     summary = TrainingSummary.from_data(forest, X, y)
-    with pytest.raises(TypeError, match="does not support GradientBoostingRegressor"):
+    with pytest.raises(TypeError, match="GradientBoostingRegressor is not a weighted tree"):
         explain(GradientBoostingRegressor(n_estimators=3).fit(X, y), X[0], summary=summary)
     with pytest.raises(ValueError, match="one row of 5 features"):
         explain(forest, X[0, :4], summary=summary)

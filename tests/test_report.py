@@ -23,7 +23,7 @@ from forestviz.explain.summary import TrainingSummary
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
 EXTERNAL = re.compile(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", re.IGNORECASE)
 TAGS = {"html", "head", "meta", "title", "style", "script", "body", "h1", "h2", "h3", "p", "b",
-        "sub", "div", "table", "thead", "tbody", "tr", "th", "td", "img", "span"}
+        "sub", "div", "table", "thead", "tbody", "tr", "th", "td", "img", "span", "ul", "li"}
 
 
 class Tags(HTMLParser):
@@ -82,8 +82,8 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, key):
         assert attrs.get("src", "data:image/svg+xml;base64,").startswith(
             "data:image/svg+xml;base64,")
     figures = e.figures()
-    assert set(figures) == ({"weights", "scores", "kde", "features"} if key == "erf"
-                            else {"weights", "kde", "features"})
+    assert set(figures) == ({"weights", "scores", "kde", "simplex", "features"} if key == "erf"
+                            else {"weights", "kde", "simplex", "features"})
     assert rest.count("<script") == 1 + len(figures)  # the bundle, then one per figure
     for markup in ("<script>alert", "<img src=x", "<img src=y", "<svg onload", "<b>healthy",
                    "<i>p", "<u>ward"):
@@ -93,6 +93,11 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, key):
     for steps in e.paths:  # every path sentence, escaped
         for step in steps:
             assert html.escape(step.sentence()) in rest
+    assert len(e.alternatives) == len(e.top_trees)
+    for others in e.alternatives:  # every nearest other leaf's tests, escaped
+        for other in others:
+            for flip in other.tests:
+                assert html.escape(flip.sentence()) in rest
     assert f"{e.effective_trees:.1f}" in rest and f"{e.top5_share:.0%}" in rest
 
 
@@ -142,7 +147,7 @@ def test_report_renders_offline_in_chromium(hostile, browser, tmp_path):
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(path.as_uri())
     page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
-    assert page.locator(".plotly-graph-div").count() == 4
+    assert page.locator(".plotly-graph-div").count() == len(e.figures())  # 5 figures
     assert page.locator(".plotly-graph-div .main-svg").first.is_visible()
     assert page.get_by_role("heading", name=re.compile("The trees that carry")).is_visible()
     assert requests == [] and dialogs == []

@@ -16,14 +16,15 @@ import streamlit as st
 
 from forestviz.app import workflow
 from forestviz.app.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
+from forestviz.app.workbench import Workbench
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.persistence.files import ModelFileError
 from ui.display import as_text
-from ui.explain_view import ROW, highest_risk_row
-from ui.state import CHOICE, limits
+from ui.state import CHOICE, DATASET, limits
 
 MODEL = "model"  # the session's Bundle
+ROW = "explain_row"  # position in the data set of the row the Explain page shows
 TRAINING = "training"  # the session's training SessionJob until its outcome is collected
 OUTCOME = "training_outcome"  # (kind, message) of the last finished training, shown once
 POLL_SECONDS = 1.0
@@ -60,6 +61,15 @@ def current_model() -> workflow.Bundle | None:
         del st.session_state[MODEL]
         return None
     return bundle
+
+
+def workbench() -> Workbench | None:
+    """The session's data set and trained model as a :class:`Workbench`, or None before a
+    model has been trained on the data set in use."""
+    bundle = current_model()
+    if bundle is None:
+        return None
+    return Workbench(st.session_state[DATASET], st.session_state[CHOICE], model=bundle)
 
 
 def start_training(dataset: Dataset, choice: DataChoice, settings: workflow.Settings,
@@ -156,7 +166,7 @@ def follow_jobs(*, progress_in_sidebar: bool = True) -> None:
     shows it itself (``progress_in_sidebar=False``)."""
     finished = collect_training()
     if finished is not None and finished.origin == "home":
-        st.session_state[ROW] = highest_risk_row(st.session_state[MODEL])
+        st.session_state[ROW] = workbench().highest_risk_row()
         st.session_state.pop(OUTCOME, None)  # the explanation itself says it worked
         st.switch_page("pages/explain.py")
     if progress_in_sidebar and training_in_progress():

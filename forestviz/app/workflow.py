@@ -34,6 +34,7 @@ from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.files import ModelFileError
+from forestviz.trees.ensemble import as_ensemble
 
 Progress = Callable[[str, float], None]
 
@@ -143,14 +144,6 @@ def split_rows(dataset: Dataset, test_size: float, random_state: int):
     train, test = train_test_split(rows, test_size=test_size, stratify=stratify,
                                    random_state=random_state)
     return np.sort(train), np.sort(test)
-
-
-def tree_weights(estimator, X) -> np.ndarray:
-    """Per-row tree weights (n, T): the model's own, or 1/T for a plain forest."""
-    if hasattr(estimator, "tree_weights"):
-        return estimator.tree_weights(X)
-    n_trees = len(estimator.estimators_)
-    return np.full((len(X), n_trees), 1.0 / n_trees)
 
 
 def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
@@ -263,7 +256,7 @@ def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, tes
         train_rows=train_rows, test_rows=test_rows, X_train=X_train, X_test=X_test,
         y_train=y_train, y_test=y_test, ids_train=ids[train_rows], ids_test=ids[test_rows],
         results=pd.DataFrame(rows), test_predictions=predictions,
-        test_weights=tree_weights(estimator, X_test),
+        test_weights=as_ensemble(estimator).tree_weights(X_test),
         context=TreeContext.from_data(X_train, y_train, feature_names=names,
                                       target_name=dataset.target, class_names=classes),
         summary=TrainingSummary.from_data(

@@ -24,7 +24,7 @@ from sklearn.ensemble import (
 from sklearn.model_selection import ShuffleSplit, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from forestviz.attention.gradients import AttentionProblem, train_attention
 from forestviz.attention.search import (
@@ -44,6 +44,7 @@ from forestviz.trees.checks import (
     is_count,
     is_real,
 )
+from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 
 GRADIENT_ROW_CAP = 4000
@@ -58,7 +59,7 @@ _BASES = {"random": (RandomForestRegressor, RandomForestClassifier),
 
 
 
-class _AttentionForest(BaseEstimator):
+class _AttentionForest(WeightedEnsemble, BaseEstimator):
     """Shared fit/predict machinery of the attention forests (see the module docstring)."""
 
     _task = "regression"
@@ -267,11 +268,23 @@ class _AttentionForest(BaseEstimator):
         values = self._values[leaves]
         return values[:, :, 0] if self._task == "regression" else values
 
-    def weights_and_predictions(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """What an explanation shows, from one leaf look-up: the two parts of α, (1 − ε)·D(x)
-        and ε·w (each n, T), and the per-tree predictions (as :meth:`tree_predictions`)."""
+    def ensemble_outputs(self, X) -> EnsembleOutputs:
+        """α, its two parts (1 − ε)·D(x) and ε·w, and the per-tree predictions (as
+        :meth:`tree_predictions`) from one leaf look-up
+        (:class:`~forestviz.trees.ensemble.WeightedEnsemble`)."""
         leaves, D = self._softmax_part(self._check_X(X))
-        return (*self._weight_parts(D), self._leaf_predictions(leaves))
+        parts = self._weight_parts(D)
+        return EnsembleOutputs(parts[0] + parts[1], parts, self._leaf_predictions(leaves))
+
+    def contamination(self) -> tuple[float, np.ndarray]:
+        """(ε, w): the contamination weight and the trained tree weights w (Eq. 15)."""
+        check_is_fitted(self)
+        return float(self.eps_), np.asarray(self.w_, dtype=float)
+
+    def diagnostics(self) -> dict[str, object]:
+        """``"search"``: the (ε, τ) grid with its validation losses (``search_results_``)."""
+        check_is_fitted(self)
+        return {"search": self.search_results_}
 
     def _predict_values(self, X) -> np.ndarray:
         """Σ_k α_k(x)·V_k(x) (n, C): one leaf lookup (the trees' compiled ``apply`` in

@@ -27,7 +27,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import ShuffleSplit, check_cv
 from sklearn.tree import ExtraTreeRegressor
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from forestviz.attention.search import EPS_GRID, KAPPA_GRID
 from forestviz.attention.simplex import contamination_linear_terms, simplex_nnls
@@ -45,11 +45,12 @@ from forestviz.trees.checks import (
     is_count,
     is_real,
 )
+from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 
-class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
+class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator):
     """AGBoost regressor (Konstantinov, Utkin & Kirpichenko): attention weights over the trees of
     a gradient boosting machine. See :mod:`forestviz.boosting.weights` for the model and the
     module docstring for how (ε, τ, γ) are chosen.
@@ -284,11 +285,24 @@ class AttentionBoostingRegressor(RegressorMixin, BaseEstimator):
         X = self._check_X(X)
         return self.leaf_stats_.values(X)
 
-    def weights_and_predictions(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """What an explanation shows, from one leaf look-up: the two parts of α, (1 − ε)·D(x)
-        and ε·w (each n, T), and the scaled tree values V (as :meth:`tree_predictions`)."""
+    def ensemble_outputs(self, X) -> EnsembleOutputs:
+        """α, its two parts (1 − ε)·D(x) and ε·w, the scaled tree values V (as
+        :meth:`tree_predictions`) and the offset F_0, from one leaf look-up
+        (:class:`~forestviz.trees.ensemble.WeightedEnsemble`)."""
         D, V = self._attention(X)
-        return (*self._weight_parts(D), V)
+        parts = self._weight_parts(D)
+        return EnsembleOutputs(parts[0] + parts[1], parts, V, offset=float(self.init_))
+
+    def contamination(self) -> tuple[float, np.ndarray]:
+        """(ε, w): the contamination weight and the trained (or uniform) tree weights w."""
+        check_is_fitted(self)
+        return float(self.eps_), np.asarray(self.w_, dtype=float)
+
+    def diagnostics(self) -> dict[str, object]:
+        """``"search"``: the (ε, τ, γ) grid with its validation losses, and ``"discount"``,
+        the chosen γ (the search table's curves are read at it)."""
+        check_is_fitted(self)
+        return {"search": self.search_results_, "discount": float(self.discount_)}
 
     def predict(self, X) -> np.ndarray:
         """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18), with

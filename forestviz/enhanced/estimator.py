@@ -28,6 +28,7 @@ from forestviz.enhanced.neighbors import TrainingNeighbors
 from forestviz.enhanced.reweighting import auc_score, update_weights, youden_thresholds
 from forestviz.enhanced.sampling import draw_feature_subsets, fit_forest, n_subset_features
 from forestviz.trees.checks import check_rows, ignore_progress
+from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
 from forestviz.trees.leaf_values import LeafTable
 
@@ -40,7 +41,7 @@ class Neighbors(NamedTuple):
     distances: np.ndarray
 
 
-class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
+class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator):
     """Enhanced Random Forest classifier (Bertsimas & Stoumpou; algorithms.md §3).
 
     Parameters follow the paper's defaults (200 trees, depth 6, SW + SP on, features per split,
@@ -291,11 +292,39 @@ class EnhancedForestClassifier(ClassifierMixin, BaseEstimator):
         return self._leaf_table.values[self._leaf_table.apply(X32, self.n_jobs)]
 
     def tree_weights(self, X):
-        """u_k(x) = (#appearances of tree k in the neighbours' top-L lists) / (M·L), eq (5);
-        n × T, rows sum to 1 (eq 3's extra 1/N_t is a typo, algorithms.md §3.3 [resolved])."""
+        """The weights ``predict_proba`` uses: u_k(x) = (#appearances of tree k in the
+        neighbours' top-L lists) / (M·L), Eq. 5, with ``model_weighting``, else 1/T; n × T,
+        rows sum to 1 (Eq. 3's extra 1/N_t is a typo, algorithms.md §3.3)."""
         X, _ = self._validate(X)
+        if not self.model_weighting:
+            return np.full((X.shape[0], self.n_estimators), 1.0 / self.n_estimators)
         return tree_weights(self._nearest(X)[0], self.tree_rankings_, self.n_estimators,
                             self.n_jobs)
+
+    def ensemble_outputs(self, X) -> EnsembleOutputs:
+        """The weights of :meth:`tree_weights` (no contamination part), p_k(x), the tree
+        scores S, S1, S2 (Eqs. 6–8) and the M nearest training rows, from one leaf look-up and
+        one neighbour search (:class:`~forestviz.trees.ensemble.WeightedEnsemble`)."""
+        X, X32 = self._validate(X)
+        values = self._leaf_table.values[self._leaf_table.apply(X32, self.n_jobs)]
+        near, distance = self._nearest(X)
+        scores = tree_scores(near, self.tree_rankings_, self.n_estimators, self.n_jobs)
+        if self.model_weighting:
+            weights = scores.S1_raw / (self.n_neighbors_ * self.top_trees_)
+        else:
+            weights = np.full(values.shape[:2], 1.0 / self.n_estimators)
+        return EnsembleOutputs(weights, uniform_parts(weights), values,
+                               scores={"S": scores.S, "S1": scores.S1, "S2": scores.S2},
+                               neighbors=(self.train_indices_[near], distance.copy()))
+
+    def diagnostics(self) -> dict[str, object]:
+        """``"rounds"``: Algorithm 1's history (one dict per round) and ``"best_round"`` its
+        kept round; ``"sample_importance"``: the final s_i of the training rows at positions
+        ``"train_indices"`` of the rows given to ``fit``."""
+        check_is_fitted(self)
+        return {"rounds": self.history_, "best_round": self.best_iteration_,
+                "sample_importance": self.sample_importance_,
+                "train_indices": self.train_indices_}
 
     def tree_scores(self, X):
         """Tree scores S, S1, S2 of eqs (6)-(8) (see

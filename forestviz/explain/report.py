@@ -28,6 +28,7 @@ from plotly.offline import get_plotlyjs
 from forestviz.explain.names import NAME_LIMIT, DisplayNames
 from forestviz.explain.plots.density import attention_kde
 from forestviz.explain.plots.row_vs_training import row_vs_median
+from forestviz.explain.plots.ternary import simplex_figure
 from forestviz.explain.plots.tree_weights import tree_weight_bars
 
 _STYLE = """
@@ -47,8 +48,9 @@ _NAME_COLUMNS = frozenset({"feature", "column", "class", "id", "outcome"})
 
 def figures(explanation) -> dict[str, go.Figure]:
     """The row's standard figures: ``weights`` (stacked (1−ε)·D and ε·w when known),
-    ``scores`` (ERF score S), ``kde`` (ABRF Fig. 3, with the Softmax weights D when known)
-    and ``features`` (the row's percentiles against the training medians)."""
+    ``scores`` (ERF score S), ``kde`` (ABRF Fig. 3, with the Softmax weights D when known),
+    ``simplex`` (ABRF Fig. 1: D, w and α = (1−ε)·D + ε·w) and ``features`` (the row's
+    percentiles against the training medians)."""
     e = explanation
     parts = e.weight_parts
     out = {"weights": tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees))}
@@ -60,6 +62,10 @@ def figures(explanation) -> dict[str, go.Figure]:
     if parts is not None and parts[0].sum() > 0:
         softmax = parts[0] / parts[0].sum()  # D = (1−ε)·D / (1−ε)
     out["kde"] = attention_kde(e.tree_weights, softmax)
+    # ABRF Fig. 1; without a contamination part the sub-simplex is the point α itself
+    D, eps = (e.tree_weights, 0.0) if softmax is None else (softmax, e.eps)
+    w = np.full(e.n_trees, 1.0 / e.n_trees) if e.w is None else e.w
+    out["simplex"] = simplex_figure(D, w, eps, alpha=e.tree_weights)
     out["features"] = row_vs_median(e.features)
     return out
 
@@ -104,8 +110,8 @@ def _table(frame: pd.DataFrame, names: DisplayNames, row_classes=None) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _tree_value(e, k, names) -> str:
-    value = e.tree_predictions[k]
+def _tree_value(e, value, names) -> str:
+    """What a tree says (a leaf value or class probabilities) with the class names cut."""
     if e.task == "regression":
         return f"{value:.4g}"
     return ", ".join(f"P({_name(names, c)}) = {p:.2f}"
@@ -163,8 +169,14 @@ def _tree_section(e, position, k, svg, names) -> str:
         f'{base64.b64encode(svg.encode()).decode()}">')
     body = _table(path, names, ["fragile" if s.fragile else "" for s in steps]) if steps else (
         "<p>This tree is a single leaf.</p>")
-    return (f"<h3>{title}</h3><p>This tree says: {_tree_value(e, k, names)}.</p>{drawing}"
-            f"<p>The row's path (the highlighted test is the closest call):</p>{body}")
+    nearest = "".join(
+        f"<li>if {_text(' and '.join(flip.sentence(names) for flip in other.tests))}, this "
+        f"tree would say {_tree_value(e, np.asarray(other.prediction), names)}</li>"
+        for other in (e.alternatives[position] if e.alternatives else ()))
+    others = f"<p>Nearest other leaves (one test flipped):</p><ul>{nearest}</ul>" if nearest else ""
+    said = _tree_value(e, e.tree_predictions[k], names)
+    return (f"<h3>{title}</h3><p>This tree says: {said}.</p>{drawing}"
+            f"<p>The row's path (the highlighted test is the closest call):</p>{body}{others}")
 
 
 def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None) -> str:

@@ -5,7 +5,8 @@ Pure functions of numpy arrays, pandas frames and plain values; every one return
 checks its arguments with :mod:`~forestviz.explain.plots.inputs`. No model object is needed.
 One module a view: ``tree_weights`` (bars, heat map), ``density`` (ABRF Fig. 3, weight values),
 ``ternary`` (ABRF Fig. 1, every row on a triangle), ``training`` (ABRF Fig. 2, ERF rounds),
-``row_vs_training`` (ERF Tables 6-7), ``held_out`` (the Train page's comparison of models).
+``row_vs_training`` (ERF Tables 6-7), ``held_out`` (the Train page's comparison of models),
+``forest_views`` (the Forest page: sample weights, importance, cleaning rounds).
 """
 
 from forestviz._lazy import lazy_exports
@@ -14,6 +15,10 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "PALE": "forestviz.explain.plots.conventions",
     "STRONG": "forestviz.explain.plots.conventions",
     "attention_kde": "forestviz.explain.plots.density",
+    "cleaning_rounds_figure": "forestviz.explain.plots.forest_views",
+    "effective_trees_histogram": "forestviz.explain.plots.forest_views",
+    "importance_bars": "forestviz.explain.plots.forest_views",
+    "sample_weight_histogram": "forestviz.explain.plots.forest_views",
     "erf_history": "forestviz.explain.plots.training",
     "kde_over_tree_index": "forestviz.explain.plots.density",
     "plain": "forestviz.explain.plots.conventions",

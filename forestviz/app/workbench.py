@@ -1,0 +1,241 @@
+"""The product's workflow as one plain Python object: a data set, the model trained on it and
+every view the pages lay out, without a user interface.
+
+    bench = Workbench(load_dataset("pima_diabetes"))           # forestviz.io.bundled
+    bench.train(Settings(family="abrf1_qp"))          # split, fit, baselines, summary
+    bench.comparison().table                           # held-out metrics of all models
+    e = bench.explain(bench.highest_risk_row())        # one row, as the Explain page shows it
+    e.to_html()                                        # the report
+    data = bench.save(); Workbench(dataset).load(data) # through forestviz.persistence
+
+The pages call the same methods (their training runs in a worker process through
+:func:`forestviz.app.workflow.train_bundle`, then :meth:`Workbench.adopt` takes the result);
+every model family is read through the weighted-ensemble protocol
+(:mod:`forestviz.trees.ensemble`), so nothing here branches on the family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from forestviz import persistence
+from forestviz.app import workflow
+from forestviz.app.workflow import Bundle, Progress, Settings
+from forestviz.enhanced.cleaning import clean
+from forestviz.explain import plots
+from forestviz.explain.explanation import Explanation, effective_trees, explain
+from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.trees.ensemble import as_ensemble
+from forestviz.trees.fitted import estimator_trees, impurity_importance
+
+HEATMAP_ROWS = 150
+HARDEST_ROWS = 15
+TOP_K = 5
+
+
+def _quiet(stage: str, fraction: float) -> None:
+    """Progress that goes nowhere (scripts)."""
+
+
+@dataclass(frozen=True, eq=False)
+class View:
+    """A figure as a page shows it: a heading, a note under it (or None) and the figure."""
+
+    title: str
+    note: str | None
+    figure: go.Figure
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """The trained model next to the baselines on the held-out rows."""
+
+    table: pd.DataFrame  # one row per model (index): metrics and fit seconds
+    higher_is_better: tuple[str, ...]  # the metric columns where larger is better
+    figure: go.Figure | None  # ROC curves (binary) or predicted against actual (regression)
+    training: tuple[View, ...]  # what the fit learned: ERF rounds, the ε–τ search
+
+
+@dataclass(frozen=True, eq=False)
+class GlobalViews:
+    """The Forest page: views of the model over many rows."""
+
+    hardest: pd.DataFrame | None  # ERF: the training rows with the largest final weight
+    sample_weights: go.Figure | None
+    importance: go.Figure
+    heatmap: go.Figure
+    heatmap_note: str | None
+    effective: go.Figure
+
+
+class Workbench:
+    """One data set (``dataset``, chosen as ``choice``) and the model trained on it."""
+
+    def __init__(self, dataset: Dataset, choice: DataChoice | None = None,
+                 model: Bundle | None = None):
+        self.dataset = dataset
+        self.choice = choice if choice is not None else DataChoice(
+            source=f"table:{dataset.name}", target=dataset.target, id_column=dataset.id_column,
+            exclude=(), task=dataset.task)
+        self.model = None
+        if model is not None:
+            self.adopt(model)
+
+    # ------------------------------------------------------------------ training and files
+    def default_settings(self) -> Settings:
+        return workflow.default_settings(self.dataset.task)
+
+    def train(self, settings: Settings | None = None, progress: Progress = _quiet) -> Bundle:
+        """Split, encode, fit the family of ``settings`` (default: the quick default for the
+        task) and the baselines, and keep the result as :attr:`model`."""
+        settings = self.default_settings() if settings is None else settings
+        return self.adopt(workflow.train_bundle(self.dataset, self.choice, settings, progress))
+
+    def adopt(self, model: Bundle) -> Bundle:
+        """Keep a model trained elsewhere (e.g. in a worker process) on this data set."""
+        if model.choice != self.choice:
+            raise ValueError("this model was trained on another data set or target")
+        self.model = model
+        return model
+
+    def save(self) -> bytes:
+        """The model file (:func:`forestviz.persistence.dumps` of the model's payload)."""
+        return persistence.dumps(workflow.model_payload(self._model()))
+
+    def load(self, data: bytes, progress: Progress = _quiet) -> Bundle:
+        """Read a model file saved for this data set and score it anew (ModelFileError when the
+        file is not one or does not fit)."""
+        return self.adopt(workflow.restore(persistence.loads(data), self.dataset, self.choice,
+                                           progress))
+
+    def predictions_csv(self) -> bytes:
+        return workflow.predictions_csv(self._model())
+
+    def _model(self) -> Bundle:
+        if self.model is None:
+            raise ValueError("no model has been trained on this data set yet")
+        return self.model
+
+    # ------------------------------------------------------------------ the Train page
+    def comparison(self) -> Comparison:
+        model = self._model()
+        if model.task == "classification" and len(model.class_names) == 2:
+            figure = plots.roc_figure(model.y_test, model.test_predictions, model.class_names[1])
+        elif model.task == "regression":
+            figure = plots.predicted_vs_actual(model.y_test, model.test_predictions,
+                                               model.target)
+        else:
+            figure = None
+        higher = tuple(c for c in ("AUC", "F1", "accuracy", "R²") if c in model.results)
+        return Comparison(model.results.set_index("model"), higher, figure,
+                          self._training_views())
+
+    def _training_views(self) -> tuple[View, ...]:
+        model, views = self._model(), []
+        found = as_ensemble(model.estimator).diagnostics()
+        if "rounds" in found:
+            views.append(View("Enhanced RF: the reweighting rounds", None,
+                              plots.erf_history(found["rounds"], found["best_round"])))
+        search = found.get("search")
+        if search is not None and search["validation_loss"].notna().any():
+            note = None
+            if "discount" in found:  # AGBoost: the curves at the chosen discount γ
+                search = search[search["discount"] == found["discount"]]
+                note = f"At the chosen discount γ = {found['discount']:g}."
+            squared = model.task == "regression" and model.estimator.get_params().get(
+                "loss", "l2") == "l2"
+            variance = float(np.var(model.y_train)) if squared else None  # R², as the paper
+            views.append(View("The ε–τ search (ABRF Fig. 2)", note,
+                              plots.tau_curves(search, target_variance=variance)))
+        return tuple(views)
+
+    # ------------------------------------------------------------------ the Explain page
+    def ranked_rows(self) -> pd.DataFrame:
+        """The held-out rows, highest predicted risk (P(last class)) or value first: their
+        position in the data set, ID, that number and the recorded outcome."""
+        model = self._model()
+        label = (f"P({model.class_names[-1]})" if model.task == "classification"
+                 else f"predicted {model.target}")
+        risk = (model.estimator.predict_proba(model.X_test)[:, -1]
+                if model.task == "classification" else model.estimator.predict(model.X_test))
+        frame = pd.DataFrame({"position": model.test_rows, "ID": model.ids_test, label: risk,
+                              "actual": model.y_test})
+        return frame.sort_values(label, ascending=False, kind="stable").reset_index(drop=True)
+
+    def highest_risk_row(self) -> int:
+        return int(self.ranked_rows()["position"].iloc[0])
+
+    def editable_columns(self) -> list[tuple[str, float | None, tuple[str, ...] | None]]:
+        """The what-if editor's fields: (column, median for a number or None, the known
+        categories or None) for every column the model uses, in the table's order."""
+        pre = self._model().preprocessor
+        return [(c, float(pre.medians_[c]), None) if c in pre.medians_
+                else (c, None, tuple(map(str, pre.categories_[c])))
+                for c in pre.feature_names_in_ if c not in pre.dropped_columns_]
+
+    def explain(self, position: int | None = None, *, values: pd.Series | None = None,
+                row_id: str | None = None, top_k: int = TOP_K) -> Explanation:
+        """The explanation of the data set's row at ``position`` or of edited ``values``
+        (a row's original columns; missing ones count as missing values)."""
+        model = self._model()
+        if values is None:
+            if position is None or not 0 <= position < len(self.dataset.frame):
+                raise ValueError("choose a row of the data set (by position) or give values")
+            values = self.dataset.X.iloc[position]
+            row_id = str(self.dataset.ids.iloc[position]) if row_id is None else row_id
+        frame = pd.DataFrame([pd.Series(values).to_dict()])
+        columns = list(model.preprocessor.feature_names_in_)
+        frame = frame.reindex(columns=columns)  # absent columns: missing
+        x = model.preprocessor.transform(frame)[0]
+        return explain(model.estimator, x, top_k=top_k, summary=model.summary,
+                       original_row=pd.Series(values), row_id=row_id)
+
+    def is_training_row(self, position: int) -> bool:
+        return bool(np.isin(position, self._model().train_rows))
+
+    # ------------------------------------------------------------------ the Forest page
+    def global_views(self) -> GlobalViews:
+        model = self._model()
+        found = as_ensemble(model.estimator).diagnostics()
+        hardest = weights = None
+        if "sample_importance" in found:
+            importance = found["sample_importance"]
+            order = np.argsort(-importance, kind="stable")[:HARDEST_ROWS]
+            positions = model.train_rows[found["train_indices"][order]]
+            hardest = pd.concat([pd.DataFrame({
+                "ID": self.dataset.ids.iloc[positions].to_numpy(),
+                "weight (1 = average row)": importance[order] * importance.size,
+                "recorded outcome": self.dataset.y.iloc[positions].to_numpy()}),
+                self.dataset.X.iloc[positions].reset_index(drop=True)], axis=1)
+            weights = plots.sample_weight_histogram(importance)
+        importance = impurity_importance(estimator_trees(model.estimator),
+                                         len(model.feature_names))
+        shown, ids, note = model.test_weights, model.ids_test, None
+        if len(ids) > HEATMAP_ROWS:
+            note = f"{HEATMAP_ROWS} of the {len(ids)} held-out rows are shown, evenly spaced."
+            keep = np.linspace(0, len(ids) - 1, HEATMAP_ROWS).astype(int)
+            shown, ids = shown[keep], ids[keep]
+        return GlobalViews(
+            hardest=hardest, sample_weights=weights,
+            importance=plots.importance_bars(importance, model.feature_names),
+            heatmap=plots.weight_heatmap(shown, row_labels=list(ids)), heatmap_note=note,
+            effective=plots.effective_trees_histogram(effective_trees(model.test_weights),
+                                                      model.n_trees))
+
+    def cleaning(self, rounds: int, *, max_trees: int = 50):
+        """ERF Algorithm 2 on the training rows as (function, arguments) for a worker: an
+        Enhanced RF with this model's settings and at most ``max_trees`` trees; None when the
+        model is not an Enhanced RF."""
+        model = self._model()
+        if "sample_importance" not in as_ensemble(model.estimator).diagnostics():
+            return None
+        settings = replace(model.settings,
+                           n_estimators=min(model.settings.n_estimators, max_trees))
+        estimator = workflow.make_estimator(settings, model.task)
+        task = partial(clean, max_rounds=rounds, random_state=settings.random_state)
+        return task, (estimator, model.X_train, model.y_train)

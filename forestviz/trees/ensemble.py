@@ -1,0 +1,143 @@
+"""The weighted-ensemble protocol: what every model family here shares, so that explanations,
+global views and exports read any of them the same way.
+
+Every model of the product predicts, for a row x, with T per-tree outputs f_k(x) and tree
+weights α_k(x) that sum to 1:
+
+    prediction(x) = offset + Σ_k α_k(x) · f_k(x)
+
+* plain forests (Breiman; scikit-learn's ``RandomForest*`` / ``ExtraTrees*``): α_k = 1/T and
+  f_k the trees' own leaf values or class frequencies, offset 0;
+* the Enhanced Random Forest (Bertsimas & Stoumpou, "Enhanced Random Forests", Eq. 4):
+  α_k(x) = u_k(x) from the top trees of the nearest training rows (Eq. 5), or 1/T without
+  model weighting; its tree scores S, S1, S2 (Eqs. 6–8) and the nearest rows are diagnostics;
+* attention forests (Utkin & Konstantinov, "Attention-based random forest and contamination
+  model", Eq. 8 and Eq. 27 for classes): α_k(x) = (1 − ε)·D_k(x) + ε·w_k, the two parts kept;
+* AGBoost (Konstantinov, Utkin & Kirpichenko, "AGBoost: attention-based modification of
+  gradient boosting machine"): the same α over scaled boosting trees, offset F_0.
+
+A model implements :meth:`WeightedEnsemble.ensemble_outputs` (one leaf look-up for all the
+numbers of a batch of rows) and may override the single quantities with faster routes;
+:func:`as_ensemble` gives fitted scikit-learn forests the same face through
+:class:`ForestEnsemble`, a thin wrapper that changes nothing in the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.utils.validation import check_is_fitted
+
+from forestviz.trees.fitted import estimator_trees
+
+SKLEARN_FORESTS = (RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
+                   ExtraTreesRegressor)
+
+
+@dataclass(frozen=True, eq=False)
+class EnsembleOutputs:
+    """The protocol's numbers for n rows.
+
+    ``weights`` α (n, T), rows summing to 1; ``parts`` ((1 − ε)·D, ε·w), each (n, T), summing
+    to α ((α, 0) for a model without a contamination part); ``tree_predictions`` f_k(x): (n, T)
+    values or (n, T, C) class probabilities in the order of the model's ``classes_``;
+    ``offset`` (a float added to every prediction); ``scores`` per-tree diagnostics by name,
+    each (n, T), or None; ``neighbors`` (positions in the rows given to ``fit``, distances),
+    each (n, M), of the training rows the model itself consulted, or None.
+    """
+
+    weights: np.ndarray
+    parts: tuple[np.ndarray, np.ndarray]
+    tree_predictions: np.ndarray
+    offset: float = 0.0
+    scores: dict[str, np.ndarray] | None = None
+    neighbors: tuple[np.ndarray, np.ndarray] | None = None
+
+    def predictions(self) -> np.ndarray:
+        """offset + Σ_k α_k·f_k: (n,) values or (n, C) class probabilities."""
+        if self.tree_predictions.ndim == 3:
+            return np.einsum("nk,nkc->nc", self.weights, self.tree_predictions)
+        return self.offset + np.einsum("nk,nk->n", self.weights, self.tree_predictions)
+
+
+class WeightedEnsemble:
+    """Mixin of every model family: the protocol with defaults built on
+    :meth:`ensemble_outputs`, which a family must implement."""
+
+    def ensemble_outputs(self, X) -> EnsembleOutputs:
+        raise NotImplementedError(f"{type(self).__name__} must implement ensemble_outputs")
+
+    def tree_weights(self, X) -> np.ndarray:
+        """α_k(x) (n, T), rows summing to 1."""
+        return self.ensemble_outputs(X).weights
+
+    def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """((1 − ε)·D(x), ε·w), each (n, T)."""
+        return self.ensemble_outputs(X).parts
+
+    def tree_predictions(self, X) -> np.ndarray:
+        """f_k(x): (n, T) values or (n, T, C) class probabilities."""
+        return self.ensemble_outputs(X).tree_predictions
+
+    def contamination(self) -> tuple[float, np.ndarray]:
+        """(ε, w) of the contamination part, w over the T trees: (0, 1/T) without one."""
+        T = len(estimator_trees(self))
+        return 0.0, np.full(T, 1.0 / T)
+
+    def diagnostics(self) -> dict[str, object]:
+        """What the fit learned beyond the weights, by name (empty for plain forests):
+        ``"rounds"`` (ERF's reweighting history and chosen round), ``"sample_importance"``
+        (ERF's final s_i), ``"search"`` (the attention models' ε–τ validation table)."""
+        return {}
+
+
+def uniform_parts(weights) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of weights without a contamination term: (α, 0)."""
+    return weights, np.zeros_like(weights)
+
+
+class ForestEnsemble(WeightedEnsemble):
+    """A fitted scikit-learn random forest or extra-trees model through the protocol:
+    α_k = 1/T, f_k the trees' own ``predict`` / ``predict_proba`` (their mean is the forest's
+    own prediction, Breiman's rule as scikit-learn implements it). Holds the forest, copies
+    nothing, and is not itself an estimator."""
+
+    def __init__(self, forest):
+        if not isinstance(forest, SKLEARN_FORESTS):
+            raise TypeError(f"expected a scikit-learn forest, got {type(forest).__name__}")
+        check_is_fitted(forest)
+        self.forest = forest
+
+    @property
+    def estimators_(self):
+        return self.forest.estimators_
+
+    def ensemble_outputs(self, X) -> EnsembleOutputs:
+        trees = self.forest.estimators_
+        X = self.forest._validate_X_predict(X) if False else np.asarray(X, dtype=np.float32)
+        if is_classifier(self.forest):
+            values = np.stack([tree.predict_proba(X) for tree in trees], axis=1)
+        else:
+            values = np.stack([tree.predict(X) for tree in trees], axis=1)
+        weights = np.full(values.shape[:2], 1.0 / len(trees))
+        return EnsembleOutputs(weights, uniform_parts(weights), values)
+
+
+def as_ensemble(model) -> WeightedEnsemble:
+    """``model`` itself when it implements the protocol, a :class:`ForestEnsemble` around a
+    fitted scikit-learn forest; TypeError otherwise."""
+    if isinstance(model, WeightedEnsemble):
+        return model
+    if isinstance(model, SKLEARN_FORESTS):
+        return ForestEnsemble(model)
+    raise TypeError(f"{type(model).__name__} is not a weighted tree ensemble: expected an "
+                    "attention forest, an Enhanced random forest, AGBoost, or a scikit-learn "
+                    "random forest or extra-trees model")

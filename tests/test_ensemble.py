@@ -1,0 +1,139 @@
+"""The weighted-ensemble protocol (forestviz.trees.ensemble): every family's numbers recompose
+its own prediction, and scikit-learn forests read through the thin wrapper equal their trees'
+own predictions."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_friedman1
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+
+from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
+from forestviz.boosting import AttentionBoostingRegressor
+from forestviz.enhanced import EnhancedForestClassifier
+from forestviz.trees.ensemble import ForestEnsemble, WeightedEnsemble, as_ensemble
+
+T = 12
+
+
+def _classes(n_classes=2):
+    return make_classification(240, 6, n_informative=4, n_classes=n_classes, random_state=1)
+
+
+def _values():
+    return make_friedman1(240, n_features=6, random_state=1)
+
+
+MODELS = {
+    "rf-classifier": (lambda: RandomForestClassifier(T, random_state=0), _classes),
+    "et-regressor": (lambda: ExtraTreesRegressor(T, random_state=0), _values),
+    "rf-3-classes": (lambda: RandomForestClassifier(T, random_state=0), lambda: _classes(3)),
+    "abrf1-regressor": (lambda: AttentionForestRegressor(T, eps=0.4, tau=2.0, random_state=0),
+                        _values),
+    "abrf1-classifier": (lambda: AttentionForestClassifier(T, random_state=0), _classes),
+    "softmax-regressor": (lambda: AttentionForestRegressor(T, mode="softmax", random_state=0),
+                          _values),
+    "erf": (lambda: EnhancedForestClassifier(T, n_iterations=2, random_state=0), _classes),
+    "erf-unweighted": (lambda: EnhancedForestClassifier(T, n_iterations=2, model_weighting=False,
+                                                        random_state=0), _classes),
+    "agboost": (lambda: AttentionBoostingRegressor(T, random_state=0), _values),
+}
+
+
+@pytest.fixture(scope="module", params=list(MODELS))
+def fitted(request):
+    make, data = MODELS[request.param]
+    X, y = data()
+    return request.param, make().fit(X[:200], y[:200]), X[200:]
+
+
+def test_outputs_recompose_the_models_own_prediction(fitted):
+    _, model, X = fitted
+    out = as_ensemble(model).ensemble_outputs(X)
+    n = X.shape[0]
+    assert out.weights.shape == (n, T)
+    np.testing.assert_allclose(out.weights.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(out.weights >= 0)
+    np.testing.assert_allclose(out.parts[0] + out.parts[1], out.weights, rtol=1e-12, atol=1e-15)
+    if hasattr(model, "predict_proba"):
+        np.testing.assert_allclose(out.predictions(), model.predict_proba(X), rtol=1e-10)
+        assert out.tree_predictions.shape == (n, T, len(model.classes_))
+    else:
+        np.testing.assert_allclose(out.predictions(), model.predict(X), rtol=1e-10)
+        assert out.tree_predictions.shape == (n, T)
+    # the single quantities agree with the batch
+    ensemble = as_ensemble(model)
+    np.testing.assert_allclose(ensemble.tree_weights(X), out.weights, rtol=1e-12)
+    np.testing.assert_allclose(ensemble.tree_predictions(X), out.tree_predictions, rtol=1e-12)
+
+
+def test_contamination_part_is_eps_times_w(fitted):
+    name, model, X = fitted
+    ensemble = as_ensemble(model)
+    eps, w = ensemble.contamination()
+    out = ensemble.ensemble_outputs(X)
+    assert w.shape == (T,) and w.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(out.parts[1], np.broadcast_to(eps * w, (X.shape[0], T)),
+                               atol=1e-15)
+    if eps < 1:  # D recovered from (1 − ε)·D is a distribution over the trees
+        np.testing.assert_allclose((out.parts[0] / (1 - eps)).sum(axis=1), 1.0, rtol=1e-12)
+    if name.startswith(("rf", "et", "erf")):
+        assert eps == 0.0
+        np.testing.assert_array_equal(w, np.full(T, 1 / T))
+
+
+def test_plain_forests_are_uniform_over_their_trees_own_predictions():
+    X, y = _classes(3)
+    forest = ExtraTreesClassifier(T, random_state=0).fit(X, y)
+    out = ForestEnsemble(forest).ensemble_outputs(X[:7])
+    np.testing.assert_array_equal(out.weights, np.full((7, T), 1 / T))
+    per_tree = np.stack([tree.predict_proba(X[:7].astype(np.float32))
+                         for tree in forest.estimators_], axis=1)
+    np.testing.assert_allclose(out.tree_predictions, per_tree, rtol=1e-12)
+    Xr, yr = _values()
+    forest = RandomForestRegressor(T, random_state=0).fit(Xr, yr)
+    per_tree = np.stack([tree.predict(Xr[:7]) for tree in forest.estimators_], axis=1)
+    np.testing.assert_allclose(ForestEnsemble(forest).tree_predictions(Xr[:7]), per_tree)
+
+
+def test_enhanced_forest_diagnostics_are_its_scores_and_neighbours():
+    X, y = _classes()
+    model = EnhancedForestClassifier(T, n_iterations=2, random_state=0).fit(X[:200], y[:200])
+    out = model.ensemble_outputs(X[200:203])
+    scores = model.tree_scores(X[200:203])
+    for key in ("S", "S1", "S2"):
+        np.testing.assert_array_equal(out.scores[key], getattr(scores, key))
+    near = model.neighbors(X[200:203])
+    np.testing.assert_array_equal(out.neighbors[0], near.indices)
+    np.testing.assert_allclose(out.neighbors[1], near.distances)
+    diagnostics = model.diagnostics()
+    assert diagnostics["rounds"] is model.history_
+    assert diagnostics["best_round"] == model.best_iteration_
+    np.testing.assert_array_equal(diagnostics["sample_importance"], model.sample_importance_)
+
+
+def test_unweighted_enhanced_forest_weights_are_the_ones_it_predicts_with():
+    X, y = _classes()
+    model = EnhancedForestClassifier(T, n_iterations=2, model_weighting=False,
+                                     random_state=0).fit(X[:200], y[:200])
+    np.testing.assert_array_equal(model.tree_weights(X[200:]), np.full((40, T), 1 / T))
+    per_tree = model.tree_predictions(X[200:])
+    np.testing.assert_allclose(per_tree.mean(axis=1), model.predict_proba(X[200:]), rtol=1e-12)
+
+
+def test_only_tree_ensembles_are_accepted():
+    X, y = _values()
+    with pytest.raises(TypeError, match="GradientBoostingRegressor is not a weighted tree"):
+        as_ensemble(GradientBoostingRegressor(n_estimators=3).fit(X, y))
+    with pytest.raises(TypeError, match="expected a scikit-learn forest"):
+        ForestEnsemble(object())
+    forest = RandomForestRegressor(3, random_state=0).fit(X, y)
+    assert as_ensemble(forest).forest is forest
+    model = AttentionForestRegressor(T, random_state=0)
+    assert as_ensemble(model) is model and isinstance(model, WeightedEnsemble)
+    assert ForestEnsemble(forest).diagnostics() == {}
