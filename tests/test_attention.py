@@ -1,6 +1,7 @@
 """AttentionForestRegressor/Classifier: the paper's identities, brute-force leaf statistics,
 the out-of-bag leave-one-out view, analytic gradients and scikit-learn conventions."""
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
@@ -94,12 +95,110 @@ def test_small_tau_puts_all_weight_on_the_nearest_leaf_mean(data):
     np.testing.assert_allclose(alpha.max(axis=1), 1.0)
 
 
-def test_grid_search_table_and_choice(abrf1):
+def _brute_force_oob_view(model, X, y):
+    """Per training row s and tree k: whether tree k scores s out of bag (s not in its bootstrap
+    sample and another training row in s's leaf), and then the leave-one-out leaf mean of y and
+    squared distance to the leave-one-out key, by looping over trees, rows and their leaves."""
+    n, T = len(y), len(model.estimators_)
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    scored, values, dists = np.zeros((n, T), dtype=bool), np.zeros((n, T)), np.zeros((n, T))
+    for k, (tree, samples) in enumerate(zip(model.estimators_,
+                                            model.forest_.estimators_samples_, strict=True)):
+        leaves = tree.apply(X.astype(np.float32))
+        in_bag = np.isin(np.arange(n), samples)
+        for s in range(n):
+            others = (leaves == leaves[s]) & (np.arange(n) != s)
+            if in_bag[s] or not others.any():
+                continue
+            scored[s, k] = True
+            values[s, k] = y[others].mean()
+            dists[s, k] = ((Xs[s] - Xs[others].mean(axis=0)) ** 2).sum()
+    return scored, values, dists
+
+
+def _oob_loss(scored, values, dists, y, eps, tau, w):
+    """Out-of-bag MSE of the ABRF-1 model (ε, τ, w): each row by the sub-forest of its
+    out-of-bag trees (softmax over them, w renormalised over them); at ε > 0 a row whose
+    sub-forest carries no w mass is left out."""
+    keep = scored.any(axis=1)
+    scored, values, dists, y = scored[keep], values[keep], dists[keep], y[keep]
+    scores = np.where(scored, -dists / (2 * tau), -np.inf)
+    D = np.exp(scores - scores.max(axis=1, keepdims=True))
+    softmax_prediction = (D * values).sum(axis=1) / D.sum(axis=1)
+    if eps == 0:
+        return np.mean((softmax_prediction - y) ** 2)
+    mass = scored @ w
+    ok = mass > 0
+    contamination = (values * scored) @ w / np.where(ok, mass, 1.0)
+    prediction = (1 - eps) * softmax_prediction + eps * contamination
+    return np.mean(((prediction - y) ** 2)[ok])
+
+
+def test_grid_search_table_and_choice(data, abrf1):
+    """The table's τ are κ·median training distance, its losses are the out-of-bag
+    leave-one-out losses recomputed by brute force, and the fit keeps the pair of least loss."""
+    X, y, _ = data
     table = abrf1.search_results_
+    assert list(table.columns) == ["eps", "kappa", "tau", "validation_loss"]
     assert len(table) == len(EPS_GRID) * len(KAPPA_GRID)
+    assert set(table["eps"]) == set(EPS_GRID) and set(table["kappa"]) == set(KAPPA_GRID)
+    median = np.median(_brute_force_leaf_stats(abrf1, X, y, X)[1])
+    np.testing.assert_allclose(table["tau"], table["kappa"] * median, rtol=1e-12)
     best = table.loc[table["validation_loss"].idxmin()]
-    assert abrf1.eps_ == best["eps"]
-    np.testing.assert_allclose(abrf1.tau_, best["tau"])
+    assert abrf1.eps_ == best["eps"] > 0
+    np.testing.assert_allclose(abrf1.tau_, best["tau"], rtol=1e-12)
+
+    view = _brute_force_oob_view(abrf1, X, y)
+    softmax_rows = table[table["eps"] == 0]  # ε = 0: no w, the Softmax model alone
+    assert len(softmax_rows) == len(KAPPA_GRID)
+    for tau, loss in softmax_rows[["tau", "validation_loss"]].itertuples(index=False):
+        np.testing.assert_allclose(loss, _oob_loss(*view, y, 0.0, tau, None), rtol=1e-10)
+    # the chosen pair with the final w_ (refit at that pair on all rows; its QP is checked
+    # against cvxpy below): equal up to the QP solver's tolerance on the search's own w
+    np.testing.assert_allclose(best["validation_loss"],
+                               _oob_loss(*view, y, abrf1.eps_, abrf1.tau_, abrf1.w_), rtol=1e-4)
+    assert best["validation_loss"] < softmax_rows["validation_loss"].min()
+
+
+def _abrf1_qp_weights(model, X, y, omega):
+    """ABRF-1's w from the paper's QP (Utkin & Konstantinov, eqs 15, 17-19), solved by cvxpy on
+    the n × T problem itself: minimise Σ_s ω_s·(y_s − (1−ε)·Σ_k D_k(x_s)·B_k(x_s)
+    − ε·Σ_k w_k·B_k(x_s))² over the unit simplex, with B and D from brute-force leaf statistics
+    of all training rows at the fitted (ε, τ)."""
+    values, distances = _brute_force_leaf_stats(model, X, y, X)
+    scores = -distances / (2 * model.tau_)
+    D = np.exp(scores - scores.max(axis=1, keepdims=True))
+    D /= D.sum(axis=1, keepdims=True)
+    softmax_prediction = (D * values).sum(axis=1)
+    eps = model.eps_
+    w = cp.Variable(values.shape[1], nonneg=True)
+    residual = cp.multiply(np.sqrt(omega), y - (1 - eps) * softmax_prediction - eps * values @ w)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(residual)), [cp.sum(w) == 1])
+    problem.solve(solver="CLARABEL")
+    assert problem.status == cp.OPTIMAL
+
+    def loss(weights):
+        return np.sum(omega * (y - (1 - eps) * softmax_prediction - eps * values @ weights) ** 2)
+
+    return w.value, loss
+
+
+@pytest.mark.parametrize("case", ["searched", "weighted", "fixed", "extra"])
+def test_contamination_weights_solve_the_qp(data, abrf1, case):
+    """w_ is the simplex QP's solution, checked against cvxpy, for the searched pair, with
+    sample weights, for a fixed (ε, τ) and on an extremely randomised forest."""
+    X, y, _ = data
+    omega = (np.random.default_rng(0).uniform(0.2, 2.0, y.size) if case == "weighted"
+             else np.ones(y.size))
+    kwargs = {"fixed": {"eps": 0.5, "tau": 2.0}, "extra": {"base": "extra"}}.get(case, {})
+    model = abrf1 if case == "searched" else AttentionForestRegressor(**SMALL, **kwargs).fit(
+        X, y, sample_weight=omega)
+    assert model.eps_ > 0  # at ε = 0, w plays no role
+    w, loss = _abrf1_qp_weights(model, X, y, omega)
+    assert model.w_.min() >= 0
+    np.testing.assert_allclose(model.w_.sum(), 1.0)
+    np.testing.assert_allclose(model.w_, w, atol=1e-4)
+    assert loss(model.w_) <= loss(w) * (1 + 1e-6)
 
 
 def test_out_of_bag_view_uses_leave_one_out_leaf_means(data, abrf1):

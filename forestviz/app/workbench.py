@@ -36,6 +36,7 @@ from forestviz.trees.fitted import estimator_trees, impurity_importance
 HEATMAP_ROWS = 150
 HARDEST_ROWS = 15
 TOP_K = 5
+ALTERNATIVES = 3  # nearest other leaves shown per top tree
 
 
 def _quiet(stage: str, fraction: float) -> None:
@@ -193,7 +194,8 @@ class Workbench:
         frame = frame.reindex(columns=columns)  # absent columns: missing
         x = model.preprocessor.transform(frame)[0]
         return explain(model.estimator, x, top_k=top_k, summary=model.summary,
-                       original_row=pd.Series(values), row_id=row_id)
+                       original_row=pd.Series(values), row_id=row_id,
+                       n_alternatives=ALTERNATIVES)
 
     def is_training_row(self, position: int) -> bool:
         return bool(np.isin(position, self._model().train_rows))

@@ -133,12 +133,14 @@ def _decision(model, proba, classes):
 
 
 def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
-            original_row=None, row_id=None, n_neighbors=5, n_alternatives=3) -> Explanation:
+            original_row=None, row_id=None, n_neighbors=5, n_alternatives=0) -> Explanation:
     """Explain ``model``'s prediction for the row ``x`` (m feature values).
 
     Pass a :class:`TrainingSummary` of the model's training rows as ``summary`` (build it once
     with ``TrainingSummary.from_data``); ``X_train`` and ``y_train`` build one on the fly.
     ``original_row``: the row's values as the user knows them (shown in the report).
+    ``n_alternatives``: how many nearest other leaves (one test flip away) to find in each
+    top tree (each costs a few milliseconds: :meth:`DecisionMachine.alternatives`).
     """
     ensemble = as_ensemble(model)
     check_is_fitted(model)
