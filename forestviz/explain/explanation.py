@@ -7,8 +7,8 @@ diagnostics (ERF's tree scores S, S1, S2 and the nearest training rows it consul
 prediction is recomputed as offset + Σ_k α_k(x)·f_k(x) — Utkin & Konstantinov, "Attention-based
 random forest and contamination model", Eq. 8 (Eq. 27 for class probabilities); Bertsimas &
 Stoumpou, "Enhanced Random Forests", Eq. 4; AGBoost's ŷ = F_0 + Σ_k α_k V_k — which equals the
-model's own ``predict``/``predict_proba``. Top trees: by weight, then (ERF) by score S, then by
-tree index.
+model's own ``predict``/``predict_proba``. Top trees: ERF's by score S (Eq. 8), ties by
+weight; every other model's by weight; then by tree index.
 
 Everything drawn from the training data (medians, percentiles, nearest rows when the model has
 none of its own, decision paths) comes from a
