@@ -5,15 +5,20 @@ PY := $(VENV)/bin/python
 RUNTIME_DEBS := graphviz fonts-dejavu-core
 TEST_DEBS := $(RUNTIME_DEBS) chromium
 PORT ?= 8501
+# pytest-xdist workers per test tier (docs/performance.md, "Test suite")
+TEST_WORKERS ?= 2
 
 .PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
 
 run: $(VENV)/.runtime system-deps
 	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
+# Every test, in two tiers: the fast unit tests first, stopping at the first failure, then the
+# slow and browser tests (a test marked serial runs with no other test beside it).
 test: $(VENV)/.test test-system-deps
 	$(PY) -m ruff check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) -x -m "not slow and not browser"
+	$(PY) -m pytest -n $(TEST_WORKERS) -m "slow or browser"
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .

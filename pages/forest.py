@@ -6,7 +6,7 @@ import streamlit as st
 from forestviz.app.jobs import JobCancelled, WorkerDied
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
-from forestviz.explain.names import elide_cells
+from forestviz.names import elide_cells
 from ui import models
 from ui.display import as_text
 

@@ -6,6 +6,7 @@ them under CI (``CI=true``).
 """
 
 import contextlib
+import fcntl
 import os
 import shutil
 import socket
@@ -43,6 +44,27 @@ def require_program(name: str, purpose: str) -> str:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Under pytest-xdist, a test marked ``serial`` runs while no other worker runs a test.
+
+    Each test, with the set-up and tear-down of whatever fixtures it brings (a module's server,
+    the session's browser), holds a shared lock on a file of this run; a ``serial`` test holds
+    it exclusively. Both are taken through a turnstile lock so that tests starting while a
+    serial test waits queue behind it rather than starve it. Without xdist there is nothing to
+    do: tests run one at a time.
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return (yield)
+    run = Path(item.config.option.basetemp).parent  # xdist gives each worker <run>/popen-gwN
+    exclusive = item.get_closest_marker("serial") is not None
+    with open(run / "serial.turnstile", "a") as turnstile, open(run / "serial.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        fcntl.flock(turnstile, fcntl.LOCK_UN)
+        return (yield)  # closing the file after the test releases its lock
 
 
 @pytest.fixture(scope="session")

@@ -27,7 +27,8 @@ BUILDERS = {}
 OFFENDERS: dict[str, tuple[str, ...]] = {}
 EXECUTING: set[str] = set()
 MEMORY_BOUND = {"zip-bomb": 16 * MiB, "zip-bomb-lying-header": 16 * MiB,
-                "npy-huge-shape": 16 * MiB}
+                "npy-huge-shape": 16 * MiB, "directory-over-the-read-budget": 16 * MiB,
+                "directory-declaring-the-whole-file": 16 * MiB}
 _ids = count(10**15)  # node ids no legitimate node has
 
 
@@ -309,6 +310,73 @@ def nested_preprocessor_as_popen(legit, marker):
     return retyped(legit, "TablePreprocessor", "subprocess.Popen")
 
 
+def preprocessor_state(schema) -> dict:
+    """The content (a dict node's entries) of the first TablePreprocessor node of ``schema``."""
+    found = next(nodes_where(schema, lambda n: n.get("__class__") == "TablePreprocessor"))
+    return found["content"]["content"]
+
+
+@hostile("preprocessor-without-its-state", "table preprocessor is damaged")
+def preprocessor_without_its_state(legit, marker):
+    """skops builds an object without calling ``__setstate__`` when its node has no content."""
+    def change(schema):
+        found = next(nodes_where(schema, lambda n: n.get("__class__") == "TablePreprocessor"))
+        del found["content"]
+    return edit(legit, change)
+
+
+@hostile("preprocessor-level-not-text", "levels are damaged")
+def preprocessor_level_not_text(legit, marker):
+    def change(schema):
+        levels = preprocessor_state(schema)["categories_"]["content"]
+        first = next(iter(levels.values()))
+        first["content"][0] = list_of(value("a list where a level goes"))
+    return edit(legit, change)
+
+
+@hostile("preprocessor-median-not-finite", "medians or levels are damaged")
+def preprocessor_median_not_finite(legit, marker):
+    def change(schema):
+        medians = preprocessor_state(schema)["medians_"]["content"]
+        next(iter(medians.values()))["content"] = "Infinity"
+    return edit(legit, change)
+
+
+@hostile("preprocessor-levels-fit-never-makes", "not ones fit makes")
+def preprocessor_levels_fit_never_makes(legit, marker):
+    """Kept levels out of order: fitting the encoder again gives other levels than saved."""
+    def change(schema):
+        levels = preprocessor_state(schema)["categories_"]["content"]
+        kept = next(content for content in levels.values() if len(content["content"]) > 1)
+        kept["content"].reverse()
+    return edit(legit, change)
+
+
+@hostile("preprocessor-foreign-field", "other fields than it writes")
+def preprocessor_foreign_field(legit, marker):
+    """An attribute the plain state never has (the old layout's encoded names, say)."""
+    def change(schema):
+        state = next(nodes_where(
+            schema, lambda n: n.get("__class__") == "TablePreprocessor"))["content"]
+        state["content"]["feature_names_out_"] = tuple_of(value("x"))
+        state["key_types"]["content"].append(node("TypeNode", "builtins.str"))
+    return edit(legit, change)
+
+
+@hostile("preprocessor-too-wide-to-rebuild", "more than forestviz reads")
+def preprocessor_too_wide_to_rebuild(legit, marker):
+    """Its types pass, but fitting it again would encode 3,300 rows x over 1,650 columns (over
+    MAX_REBUILD_CELLS); kept small, so that building the refused file stays cheap."""
+    def change(schema):
+        state = preprocessor_state(schema)
+        state["max_levels"] = state["max_text_levels"] = value(10**6)
+        levels = state["categories_"]["content"]
+        column = next(iter(levels))
+        levels[column] = tuple_of(*(value(f"level {i:04d}") for i in range(1_650)))
+        state["other_levels_"]["content"].pop(column, None)
+    return edit(legit, change)
+
+
 # -------------------------------------------------------------------- not a model file
 @hostile("pickle")
 def pickled_dict(legit, marker):
@@ -353,11 +421,22 @@ def skops_file_of_another_program(legit, marker):
     return sio.dumps(["a", "list", "of", "text"])
 
 
-@hostile("table-replacing-a-method", "'predict' is not a fitted attribute")
+@hostile("table-replacing-a-method", "sets 'predict', which is not a fitted attribute")
 def table_replacing_a_method(legit, marker):
     def change(schema):
-        tables = schema["content"]["frames"]["content"]["estimator"]["content"]
-        tables["predict"] = tables.pop("search_results_")
+        state = schema["content"]["object"]["content"]["estimator"]["content"]["content"]
+        state["predict"] = state.pop("search_results_")
+    return edit(legit, change)
+
+
+@hostile("table-with-a-column-too-many", "columns do not fit together")
+def table_with_a_column_too_many(legit, marker):
+    """A search table naming one more column than it has: refused by the model's own
+    ``__setstate__`` (forestviz.trees.ensemble), not half-built."""
+    def change(schema):
+        state = schema["content"]["object"]["content"]["estimator"]["content"]["content"]
+        names = state["search_results_"]["content"]["__dataframe__"]["content"]["names"]
+        names["content"].append(dict(names["content"][0], content='"extra"', __id__=1))
     return edit(legit, change)
 
 
@@ -418,6 +497,23 @@ def directory_understating_its_entries(legit, marker):
     files = members(legit)
     return raw_zip([stored(name, data) for name, data in files.items()]
                    + [stored(f"{i}.npy", b"") for i in range(25_000)], listed=len(files))
+
+
+@hostile("directory-over-the-read-budget", "zip directory is over")
+def directory_over_the_read_budget(legit, marker):
+    """19,000 entries (fewer than the cap on members) of 200 bytes: refused while zipfile reads
+    the 3.6 MiB directory, before a ZipInfo exists."""
+    files = members(legit)
+    return raw_zip([stored(name, data) for name, data in files.items()]
+                   + [stored(f"{i:0150d}.npy", b"") for i in range(19_000)])
+
+
+@hostile("directory-declaring-the-whole-file", "zip directory is over")
+def directory_declaring_the_whole_file(legit, marker):
+    """An end record whose directory starts at byte 0: 4 MiB of member data read as one."""
+    data = raw_zip([stored("schema.json", bytes(4 * MiB))])
+    end = data.rindex(b"PK\x05\x06")  # its directory size and offset are at +12 and +16
+    return data[:end + 12] + struct.pack("<LL", end, 0) + data[end + 20:]
 
 
 @cache

@@ -23,6 +23,9 @@ from forestviz.app import workflow
 from forestviz.trees.ensemble import as_ensemble
 from ui.display import as_text
 
+# every test drives the app through AppTest, most with real training: seconds each
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = "<img src=x onerror=alert(1)>"
 

@@ -6,11 +6,12 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
+pytestmark = pytest.mark.browser
+
 HOSTILE = "<img src=x onerror=alert(1)>"
 TIMEOUT = 30_000  # ms; the first script run imports pandas, scikit-learn and the data set
 
 
-@pytest.mark.browser
 def test_home_then_upload_a_csv(page, dialogs, artifacts_dir, tmp_path):
     rng = np.random.default_rng(0)
     upload = tmp_path / "ward_7.csv"

@@ -2,12 +2,15 @@
 explanation, a hostile upload through Enhanced RF to an explanation, a malformed file, and two
 browser sessions at once. Screenshots go to the temporary artifacts directory."""
 
+import re
 import time
 
 import numpy as np
 import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 TIMEOUT = 60_000  # ms: a first run imports scikit-learn; training shares two busy cores
@@ -60,6 +63,39 @@ def download_report(page: Page) -> str:
     return download.value.path().read_text(encoding="utf-8")
 
 
+def metric(page: Page, label: str) -> str:
+    """The value the prediction card shows under ``label``."""
+    card = page.get_by_test_id("stMain").get_by_test_id("stMetric").filter(has_text=label).first
+    return card.get_by_test_id("stMetricValue").inner_text().strip()
+
+
+def expect_report_of_the_page(page: Page, report: str, row: str) -> None:
+    """The downloaded report is the HTML document of the row the page explains: its title and
+    heading name the row, and its prediction, concentration figures and tree sections are the
+    ones the page shows (one path drawing per top tree)."""
+    assert report.startswith("<!DOCTYPE html>\n<html lang=\"en\">")
+    assert report.rstrip().endswith("</body></html>")
+    assert f"<title>forestviz explanation of row {row}</title>" in report
+    assert f"<h1>Explanation of row {row}</h1>" in report
+    assert f"Predicted class: <b>{metric(page, 'Predicted class')}</b>" in report
+    probability = float(metric(page, "P(Yes)"))
+    shown = re.search(r"<td>Yes</td><td>([0-9.e-]+)</td>", report)
+    assert shown is not None and abs(float(shown[1]) - probability) <= 0.005 + 1e-9
+    effective = metric(page, "Effective number of trees")
+    assert re.search(rf"Effective number of trees 1/Σα² = {re.escape(effective)} of \d+", report)
+    assert f"carry\n{metric(page, 'Weight of the top 5 trees')} of the weight" in report
+    main = page.get_by_test_id("stMain")
+    top = int(re.search(r"The (\d+) trees that carry",
+                        main.get_by_test_id("stHeading").filter(
+                            has_text="trees that carry").first.inner_text())[1])
+    sections = re.findall(r"<h3>Tree (\d+): weight ([0-9.]+)", report)
+    on_page = [(m[1], m[2]) for m in (re.match(r"Tree (\d+): weight ([0-9.]+)", text) for text in
+               main.get_by_text(re.compile(r"^Tree \d+: weight")).all_inner_texts())]
+    assert len(sections) == top and sections == on_page
+    assert report.count('<img class="tree"') == top
+    assert report.count('src="data:image/svg+xml;base64,') == top
+
+
 def shoot(page: Page, artifacts_dir, name: str) -> None:
     path = artifacts_dir / f"{name}.png"
     page.screenshot(path=path, full_page=True)
@@ -79,7 +115,6 @@ def write_table(path, *, n: int, feature: str, target: str, seed: int) -> None:
     }).to_csv(path, index=False)
 
 
-@pytest.mark.browser
 def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server):
     opened = time.monotonic()
     page.goto("/")
@@ -107,8 +142,7 @@ def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server
     shoot(page, artifacts_dir, "1-explain")
     row = page.get_by_test_id("stHeading").filter(has_text="Row P").first.inner_text().split()[1]
     report = download_report(page)
-    assert report.startswith("<!DOCTYPE html>") or report.lstrip().startswith("<")
-    assert row in report and "<svg" in report
+    expect_report_of_the_page(page, report, row)
     main.get_by_text("Most similar training rows").scroll_into_view_if_needed()
     shoot(page, artifacts_dir, "1-explain-lower")
     go_to(page, "Forest")
@@ -124,7 +158,6 @@ def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server
     assert dialogs == []
 
 
-@pytest.mark.browser
 def test_hostile_names_through_enhanced_rf(page, dialogs, artifacts_dir, tmp_path):
     path = tmp_path / "ward.csv"
     write_table(path, n=80, feature=HOSTILE, target="sepsis", seed=1)
@@ -146,7 +179,6 @@ def test_hostile_names_through_enhanced_rf(page, dialogs, artifacts_dir, tmp_pat
     assert page.locator("img[src='x']").count() == 0
 
 
-@pytest.mark.browser
 def test_a_malformed_file_then_the_app_keeps_working(page, dialogs, artifacts_dir, tmp_path):
     path = tmp_path / "broken.csv"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR garbage")
@@ -161,7 +193,6 @@ def test_a_malformed_file_then_the_app_keeps_working(page, dialogs, artifacts_di
     assert dialogs == []
 
 
-@pytest.mark.browser
 def test_two_sessions_at_once_see_only_their_own(browser, base_url, artifacts_dir, tmp_path):
     pages = []
     for name, feature, target, seed in (("alpha.csv", "lactate", "sepsis", 2),

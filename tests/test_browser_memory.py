@@ -18,6 +18,8 @@ from playwright.sync_api import expect
 from bench.server_memory import status, write_csv
 from tests.conftest import REPO, SERVER_START_TIMEOUT, _free_port, _healthy
 
+pytestmark = pytest.mark.browser
+
 MB = 2**20
 BUDGET_MB = 64
 TTL = 3  # s: server.disconnectedSessionTTL
@@ -127,7 +129,6 @@ def expire_closed_sessions(browser, url, closed: float):
     time.sleep(1.0)
 
 
-@pytest.mark.browser
 @pytest.mark.slow
 def test_uploads_are_released_and_the_budget_refuses_with_its_figure(
         browser, memory_server, files):

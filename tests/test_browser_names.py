@@ -10,6 +10,8 @@ from playwright.sync_api import Page, expect
 
 from ui.display import WORD_JOINER
 
+pytestmark = pytest.mark.browser
+
 TIMEOUT = 60_000  # ms
 TRAIN_TIMEOUT = 120_000  # ms: training shares two busy cores
 
@@ -69,7 +71,6 @@ def check_links(page: Page, artifacts_dir, step: str, must_show=()) -> None:
     assert page.get_by_test_id("stException").count() == 0
 
 
-@pytest.mark.browser
 def test_names_that_look_like_links_stay_text(page, dialogs, artifacts_dir, tmp_path, require_dot):
     path = tmp_path / FILE
     write_table(path)

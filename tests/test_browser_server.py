@@ -14,6 +14,8 @@ from playwright.sync_api import Page, expect
 
 from tests.test_browser_flows import TIMEOUT, go_to, shoot, upload_table
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.serial]
+
 A_FEATURE = "alpha_marker_A"
 
 
@@ -84,7 +86,6 @@ def start_big_training(page: Page) -> None:
     idle(page)  # A's own page run is done; what remains is the worker process
 
 
-@pytest.mark.browser
 def test_training_never_freezes_another_session(browser, own_app_server, artifacts_dir,
                                                 tmp_path):
     """Its own server: sessions and caches left by other tests must not weigh on the timing,

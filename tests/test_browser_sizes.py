@@ -19,10 +19,11 @@ from tests.test_browser_flows import (
     upload_table,
 )
 
+pytestmark = pytest.mark.browser
+
 A4_PX = 794  # 210 mm at 96 px per inch
 
 
-@pytest.mark.browser
 @pytest.mark.slow
 def test_one_huge_cell_is_refused_and_the_tab_survives(page, dialogs, artifacts_dir, tmp_path):
     path = tmp_path / "huge-cell.csv"
@@ -47,7 +48,6 @@ def test_one_huge_cell_is_refused_and_the_tab_survives(page, dialogs, artifacts_
     assert dialogs == []
 
 
-@pytest.mark.browser
 def test_a_five_thousand_character_name_keeps_drawings_and_report_narrow(
         page, browser, dialogs, artifacts_dir, tmp_path):
     long_name = "very long laboratory value name " * 157 + "end"

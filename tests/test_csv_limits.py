@@ -210,6 +210,7 @@ VALUES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(
@@ -265,6 +266,7 @@ MEMORY_CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
 def test_parsing_a_20_mb_numeric_table_costs_at_most_4_times_its_size(tmp_path):
     rows = 250_000

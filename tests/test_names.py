@@ -1,4 +1,4 @@
-"""forestviz.explain.names: display names are short, distinct and one line; the full name is
+"""forestviz.names: display names are short, distinct and one line; the full name is
 kept."""
 
 import random
@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from forestviz.explain.names import (
+from forestviz.names import (
     ELLIPSIS,
     NAME_LIMIT,
     DisplayNames,

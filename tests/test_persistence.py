@@ -85,12 +85,14 @@ def patients(n=80, seed=0) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def fitted():
+    """Every family fitted once: seconds (the L1 searches solve an LP per ε), so the tests
+    using it are marked slow."""
     return {name: model.fit(*DATA[task]) for name, model, task in MODELS}
 
 
 @pytest.fixture(scope="module")
 def preprocessor():
-    return TablePreprocessor().fit(patients())
+    return TablePreprocessor(max_levels=5).fit(patients())  # 'Ward' keeps 5 of its 15 levels
 
 
 def payload(estimator, preprocessor) -> dict:
@@ -135,6 +137,7 @@ def written_nodes(data: bytes) -> set[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------------------- round trips
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "task"), [(name, task) for name, _, task in MODELS])
 def test_every_family_round_trips(fitted, name, task):
     model, X = fitted[name], DATA[task][0]
@@ -153,20 +156,23 @@ def test_every_family_round_trips(fitted, name, task):
         pd.testing.assert_frame_equal(frames_of(loaded)[key], frame)
 
 
+@pytest.mark.slow
 def test_the_fixtures_have_dataframe_attributes(fitted):
     assert frames_of(fitted["abrf-abrf1-l2-random-regressor"]).keys() == {"search_results_"}
     assert frames_of(fitted["agboost-gbm"]).keys() == {"search_results_"}
 
 
+@pytest.mark.slow
 def test_a_frame_keeps_its_column_order_and_types(fitted):
-    model = copy.copy(fitted["rf-regressor"])
+    model = copy.copy(fitted["abrf-abrf1-l2-random-regressor"])
     model.table_ = pd.DataFrame({"z": [1.5, np.nan], "count": [1, 2], "label": ["a", None],
                                  "flag": [True, False]})
     pd.testing.assert_frame_equal(loads(dumps(model)).table_, model.table_)
 
 
+@pytest.mark.slow
 def test_a_frame_with_its_own_index_is_not_saved(fitted):
-    model = copy.copy(fitted["rf-regressor"])
+    model = copy.copy(fitted["abrf-abrf1-l2-random-regressor"])
     model.table_ = pd.DataFrame({"a": [1.0, 2.0]}, index=[5, 9])
     with pytest.raises(TypeError, match="default index"):
         dumps(model)
@@ -174,12 +180,29 @@ def test_a_frame_with_its_own_index_is_not_saved(fitted):
 
 def test_the_preprocessor_round_trips(preprocessor):
     frame = patients(seed=1)
+    frame.loc[[0, 1], "Ward"] = ["a ward never seen", None]  # unseen and missing levels
     loaded = loads(dumps(preprocessor))
     np.testing.assert_array_equal(loaded.transform(frame), preprocessor.transform(frame))
     assert loaded.get_feature_names_out().tolist() == preprocessor.get_feature_names_out().tolist()
-    assert loaded.notes_ == preprocessor.notes_
+    assert loaded.source_columns_.tolist() == preprocessor.source_columns_.tolist()
+    assert loaded.notes_ == preprocessor.notes_ and preprocessor.other_levels_
+    for name in ("medians_", "categories_", "other_levels_", "dropped_columns_"):
+        assert getattr(loaded, name) == getattr(preprocessor, name)
+    assert loaded.get_params() == preprocessor.get_params()
+    pd.testing.assert_frame_equal(loaded.inverse_transform(loaded.transform(frame)),
+                                  preprocessor.inverse_transform(preprocessor.transform(frame)))
 
 
+def test_the_preprocessor_is_saved_as_plain_data(preprocessor):
+    """Its file holds names, medians and levels, no scikit-learn encoder: the ColumnTransformer
+    is fitted again when the file is read."""
+    written = written_nodes(dumps(preprocessor))
+    assert ("ObjectNode", "forestviz.io.preprocessing.TablePreprocessor") in written
+    assert not [name for _, name in written if name.startswith("sklearn.")]
+    assert loads(dumps(preprocessor)).column_transformer_ is not preprocessor.column_transformer_
+
+
+@pytest.mark.slow
 def test_the_app_payload_round_trips(fitted, preprocessor):
     estimator = fitted["abrf-abrf1-l2-random-regressor"]
     saved = payload(estimator, preprocessor)
@@ -200,6 +223,7 @@ def test_the_app_payload_round_trips(fitted, preprocessor):
                                   preprocessor.transform(frame))
 
 
+@pytest.mark.slow
 def test_other_objects_are_not_saved(fitted):
     with pytest.raises(TypeError, match=r"pandas\.Series \(as a ObjectNode\)"):
         dumps({"estimator": fitted["rf-regressor"], "column": pd.Series([1.0, 2.0])})
@@ -209,10 +233,11 @@ def test_other_objects_are_not_saved(fitted):
         dumps({1: "a key that is not text"})
 
 
+@pytest.mark.slow
 def test_the_envelope_names_format_and_version(fitted):
     data = dumps(fitted["rf-regressor"])
     envelope = sio.loads(data, trusted=sorted(TRUSTED_TYPES))
-    assert envelope["format"] == model_files.FILE_FORMAT == "forestviz-model/4"
+    assert envelope["format"] == model_files.FILE_FORMAT == "forestviz-model/5"
     assert envelope["forestviz_version"] == "0.1.0"
     assert json.loads(zipfile.ZipFile(io.BytesIO(data)).read("schema.json"))["protocol"] \
         == model_archive.SKOPS_PROTOCOL
@@ -240,7 +265,18 @@ def test_a_file_of_the_flat_layout_asks_to_train_again(legit):
         loads(old)
 
 
+def test_a_file_of_format_4_asks_to_train_again(legit):
+    """Format 4 held the hand-written preprocessor's attributes: "train again", not a crash."""
+    def as_saved_by_format_4(schema):
+        schema["content"]["format"]["content"] = json.dumps("forestviz-model/4")
+
+    with pytest.raises(ModelFileError, match=r"file format forestviz-model/4.*reads "
+                       r"forestviz-model/5\. Train the model again"):
+        loads(hostile_models.edit(legit, as_saved_by_format_4))
+
+
 # -------------------------------------------------------------------------- trusted set
+@pytest.mark.slow
 def test_the_trusted_set_is_exactly_what_forestviz_writes(fitted, preprocessor):
     written = set()
     for name, _, task in MODELS:  # saved after predicting, as the app does

@@ -15,8 +15,8 @@ from sklearn.datasets import make_classification, make_friedman1
 from forestviz.attention import AttentionForestRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import plots
-from forestviz.explain.names import HOVER_WIDTH, NAME_LIMIT, elide
 from forestviz.explain.plots.density import _bandwidth
+from forestviz.names import HOVER_WIDTH, NAME_LIMIT, elide
 
 RNG = np.random.default_rng(0)
 NASTY = ["<img src=x onerror=alert(1)>", "<b>x</b>", "a & b"]

@@ -1,4 +1,8 @@
-"""TablePreprocessor: readable names, imputation, one-hot encoding, dropping, round trip."""
+"""TablePreprocessor: readable names, imputation, one-hot encoding, dropping, round trip;
+its output against pandas alone, and its copies, pickles and saved state."""
+
+import copy
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -161,3 +165,109 @@ def test_wrong_inputs():
         TablePreprocessor().fit(np.zeros((3, 2)))
     with pytest.raises(DataError, match="None of the feature columns"):
         TablePreprocessor().fit(pd.DataFrame({"id": [f"r{i}" for i in range(60)]}))
+
+
+# ------------------------------------------------- against an independent computation
+def clinic(n_rows=None):
+    """Missing and non-finite numbers; 'City' has levels of 4, 3, 2, 1 and 1 rows and a gap."""
+    frame = pd.DataFrame({
+        "Age": [30, np.nan, 50, 41, np.inf, 62, 28, 35, 47, 58, 39, 44],
+        "City": ["A", "A", "B", "A", "C", "B", None, "A", "C", "D", "E", "B"],
+        "Dose": ["1,000", "2,500", None, "750", "1,250", "900", "3,000", "1,100", "800",
+                 "2,000", "1,500", "1,700"],
+    })
+    return frame if n_rows is None else frame.head(n_rows)
+
+
+def expected_matrix(train: pd.DataFrame, test: pd.DataFrame, kept: list[str]) -> pd.DataFrame:
+    """The encoding computed with pandas alone: medians of the finite training values fill the
+    gaps, ``get_dummies`` encodes 'City' with the levels outside ``kept`` as '(other)'."""
+    numbers = {}
+    for column in ("Age", "Dose"):
+        values = pd.to_numeric(train[column].astype(str).str.replace(",", ""), errors="coerce")
+        median = values[np.isfinite(values)].median()
+        test_values = pd.to_numeric(test[column].astype(str).str.replace(",", ""),
+                                    errors="coerce")
+        numbers[column] = test_values.where(np.isfinite(test_values)).fillna(median)
+    city = test["City"].where(test["City"].isin(kept) | test["City"].isna(), "(other)")
+    dummies = pd.get_dummies(city, prefix="City", prefix_sep="=", dtype=float)
+    dummies = dummies.reindex(columns=[f"City={c}" for c in [*kept, "(other)"]], fill_value=0.0)
+    return pd.concat([numbers["Age"].rename("Age"), dummies, numbers["Dose"].rename("Dose")],
+                     axis=1)
+
+
+def test_matches_get_dummies_and_median_filling_with_missing_unseen_and_rare_levels():
+    train = clinic()
+    test = pd.DataFrame({"Age": [np.nan, -np.inf, 70.0, 33.0, 45.0],
+                         "City": ["D", "Z", None, "A", "E"],  # rare, unseen, missing
+                         "Dose": ["5,000", None, "abc", "1,000", "600"]})
+    pre = TablePreprocessor(max_levels=3).fit(train)
+    assert pre.categories_ == {"City": ("A", "B", "C")}
+    assert pre.other_levels_ == {"City": ("D", "E")}
+    expected = expected_matrix(train, test, ["A", "B", "C"])
+    assert pre.get_feature_names_out().tolist() == list(expected.columns)
+    np.testing.assert_array_equal(pre.transform(test), expected.to_numpy())
+    np.testing.assert_array_equal(pre.transform(train), expected_matrix(train, train, [
+        "A", "B", "C"]).to_numpy())
+
+
+def test_without_a_group_unseen_levels_set_nothing_like_get_dummies():
+    train = clinic(9)  # 'City' has 3 levels: all kept
+    pre = TablePreprocessor(max_levels=3).fit(train)
+    test = pd.DataFrame({"Age": [1.0, 2.0], "City": ["Z", "C"], "Dose": ["1", "2"]})
+    expected = expected_matrix(train, test, ["A", "B", "C"]).drop(columns="City=(other)")
+    assert pre.get_feature_names_out().tolist() == list(expected.columns)
+    np.testing.assert_array_equal(pre.transform(test), expected.to_numpy())
+
+
+def test_the_encoding_is_scikit_learns_column_transformer():
+    pre = TablePreprocessor(max_levels=3).fit(clinic())
+    parts = {name: (type(part).__name__, columns)
+             for name, part, columns in pre.column_transformer_.transformers_}
+    assert parts == {"numbers": ("SimpleImputer", [0, 1]), "levels": ("OneHotEncoder", [2])}
+    encoder = pre.column_transformer_.named_transformers_["levels"]
+    assert encoder.get_params()["max_categories"] == 4
+    assert encoder.get_params()["handle_unknown"] == "infrequent_if_exist"
+    assert encoder.get_feature_names_out().tolist() == [
+        "City=A", "City=B", "City=C", "City=(other)"]
+    assert pre.column_transformer_.named_transformers_["numbers"].statistics_.tolist() == [
+        pre.medians_["Age"], pre.medians_["Dose"]]
+
+
+def test_levels_tied_at_the_cut_keep_the_alphabetically_later_ones():
+    """scikit-learn's rule (the hand-written encoder kept the earlier ones)."""
+    X = pd.DataFrame({"Level": ["a", "a", "b", "b", "c", "c", "d"]})
+    pre = TablePreprocessor(max_levels=2).fit(X)
+    assert pre.categories_ == {"Level": ("b", "c")}
+    assert pre.other_levels_ == {"Level": ("a", "d")}
+
+
+# ----------------------------------------------------------------- copies and pickles
+def test_copies_and_pickles_rebuild_the_same_encoder():
+    train = clinic()
+    pre = TablePreprocessor(max_levels=3).fit(train)
+    for other in (copy.deepcopy(pre), copy.copy(pre), pickle.loads(pickle.dumps(pre))):
+        assert other.column_transformer_ is not pre.column_transformer_
+        np.testing.assert_array_equal(other.transform(train), pre.transform(train))
+        assert other.get_feature_names_out().tolist() == pre.get_feature_names_out().tolist()
+        assert other.__getstate__() == pre.__getstate__()
+    unfitted = pickle.loads(pickle.dumps(TablePreprocessor(max_levels=4)))
+    assert unfitted.get_params() == {"max_levels": 4, "max_text_levels": 50}
+    with pytest.raises(NotFittedError):
+        unfitted.transform(train)
+    shown = pickle.loads(pickle.dumps(clone(pre).set_output(transform="pandas").fit(train)))
+    assert list(shown.transform(train).columns) == pre.get_feature_names_out().tolist()
+
+
+@pytest.mark.parametrize("damage", [
+    {"medians_": {"Age": "40"}},
+    {"medians_": {"Age": float("nan"), "Dose": 1.0}},
+    {"categories_": {"City": ("C", "B", "A")}},  # not the sorted levels fit makes
+    {"other_levels_": {"City": ("A",)}},  # a level both kept and grouped
+    {"feature_names_in_": ("Age", "City")},  # 'Dose' has a median but is no column
+    {"column_transformer_": None},
+])
+def test_a_state_fit_never_makes_is_refused(damage):
+    state = {**TablePreprocessor(max_levels=3).fit(clinic()).__getstate__(), **damage}
+    with pytest.raises(ValueError, match="preprocessor's"):
+        TablePreprocessor().__setstate__(state)

@@ -16,9 +16,9 @@ from sklearn.datasets import make_classification
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.explain.names import NAME_LIMIT, elide
 from forestviz.explain.report import tree_drawings
 from forestviz.explain.summary import TrainingSummary
+from forestviz.names import NAME_LIMIT, elide
 
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
 EXTERNAL = re.compile(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", re.IGNORECASE)
@@ -112,6 +112,7 @@ def test_report_shows_prediction_threshold_and_neighbours(hostile):
         assert html.escape(row_id) in rest
 
 
+@pytest.mark.slow
 def test_report_embeds_tree_drawings(hostile, require_dot):
     from forestviz.explain.treeviz import TreeContext, render_tree
 

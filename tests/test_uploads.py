@@ -1,5 +1,5 @@
 """The upload memory budget (forestviz.app.uploads) and elided table cells
-(forestviz.explain.names)."""
+(forestviz.names)."""
 
 import gc
 
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from forestviz.app.uploads import BudgetExceeded, TableBudget, table_bytes
-from forestviz.explain.names import CELL_PREVIEW_LIMIT, elide_cells
 from forestviz.io.csv_input import DataError
+from forestviz.names import CELL_PREVIEW_LIMIT, elide_cells
 
 MB = 2**20
 

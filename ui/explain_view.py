@@ -10,8 +10,8 @@ import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation
-from forestviz.explain.names import elide
 from forestviz.explain.treeviz import TreeRenderError, render_tree
+from forestviz.names import elide
 from ui.display import as_text
 
 

@@ -15,6 +15,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from forestviz.attention.estimators import AttentionForestRegressor
+from forestviz.attention.weights import softmax_part_to_D
 from forestviz.enhanced.estimator import EnhancedForestClassifier
 from forestviz.explain.treeviz import TreeContext
 from forestviz.io.bundled import list_datasets, load_dataset
@@ -37,18 +38,13 @@ def numeric(name: str):
             [str(n) for n in pre.get_feature_names_out()], dataset.target, dataset.classes)
 
 
-def _softmax_part(D, eps):
-    """D = softmax(−d/2τ) from its scaled part (1 − ε)·D (uniform when ε = 1)."""
-    return D / (1.0 - eps) if eps < 1.0 else np.full_like(D, 1.0 / D.shape[-1])
-
-
 def three_tree_weights(name: str, eps: float, row: int):
     """(D, w, α) of one row under a 3-tree ABRF-1 at contamination ``eps`` (τ chosen): ABRF
     Fig. 1."""
     X, y, *_ = numeric(name)
     model = AttentionForestRegressor(3, eps=eps, random_state=SEED).fit(X, y)
     D, contamination = model.tree_weight_parts(X[row:row + 1])
-    return _softmax_part(D[0], eps), model.w_, contamination[0] + D[0]
+    return softmax_part_to_D(D[0], eps), model.w_, contamination[0] + D[0]
 
 
 def eps_tau_search(name: str):
@@ -59,7 +55,7 @@ def eps_tau_search(name: str):
     model = AttentionForestRegressor(50, random_state=SEED).fit(X_train, y_train)
     D, contamination = model.tree_weight_parts(X_test[:10])
     return (model.search_results_, float(np.var(y_train)), D + contamination,
-            _softmax_part(D, model.eps_), model.eps_)
+            softmax_part_to_D(D, model.eps_), model.eps_)
 
 
 def erf_rounds(rounds: int):

@@ -22,7 +22,6 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 from sklearn.metrics import accuracy_score, f1_score, mean_absolute_error, r2_score, roc_auc_score
-from sklearn.model_selection import train_test_split
 
 from forestviz.attention.estimators import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting.estimator import AttentionBoostingRegressor
@@ -35,6 +34,7 @@ from forestviz.io.export import csv_bytes
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.files import ModelFileError
 from forestviz.trees.ensemble import as_ensemble
+from forestviz.trees.rows import split_rows
 
 Progress = Callable[[str, float], None]
 
@@ -130,22 +130,6 @@ def baselines(task: str, settings: Settings) -> dict[str, object]:
                 random_state=settings.random_state)}
 
 
-def split_rows(dataset: Dataset, test_size: float, random_state: int):
-    """Positions of the training and held-out rows: stratified by class when every class has
-    at least two rows on each side, else a plain random split."""
-    y = dataset.y.to_numpy()
-    rows = np.arange(len(y))
-    stratify = None
-    if dataset.task == "classification":
-        counts = pd.Series(y).value_counts()
-        n_test = int(np.ceil(test_size * len(y)))
-        if counts.min() >= 2 and min(n_test, len(y) - n_test) >= len(counts):
-            stratify = y
-    train, test = train_test_split(rows, test_size=test_size, stratify=stratify,
-                                   random_state=random_state)
-    return np.sort(train), np.sort(test)
-
-
 def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
     """Held-out metrics: AUC / F1 / accuracy (classification) or R² / MAE (regression)."""
     if task == "regression":
@@ -214,7 +198,9 @@ def train_bundle(dataset: Dataset, choice: DataChoice, settings: Settings,
     the first 75 %), then the baselines; raises DataError for a target the family can't learn."""
     estimator = make_estimator(settings, dataset.task)
     progress("preparing the features", 0.0)
-    train_rows, test_rows = split_rows(dataset, settings.test_size, settings.random_state)
+    train_rows, test_rows = split_rows(dataset.y.to_numpy(), settings.test_size,
+                                       settings.random_state,
+                                       stratify=dataset.task == "classification")
     preprocessor, X_train, _ = _prepare(dataset, train_rows, test_rows)
     y_train = dataset.y.to_numpy()[train_rows]
     started = time.perf_counter()

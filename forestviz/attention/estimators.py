@@ -24,7 +24,7 @@ from sklearn.ensemble import (
 from sklearn.model_selection import ShuffleSplit, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from forestviz.attention.gradients import AttentionProblem, train_attention
 from forestviz.attention.search import (
@@ -35,14 +35,22 @@ from forestviz.attention.search import (
     search,
     weights_at,
 )
-from forestviz.attention.weights import PREDICT_BLOCK, combine, distances, softmax_weights
+from forestviz.attention.weights import (
+    PREDICT_BLOCK,
+    combine,
+    contaminate,
+    distances,
+    softmax_weights,
+    weight_parts,
+)
 from forestviz.trees.checks import (
+    ATTENTION_CHECKS,
     Progress,
-    check_parameters,
     check_rows,
+    check_sample_weight,
     ignore_progress,
-    is_count,
-    is_real,
+    one_of,
+    parameter_check,
 )
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
@@ -63,6 +71,12 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
     """Shared fit/predict machinery of the attention forests (see the module docstring)."""
 
     _task = "regression"
+    _check_params = parameter_check({
+        **ATTENTION_CHECKS,
+        "base": ((lambda base: base in _BASES), f"one of {sorted(_BASES)}"),
+        "mode": one_of(*_MODES),
+        "loss": one_of("l2", "l1"),
+    })
 
     def __init__(self, n_estimators=100, *, base="random", mode="abrf1", loss="l2", eps="auto",
                  tau="auto", min_samples_leaf=10, max_depth=None, max_features=1.0,
@@ -84,21 +98,6 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         self.n_jobs = n_jobs
 
     # ----------------------------------------------------------------- validation
-    def _check_params(self):
-        check_parameters(self, [
-            ("n_estimators", is_count(self.n_estimators), "an int >= 1"),
-            ("base", self.base in _BASES, f"one of {sorted(_BASES)}"),
-            ("mode", self.mode in _MODES, f"one of {list(_MODES)}"),
-            ("loss", self.loss in ("l2", "l1"), "'l2' or 'l1'"),
-            ("eps", self.eps == "auto" or (is_real(self.eps) and 0.0 <= self.eps <= 1.0),
-             "'auto' or a float in [0, 1]"),
-            ("tau", self.tau == "auto" or (is_real(self.tau) and np.isfinite(self.tau)
-                                           and self.tau > 0), "'auto' or a float > 0"),
-            ("distance", self.distance in ("standardized", "raw"), "'standardized' or 'raw'"),
-            ("validation_fraction", is_real(self.validation_fraction)
-             and 0.0 < self.validation_fraction < 1.0, "a float in (0, 1)"),
-        ])
-
     def _targets(self, y):
         """(n, C) targets: y itself (C = 1) for regression."""
         return y.astype(np.float64)[:, None]
@@ -123,8 +122,7 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
             raise ValueError(f"an attention forest needs n_samples >= 2, "
                              f"got n_samples={X.shape[0]}")
         Y = self._targets(y)
-        weight = (np.ones(X.shape[0]) if sample_weight is None
-                  else _check_sample_weight(sample_weight, X))
+        weight = check_sample_weight(sample_weight, X)
         report = progress or ignore_progress
         rng = check_random_state(self.random_state)
         n = X.shape[0]
@@ -251,14 +249,14 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
     def tree_weights(self, X) -> np.ndarray:
         """Attention weights α_k(x) = (1 − ε)·D_k(x) + ε·w_k (n, T), rows sum to 1."""
         D = self._softmax_part(self._check_X(X))[1]
-        return (1.0 - self.eps_) * D + self.eps_ * self.w_
+        return contaminate(D, self.w_, self.eps_)
 
     def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
         """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
         return self._weight_parts(self._softmax_part(self._check_X(X))[1])
 
     def _weight_parts(self, D) -> tuple[np.ndarray, np.ndarray]:
-        return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy()
+        return weight_parts(D, self.w_, self.eps_)
 
     def tree_predictions(self, X) -> np.ndarray:
         """Per-tree leaf values B_k(x) (n, T), or class frequencies p_k(x) (n, T, C)."""
@@ -295,8 +293,7 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         for start in range(0, X.shape[0], PREDICT_BLOCK):
             block = slice(start, start + PREDICT_BLOCK)
             D = self._softmax_part(X[block], leaves[block])[1]
-            alpha = (1.0 - self.eps_) * D + self.eps_ * self.w_
-            out[block] = combine(alpha, self._values[leaves[block]])
+            out[block] = combine(contaminate(D, self.w_, self.eps_), self._values[leaves[block]])
         return out
 
 
@@ -312,12 +309,13 @@ class AttentionForestRegressor(RegressorMixin, _AttentionForest):
     """
 
     def predict(self, X) -> np.ndarray:
-        """ŷ(x) = Σ_k α_k(x)·B_k(x) (eqs 13, 23, 24)."""
+        """ŷ(x) = Σ_k α_k(x)·B_k(x) (Eq. 8, with α of Eq. 14, 23 or 24)."""
         return self._predict_values(X)[:, 0]
 
 
 class AttentionForestClassifier(ClassifierMixin, _AttentionForest):
-    """Attention-based random forest classifier: p(x) = Σ_k α_k(x)·p_k(x) (eqs 28-30).
+    """Attention-based random forest classifier: p(x) = Σ_k α_k(x)·p_k(x) (Eq. 27; w fitted by
+    the QP of Eq. 30).
 
     Same parameters and fitted attributes as :class:`AttentionForestRegressor`, plus
     ``classes_``; ``max_features`` defaults to "sqrt" as in scikit-learn's forests.

@@ -1,4 +1,5 @@
-"""Trainable softmax attention of ABRF-2 (eq 23) and ABRF-3 (eq 24) with analytic gradients.
+"""Trainable softmax attention of ABRF-2 (Eq. 23) and ABRF-3 (Eq. 24) of Utkin & Konstantinov,
+"Attention-based Random Forest and Contamination Model", with analytic gradients.
 
 Parameterisation (algorithms.md §1, **[resolved]**: the paper's simplex-constrained v and z
 make v_k ≈ 1/T a fixed scale): tree temperatures v_k = exp(θ_k)/τ, feature weights
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import softmax
+
+from forestviz.attention.weights import contaminate
 
 
 @dataclass(frozen=True)
@@ -62,14 +65,12 @@ class AttentionProblem:
             a = np.where(self.mask, a, -np.inf)
         D = softmax(a, axis=1)
         w = softmax(psi) if psi.size else np.zeros(self.n_trees)
-        if self.mask is None:
-            alpha = (1.0 - self.eps) * D + self.eps * w
-        else:
-            w_masked = w * self.mask
-            total = w_masked.sum(axis=1, keepdims=True)
-            w_masked = np.divide(w_masked, total, out=np.zeros_like(w_masked),
-                                 where=total > 0)
-            alpha = (1.0 - self.eps) * D + self.eps * w_masked
+        w_rows = w
+        if self.mask is not None:  # w renormalised over each row's trees
+            w_rows = w * self.mask
+            total = w_rows.sum(axis=1, keepdims=True)
+            w_rows = np.divide(w_rows, total, out=np.zeros_like(w_rows), where=total > 0)
+        alpha = contaminate(D, w_rows, self.eps)
         prediction = np.einsum("sk,skc->sc", alpha, self.V)
         return a, D, w, z, prediction
 
@@ -126,8 +127,8 @@ def train_attention(train: AttentionProblem, initial, *, validation=None, penalt
     """L-BFGS on the analytic gradient from ``initial`` with early stopping.
 
     With a ``validation`` problem, the parameters with the lowest validation loss are kept and
-    training stops after ``patience`` iterations without improvement (the ABRF paper notes
-    that ABRF-2/3 overfit); without one, L-BFGS runs ``max_iter`` iterations.
+    training stops after ``patience`` iterations without improvement; without one, L-BFGS runs
+    ``max_iter`` iterations.
     """
     params = np.asarray(initial, dtype=np.float64).copy()
     best = {"params": params.copy(), "iteration": 0,

@@ -16,7 +16,7 @@ grid (:data:`EPS_GRID` × :data:`KAPPA_GRID`) through one Gram matrix
 
 A :class:`Context` is one such forest with its rows; :func:`search` scores the grid over the
 contexts. The validation loss is the mean squared error, or the mean absolute error for
-``loss="l1"``; for classification over the class probabilities, as the paper's loss (30);
+``loss="l1"``; for classification over the class probabilities, as the paper's Eq. 30;
 lower is better.
 """
 
@@ -29,8 +29,16 @@ import numpy as np
 import pandas as pd
 
 from forestviz.attention.simplex import LP_ROW_CAP, SimplexLP, fit_contamination_weights
-from forestviz.attention.weights import combine, distances, softmax_weights, stack
+from forestviz.attention.weights import (
+    combine,
+    contaminate,
+    distances,
+    median_distance,
+    softmax_weights,
+    stack,
+)
 from forestviz.trees.leaf_stats import LeafStats
+from forestviz.trees.leaf_values import spread_columns
 
 EPS_GRID = np.round(np.linspace(0.0, 1.0, 11), 2)
 """Contamination levels tried when ``eps="auto"`` (algorithms.md §1)."""
@@ -76,9 +84,8 @@ class Context:
 
     @property
     def median_distance(self) -> float:
-        """median d over training rows and trees, the unit of τ (falls back to mean, 1)."""
-        d = self.train.d
-        return float(next((v for v in (np.median(d), d.mean()) if v > 0), 1.0))
+        """median d over training rows and trees, the unit of τ (:func:`median_distance`)."""
+        return median_distance(self.train.d)
 
 
 def leaf_part(stats, values, X, Y, weight, rows) -> Part:
@@ -114,9 +121,7 @@ def make_context(forest, stats: LeafStats, classes, X, Y, weight, fit_rows, val_
     ``val_rows``, the out-of-bag rows (``oob``) or none."""
     values = stats.leaf_values.reshape(stats.leaf_values.shape[0], -1)
     if classes is not None:
-        aligned = np.zeros((values.shape[0], classes.size))
-        aligned[:, np.searchsorted(classes, stats.classes)] = values
-        values = aligned
+        values = spread_columns(values, np.searchsorted(classes, stats.classes), classes.size)
     train = leaf_part(stats, values, X, Y, weight, fit_rows)
     val = (oob_part(forest, stats, train) if oob else
            None if val_rows is None else leaf_part(stats, values, X, Y, weight, val_rows))
@@ -154,12 +159,13 @@ def weights_at(ctx, tau, eps, initial=None):
 
 
 def fit_l1(ctx, R, eps, positive, W):
-    """Replace the QP weights by the LP ones (eqs 20-22, on the context's LP rows, at most
+    """Replace the QP weights by the LP ones (Eqs. 20-22, on the context's LP rows, at most
     :data:`~forestviz.attention.simplex.LP_ROW_CAP` stacked rows); a failed LP keeps the QP
     weights with a warning naming the solver status."""
     part, (rows, lp) = ctx.train, ctx.lp
     omega = part.weight[rows, None]
     for p in positive:
+        # Q_s of Eq. 17, y − (1 − ε)·r, weighted and divided by ε
         target = (omega * (part.Y[rows] - (1 - eps[p]) * R[rows])).reshape(-1) / eps[p]
         w, status = lp.solve(target)
         if w is None:
@@ -185,7 +191,7 @@ def validation_loss(part, R, W, eps, loss):
             contamination = contamination / (part.mask @ W.T)[:, :, None]
     e = eps[None, :, None]
     with np.errstate(invalid="ignore"):
-        prediction = np.where(e == 0, R[:, None, :], (1 - e) * R[:, None, :] + e * contamination)
+        prediction = np.where(e == 0, R[:, None, :], contaminate(R[:, None, :], contamination, e))
     error = prediction - part.Y[:, None, :]
     per_row = (error**2 if loss == "l2" else np.abs(error)).sum(axis=2)  # (n, P)
     ok = np.isfinite(per_row)

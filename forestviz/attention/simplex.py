@@ -5,13 +5,14 @@ linear terms,
 
     min_w ||q − ε·V·w||²  over the unit simplex Δ_T,   q = y − (1 − ε)·r,
 
-eqs (17)-(19) of the ABRF paper. With the Gram reduction G = VᵀV (T × T, computed once) the
+the QP of Eq. 15 of Utkin & Konstantinov, "Attention-based Random Forest and Contamination
+Model" (q is its Q_s of Eq. 17). With the Gram reduction G = VᵀV (T × T, computed once) the
 objective divided by ε² is wᵀGw − 2·bᵀw + const with b = Vᵀq / ε, so every grid point is a
 T-dimensional QP whatever n is. :func:`solve_simplex_qp` solves a whole batch of such QPs at
 once by accelerated projected gradient (FISTA with adaptive restart) and certifies each one
 with the Frank-Wolfe duality gap; :class:`SimplexQP` is the same problem as a cvxpy DPP
 problem built once (used as the fallback and to verify the fast solver); :class:`SimplexLP`
-is the L1 loss (eqs (20)-(22)) as a DPP linear program.
+is the L1 loss (Eq. 18, as the LP of Eqs. 20-22) as a DPP linear program.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ class SimplexQP:
 
 
 class SimplexLP:
-    """min_w Σ_s |c_s − (Vw)_s| over Δ_T (eqs (20)-(22) divided by ε) as a DPP LP.
+    """min_w Σ_s |c_s − (Vw)_s| over Δ_T (Eqs. 20-22 divided by ε) as a DPP LP.
 
     Built once per V (at most :data:`LP_ROW_CAP` rows; the caller samples them), with the
     target c = q/ε as the parameter. The optimum equals the mean absolute error times n.

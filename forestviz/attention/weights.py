@@ -1,18 +1,20 @@
 """The attention weights of the ABRF models (Utkin & Konstantinov, "Attention-based Random
-Forest and Contamination Model", eqs (13)-(24); algorithms.md §1).
+Forest and Contamination Model", Eqs. 14, 16, 23 and 24; algorithms.md §1).
 
-The weight of tree k for a row x is
+The weight of tree k for a row x is (Eq. 14, with the Softmax part D of Eq. 16)
 
     α_k(x) = (1 − ε)·D_k(x) + ε·w_k,   D(x) = softmax_k(−v_k·||(x̃ − A_k(x)) ∘ z||² / 2),
 
 with A_k(x) the mean standardised training row of x's leaf in tree k
-(:class:`~forestviz.trees.leaf_stats.LeafStats`). The Softmax model is ε = 0, v = 1/τ, z = 1;
-ABRF-1 adds the contamination weights w ∈ Δ_T fitted by a QP (L2 loss, eqs (17)-(19)) or an LP
-(L1 loss, eqs (20)-(22), :mod:`forestviz.attention.simplex`); ABRF-2 trains v and z (eq 23,
-ε = 0); ABRF-3 trains v, z and w jointly at the ε chosen for ABRF-1 (eq 24,
+(:class:`~forestviz.trees.leaf_stats.LeafStats`). :func:`contaminate` is the one place this
+mix is written (:func:`weight_parts` its two parts, :func:`softmax_part_to_D` D back from the
+first); AGBoost uses the same α. The Softmax model is ε = 0, v = 1/τ, z = 1; ABRF-1 adds the
+contamination weights w ∈ Δ_T fitted by the QP of Eq. 15 (L2 loss) or the LP of Eqs. 20-22
+(L1 loss, :mod:`forestviz.attention.simplex`); ABRF-2 trains v and z (Eq. 23, ε = 0); ABRF-3
+trains v, z and w jointly at the ε chosen for ABRF-1 (Eq. 24,
 :mod:`forestviz.attention.gradients`). Resolved typos followed here (algorithms.md §1): the
-softmax takes the *negative* distance (eqs 14, 16, 23, 24 print the positive one);
-classification uses the tree-level class frequencies p_k(x_s) in the loss (eq 29 prints the
+softmax takes the *negative* distance (Eqs. 14, 16, 23, 24 print the positive one);
+classification uses the tree-level class frequencies p_k(x_s) in the loss (Eq. 29 prints the
 forest-level p(x_s)); v and z are not put on simplices but parameterised as v = exp(θ)/τ,
 z = m·softmax(φ).
 """
@@ -24,6 +26,32 @@ from scipy.special import softmax
 
 PREDICT_BLOCK = 2048
 """Rows per block in predict: besides the (n, T) leaf ids, peak memory is O(block × T × m)."""
+
+
+def contaminate(D, w, eps):
+    """The ε-contamination mix (1 − ε)·D + ε·w (Eq. 14), broadcasting: α from the Softmax
+    weights D (..., T) and w (T,), or anything linear in α, e.g. the prediction
+    (1 − ε)·Σ_k D_k·V_k + ε·Σ_k w_k·V_k from the two sums."""
+    return (1.0 - eps) * D + eps * w
+
+
+def weight_parts(D, w, eps) -> tuple[np.ndarray, np.ndarray]:
+    """The two parts of α = :func:`contaminate` (D, w, ε): (1 − ε)·D and ε·w broadcast to D's
+    shape (a copy), each (n, T)."""
+    return (1.0 - eps) * D, np.broadcast_to(eps * w, D.shape).copy()
+
+
+def softmax_part_to_D(part, eps):
+    """The Softmax weights D back from their scaled part (1 − ε)·D (the first of
+    :func:`weight_parts`); at ε = 1 the part is 0 and D is shown uniform, 1/T."""
+    part = np.asarray(part, dtype=np.float64)
+    return part / (1.0 - eps) if eps < 1.0 else np.full_like(part, 1.0 / part.shape[-1])
+
+
+def median_distance(d) -> float:
+    """The unit of τ, τ = κ·median d: the median of the distances ``d`` of the rows fitting w
+    over all trees, falling back to their mean and then to 1 when it is 0."""
+    return float(next((v for v in (np.median(d), d.mean()) if v > 0), 1.0))
 
 
 def softmax_weights(scores, mask=None):
@@ -39,7 +67,7 @@ def combine(D, V):
 
 
 def stack(V):
-    """(n, T, C) → (n·C, T): one row per (sample, class) as in the paper's eq (30)."""
+    """(n, T, C) → (n·C, T): one row per (sample, class) as in the paper's Eq. 30."""
     return V.transpose(0, 2, 1).reshape(-1, V.shape[1])
 
 

@@ -27,10 +27,11 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import ShuffleSplit, check_cv
 from sklearn.tree import ExtraTreeRegressor
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from forestviz.attention.search import EPS_GRID, KAPPA_GRID
 from forestviz.attention.simplex import contamination_linear_terms, simplex_nnls
+from forestviz.attention.weights import contaminate, weight_parts
 from forestviz.boosting.weights import (
     DISCOUNT_GRID,
     Ensemble,
@@ -39,14 +40,18 @@ from forestviz.boosting.weights import (
     attention_softmax,
 )
 from forestviz.trees.checks import (
-    check_parameters,
+    ATTENTION_CHECKS,
+    auto_or,
     check_rows,
+    check_sample_weight,
     ignore_progress,
-    is_count,
     is_real,
+    one_of,
+    parameter_check,
 )
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
+from forestviz.trees.leaf_values import node_values
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 
@@ -64,6 +69,16 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
     ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_``.
     """
+
+    _check_params = parameter_check({
+        **ATTENTION_CHECKS,
+        "learning_rate": ((lambda rate: is_real(rate) and rate > 0), "a float > 0"),
+        "base": one_of("gbm", "extra"),
+        "discount": (auto_or(lambda g: is_real(g) and 0.0 < g <= 1.0),
+                     "'auto' or a float in (0, 1]"),
+        "discount_on": one_of("score", "weight"),
+        "weights": one_of("trained", "uniform"),
+    })
 
     def __init__(self, n_estimators=100, *, learning_rate=0.1, min_samples_leaf=10,
                  max_depth=3, base="gbm", eps="auto", tau="auto", discount="auto",
@@ -85,30 +100,6 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    # ----------------------------------------------------------------- validation
-    def _check_params(self):
-        check_parameters(self, [
-            ("n_estimators", is_count(self.n_estimators), "an int >= 1"),
-            ("learning_rate", is_real(self.learning_rate) and self.learning_rate > 0,
-             "a float > 0"),
-            ("base", self.base in ("gbm", "extra"), "'gbm' or 'extra'"),
-            ("eps", self.eps == "auto" or (is_real(self.eps) and 0.0 <= self.eps <= 1.0),
-             "'auto' or a float in [0, 1]"),
-            ("tau", self.tau == "auto" or (is_real(self.tau) and np.isfinite(self.tau)
-                                           and self.tau > 0), "'auto' or a float > 0"),
-            ("discount", self.discount == "auto" or (is_real(self.discount)
-                                                     and 0.0 < self.discount <= 1.0),
-             "'auto' or a float in (0, 1]"),
-            ("discount_on", self.discount_on in ("score", "weight"), "'score' or 'weight'"),
-            ("weights", self.weights in ("trained", "uniform"), "'trained' or 'uniform'"),
-            ("distance", self.distance in ("standardized", "raw"), "'standardized' or 'raw'"),
-            ("validation_fraction", is_real(self.validation_fraction)
-             and 0.0 < self.validation_fraction < 1.0, "a float in (0, 1)"),
-        ])
-
-    def _check_X(self, X):
-        return check_rows(self, X, "w_")
-
     # ----------------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
         """Fit the boosting ensemble, select (ε, τ, γ) on held-out rows, fit w on all rows.
@@ -120,8 +111,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if X.shape[0] < 2:
             raise ValueError(f"AGBoost needs n_samples >= 2, got n_samples={X.shape[0]}")
-        weight = (np.ones(X.shape[0]) if sample_weight is None
-                  else _check_sample_weight(sample_weight, X))
+        weight = check_sample_weight(sample_weight, X)
         report = progress or ignore_progress
         rng = check_random_state(self.random_state)
         seed = rng.randint(2**31 - 1)
@@ -192,8 +182,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         stats = LeafStats.from_forest(trees, X, y, task="regression",
                                       standardize=self.distance == "standardized",
                                       n_jobs=self.n_jobs)
-        values = len(trees) * self.learning_rate * np.concatenate(
-            [tree.tree_.value[:, 0, 0] for tree in trees])
+        values = len(trees) * self.learning_rate * node_values(trees)
         stats = stats.with_values(values)
         d, V = stats.query(X)
         rows = Rows(d, V, y - init, weight)
@@ -228,7 +217,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         losses = np.empty((len(pairs), eps_grid.size))
         e, total = eps_grid[:, None], held_out.weight.sum()
         for p in range(len(pairs)):  # held-out predictions (ε, n) per (γ, τ)
-            error = (1.0 - e) * R[p] + e * (W[p] @ held_out.V.T) - held_out.target
+            error = contaminate(R[p], W[p] @ held_out.V.T, e) - held_out.target
             losses[p] = (error**2 @ held_out.weight) / total
         report(1.0)
         return losses
@@ -261,6 +250,9 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         return float(ee[best]), float(taus[kk[best]]), float(gg[best])
 
     # ------------------------------------------------------------------- predict
+    def _check_X(self, X):
+        return check_rows(self, X, "w_")
+
     def _attention(self, X):
         """Softmax part D (n, T) and scaled tree values V (n, T) with one leaf lookup."""
         X = self._check_X(X)
@@ -270,14 +262,14 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     def tree_weights(self, X) -> np.ndarray:
         """Attention weights α_k(x) = (1 − ε)·D_k(x) + ε·w_k (n, T), rows sum to 1."""
         D = self._attention(X)[0]
-        return (1.0 - self.eps_) * D + self.eps_ * self.w_
+        return contaminate(D, self.w_, self.eps_)
 
     def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
         """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
         return self._weight_parts(self._attention(X)[0])
 
     def _weight_parts(self, D) -> tuple[np.ndarray, np.ndarray]:
-        return (1.0 - self.eps_) * D, np.broadcast_to(self.eps_ * self.w_, D.shape).copy()
+        return weight_parts(D, self.w_, self.eps_)
 
     def tree_predictions(self, X) -> np.ndarray:
         """Scaled tree values V_k(x) = T·ν·h_k(x) (n, T): their mean plus ``init_`` is the
@@ -315,8 +307,8 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         def some_rows(rows):
             E = attention_numerators(d[rows], self.tau_, self.discount_, self.discount_on,
                                      out=d[rows])
-            prediction[rows] = (self.init_ + (1.0 - self.eps_) * np.einsum("nk,nk->n", E, V[rows])
-                                / E.sum(axis=1) + self.eps_ * (V[rows] @ self.w_))
+            softmax_sum = np.einsum("nk,nk->n", E, V[rows]) / E.sum(axis=1)
+            prediction[rows] = self.init_ + contaminate(softmax_sum, V[rows] @ self.w_, self.eps_)
 
         with single_threaded_blas(X.shape[0]):
             run_in_threads(some_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)

@@ -2,12 +2,12 @@
 Modification of Gradient Boosting Machine"; algorithms.md §2).
 
 A gradient boosting machine with squared loss (F_0 = mean y, tree h_k fitted to the residuals,
-F_k = F_{k−1} + ν·h_k) is read as a Nadaraya-Watson regression over its T trees (eq 14):
+F_k = F_{k−1} + ν·h_k) is read as a Nadaraya-Watson regression over its T trees (Eq. 14):
 
     ŷ(x) = F_0 + Σ_k α_k(x)·V_k(x),   V_k(x) = T·ν·h_k(x),
     α_k(x) = (1 − ε)·softmax_k(−γ^k·d_k(x) / (2τ)) + ε·w_k,   w ∈ Δ_T,
 
-eqs (18)-(22) as reconstructed in algorithms.md §2: the value V_k is the tree's own prediction
+Eqs. 18-22 as reconstructed in algorithms.md §2: the value V_k is the tree's own prediction
 scaled so that uniform weights α_k = 1/T give the GBM back exactly; the key of tree k is the
 mean standardised training row A_k(x) of x's leaf and d_k(x) = ||x̃ − A_k(x)||²
 (:class:`~forestviz.trees.leaf_stats.LeafStats`). The discount γ^k scales the attention
@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.ensemble import GradientBoostingRegressor
 
 from forestviz.attention.simplex import fit_contamination_weights
+from forestviz.attention.weights import median_distance
 from forestviz.trees.leaf_stats import LeafStats
 
 DISCOUNT_GRID = (0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
@@ -88,9 +89,8 @@ class Ensemble:
 
     @property
     def median_distance(self) -> float:
-        """median d over the fitting rows and trees, the unit of τ (falls back to mean, 1)."""
-        d = self.rows.d
-        return float(next((v for v in (np.median(d), d.mean()) if v > 0), 1.0))
+        """median d over the fitting rows and trees, the unit of τ (:func:`median_distance`)."""
+        return median_distance(self.rows.d)
 
     def weights(self, tau, discount, discount_on, eps) -> np.ndarray:
         """Contamination weights w (T,) minimising Σ_s ω_s·(y_s − F_0 − (1−ε)·r_s −

@@ -3,8 +3,11 @@
 
 Each round refits the enhanced forest from w = 1 on the rows and features still kept, scores it
 on a fixed held-out validation split, then drops the bucket of training rows with the lowest
-s_i (1% of the current rows, or every row with s_i = 0 if there are more) and every feature whose
-impurity importance is below ``feature_threshold`` × the largest one.
+s_i (1 % of the rows that trained that round, i.e. the forest's ``train_indices_``, or every such
+row with s_i = 0 if there are more) and every feature whose impurity importance is below
+``feature_threshold`` × the largest one. The paper does not size the buckets (the 1 % is
+algorithms.md §3.2's choice); the stopping rule (validation AUC more than 0.01 below the best)
+and the 70 rounds are from its experiments section (its "1 %" read as 0.01 of AUC).
 """
 
 from collections.abc import Callable

@@ -12,10 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from forestviz.enhanced.model_weighting import (
     mean_proba,
@@ -27,10 +26,19 @@ from forestviz.enhanced.model_weighting import (
 from forestviz.enhanced.neighbors import TrainingNeighbors
 from forestviz.enhanced.reweighting import auc_score, update_weights, youden_thresholds
 from forestviz.enhanced.sampling import draw_feature_subsets, fit_forest, n_subset_features
-from forestviz.trees.checks import check_rows, ignore_progress
+from forestviz.trees.checks import (
+    COUNT,
+    SHARED_CHECKS,
+    check_rows,
+    check_sample_weight,
+    ignore_progress,
+    is_real,
+    parameter_check,
+)
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
 from forestviz.trees.leaf_values import LeafTable
+from forestviz.trees.rows import split_rows, standard_scaling
 
 
 class Neighbors(NamedTuple):
@@ -70,6 +78,12 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
     leave-one-out weights; exact duplicates of it are skipped too).
     """
 
+    _check_params = parameter_check({
+        **SHARED_CHECKS, "n_iterations": COUNT, "n_neighbors": COUNT, "top_trees": COUNT,
+        "validation_fraction": ((lambda v: is_real(v) and 0.0 <= v < 1.0), "a float in [0, 1)"),
+        "learning_rate": ((lambda rate: is_real(rate) and rate >= 0), "a float >= 0"),
+    })
+
     def __init__(
         self,
         n_estimators=200,
@@ -107,32 +121,14 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fitting (Algorithm 1)
-    def _check_params(self):
-        for name in ("n_estimators", "n_iterations", "n_neighbors", "top_trees"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}.")
-        if not 0.0 <= self.validation_fraction < 1.0:
-            raise ValueError(
-                f"validation_fraction must be in [0, 1), got {self.validation_fraction}."
-            )
-        if self.learning_rate < 0:
-            raise ValueError(f"learning_rate must be non-negative, got {self.learning_rate}.")
-
     def _split(self, y_enc, rng):
-        """Stratified validation split (when every class has two rows), else a random one."""
-        rows = np.arange(len(y_enc))
-        n_val = int(np.ceil(self.validation_fraction * len(rows)))
-        if n_val == 0 or len(rows) - n_val < 2:
+        """Stratified validation split (:func:`~forestviz.trees.rows.split_rows`), or none when
+        it would leave fewer than two training rows."""
+        n_val = int(np.ceil(self.validation_fraction * len(y_enc)))
+        if n_val == 0 or len(y_enc) - n_val < 2:
+            rows = np.arange(len(y_enc))
             return rows, rows[:0]
-        n_classes = len(self.classes_)
-        stratify = (
-            y_enc if np.bincount(y_enc).min() >= 2 and min(n_val, len(rows) - n_val) >= n_classes
-            else None
-        )
-        train, val = train_test_split(
-            rows, test_size=n_val, stratify=stratify, random_state=rng.randint(2**31 - 1)
-        )
-        return np.sort(train), np.sort(val)
+        return split_rows(y_enc, self.validation_fraction, rng.randint(2**31 - 1))
 
     def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
         """Algorithm 1: reweight the training rows over ``n_iterations`` forests, keep the best.
@@ -146,7 +142,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("EnhancedForestClassifier needs at least two classes; got one class.")
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        sample_weight = check_sample_weight(sample_weight, X)
         if len(np.unique(y_enc[sample_weight > 0])) < 2:
             raise ValueError("sample_weight leaves only one class with positive weight.")
         report = progress or ignore_progress
@@ -238,9 +234,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         and index the standardised training rows for the neighbour search. Returns the training
         rows' leaf ids."""
         train = X[self.train_indices_]
-        self._mean = train.mean(axis=0)
-        scale = train.std(axis=0)
-        self._scale = np.where(scale > 0, scale, 1.0)
+        self._mean, self._scale = standard_scaling(train)
         self.n_neighbors_ = min(self.n_neighbors, len(train) - 1)
         self.top_trees_ = min(self.top_trees, self.n_estimators)
 

@@ -1,10 +1,11 @@
 """Per-sample model weighting and tree scores of the Enhanced Random Forest (Bertsimas &
-Stoumpou, eqs 4-8; algorithms.md §3.3).
+Stoumpou, "Binary Classification: Is Boosting stronger than Bagging?", Eqs. 4-8; algorithms.md
+§3.3).
 
 Every training row z keeps its top-L trees, ranked by P_tree(y_z | z). For a query row x with
 M nearest training rows, tree k appears S1_k times in their top-L lists; then
-u_k(x) = S1_k / (M·L) (eq 5), p(x) = Σ_k u_k(x) p_k(x) (eq 4), and the scores S1, S2 and S
-(eqs 6-8). Only the M·L appearances are visited per row (compiled loops, rows shared out over
+u_k(x) = S1_k / (M·L) (Eq. 5), p(x) = Σ_k u_k(x) p_k(x) (Eq. 4), and the scores S1, S2 and S
+(Eqs. 6-8). Only the M·L appearances are visited per row (compiled loops, rows shared out over
 threads), never a dense rows × trees × lists array.
 """
 
@@ -17,11 +18,11 @@ from forestviz.trees.threads import row_blocks, run_in_threads
 
 
 class TreeScores(NamedTuple):
-    """Tree scores of eqs (6)-(8) for a batch of rows, each n × T.
+    """Tree scores of Eqs. 6-8 for a batch of rows, each n × T.
 
-    ``S1_raw`` counts a tree's appearances in the neighbours' top-L lists (eq 6);
-    ``S2_raw = −Σ_neighbours min(rank, L+1)`` (eq 7 as printed, algorithms.md §3.3 [resolved]);
-    ``S1``, ``S2`` are their per-row min-max normalisations and ``S = (S1 + S2) / 2`` (eq 8).
+    ``S1_raw`` counts a tree's appearances in the neighbours' top-L lists (Eq. 6);
+    ``S2_raw = −Σ_neighbours min(rank, L+1)`` (Eq. 7 as printed, algorithms.md §3.3 [resolved]);
+    ``S1``, ``S2`` are their per-row min-max normalisations and ``S = (S1 + S2) / 2`` (Eq. 8).
     """
 
     S: np.ndarray
@@ -90,7 +91,7 @@ def _score(neighbors, rankings, S, S1, S2, S1_raw, S2_raw):
 
 @numba.njit(nogil=True, cache=True)
 def _weighted_sum(neighbors, rankings, leaves, leaf_values, out):
-    """out[i] = Σ over row i's M·L appearances of p_k(x_i) / (M·L) = Σ_k u_k p_k (eq 4), with
+    """out[i] = Σ over row i's M·L appearances of p_k(x_i) / (M·L) = Σ_k u_k p_k (Eq. 4), with
     p_k(x_i) = leaf_values[leaves[i, k]]."""
     share = 1.0 / (neighbors.shape[1] * rankings.shape[1])
     for i in range(neighbors.shape[0]):
@@ -104,7 +105,7 @@ def _weighted_sum(neighbors, rankings, leaves, leaf_values, out):
 
 @numba.njit(nogil=True, cache=True)
 def _mean(leaves, leaf_values, out):
-    """out[i] = (1/T) Σ_k leaf_values[leaves[i, k]]: the plain forest (u_k = 1/T in eq 4)."""
+    """out[i] = (1/T) Σ_k leaf_values[leaves[i, k]]: the plain forest (u_k = 1/T in Eq. 4)."""
     share = 1.0 / leaves.shape[1]
     for i in range(leaves.shape[0]):
         out[i] = 0.0
@@ -121,7 +122,7 @@ def _by_rows(kernel, n_rows, n_jobs, *arrays):
 
 
 def tree_weights(neighbors, rankings, n_trees, n_jobs=None):
-    """u_k(x) = S1_k / (M·L), eq (5): n × T, rows sum to 1."""
+    """u_k(x) = S1_k / (M·L), Eq. 5: n × T, rows sum to 1."""
     counts = np.empty((len(neighbors), n_trees))
     _by_rows(lambda idx, out: _count(idx, rankings, out), len(neighbors), n_jobs,
              neighbors, counts)
@@ -130,7 +131,7 @@ def tree_weights(neighbors, rankings, n_trees, n_jobs=None):
 
 
 def tree_scores(neighbors, rankings, n_trees, n_jobs=None) -> TreeScores:
-    """S, S1, S2 and the raw S1, S2 of eqs (6)-(8), each n × T."""
+    """S, S1, S2 and the raw S1, S2 of Eqs. 6-8, each n × T."""
     scores = TreeScores(*(np.empty((len(neighbors), n_trees)) for _ in TreeScores._fields))
     _by_rows(lambda idx, *out: _score(idx, rankings, *out), len(neighbors), n_jobs,
              neighbors, *scores)
@@ -138,7 +139,7 @@ def tree_scores(neighbors, rankings, n_trees, n_jobs=None) -> TreeScores:
 
 
 def weighted_proba(neighbors, rankings, leaves, leaf_values, n_jobs=None):
-    """p(x) = Σ_k u_k(x) p_k(x) (eq 4); p_k(x_i) = ``leaf_values[leaves[i, k]]``, the class
+    """p(x) = Σ_k u_k(x) p_k(x) (Eq. 4); p_k(x_i) = ``leaf_values[leaves[i, k]]``, the class
     distribution of the leaf of tree k that row i reaches."""
     out = np.empty((len(neighbors), leaf_values.shape[1]))
     _by_rows(lambda idx, rows_leaves, o: _weighted_sum(idx, rankings, rows_leaves, leaf_values, o),

@@ -1,6 +1,6 @@
 """How the Enhanced Random Forest reweights its training rows between rounds: Algorithm 1
 lines 5-7 of Bertsimas & Stoumpou, "Binary Classification: Is Boosting stronger than Bagging?"
-(algorithms.md §3.1): Youden's J thresholds on the ROC (eq 1), the weight update, and the ROC
+(algorithms.md §3.1): Youden's J thresholds on the ROC (Eq. 1), the weight update, and the ROC
 AUC that scores every round (and every cleaning round of Algorithm 2).
 """
 
@@ -33,13 +33,13 @@ def update_weights(weights, y_enc, proba, thresholds, learning_rate):
 
 def auc_score(y_enc, proba, sample_weight=None):
     """ROC AUC of encoded labels: binary on P(class 1), multiclass the macro one-vs-rest mean over
-    the classes present; NaN when fewer than two classes are present."""
+    the classes present (scikit-learn's ``roc_auc_score`` on their indicator columns: the
+    ``multi_class="ovr"`` AUC when every class is present, and defined when one is missing,
+    where that form refuses); NaN when fewer than two classes are present."""
     present = np.unique(y_enc)
     if len(present) < 2:
         return float("nan")
     if proba.shape[1] == 2:
         return float(roc_auc_score(y_enc, proba[:, 1], sample_weight=sample_weight))
-    return float(
-        np.mean([roc_auc_score(y_enc == c, proba[:, c], sample_weight=sample_weight)
-                 for c in present])
-    )
+    return float(roc_auc_score(y_enc[:, None] == present, proba[:, present], average="macro",
+                               sample_weight=sample_weight))

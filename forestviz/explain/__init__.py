@@ -1,9 +1,11 @@
 """One row's explanation and everything that shows it.
 
 ``explanation`` (:func:`explain`, :class:`Explanation`) reads a fitted model of any family
-through a small adapter; ``summary`` (:class:`TrainingSummary`) holds what it needs from the
-training data; ``plots`` draws the figures, ``report`` the self-contained HTML page, ``treeviz``
-one tree with the row's path, and ``names`` shortens long names wherever they are laid out.
+through the weighted-ensemble protocol (:mod:`forestviz.trees.ensemble`); ``summary``
+(:class:`TrainingSummary`) holds what it needs from the training data; ``plots`` draws the
+figures, ``report`` the self-contained HTML page, ``treeviz`` one tree with the row's path (over
+``shadow``, the fitted tree as dtreeviz reads it). Long names are shortened by
+:mod:`forestviz.names`.
 """
 
 from forestviz._lazy import lazy_exports

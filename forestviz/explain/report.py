@@ -6,7 +6,7 @@ refers to a network address. Every user-provided text (feature and class names, 
 values) is HTML-escaped; plotly's figure JSON escapes ``<``, ``>`` and ``/`` itself.
 
 The page fits the width of A4 (190 mm of text) whatever the names and values: names are cut to
-``NAME_LIMIT`` characters (:mod:`forestviz.explain.names`) with the whole name in a ``title``
+``NAME_LIMIT`` characters (:mod:`forestviz.names`) with the whole name in a ``title``
 (shown on hover) and in a closing table of full names; tables have a fixed layout and cells
 wrap long words; images and charts shrink to the page.
 """
@@ -25,11 +25,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from forestviz.explain.names import NAME_LIMIT, DisplayNames
 from forestviz.explain.plots.density import attention_kde
 from forestviz.explain.plots.row_vs_training import row_vs_median
 from forestviz.explain.plots.ternary import simplex_figure
 from forestviz.explain.plots.tree_weights import tree_weight_bars
+from forestviz.names import NAME_LIMIT, DisplayNames
 
 _STYLE = """
 @page{size:A4;margin:10mm}

@@ -7,18 +7,23 @@ fingerprint), so the call stays ``render_tree(model, tree_index, x, context=...,
 * Names are data, never markup: :func:`display_name` maps ``& < > " '`` and control
   characters to look-alikes DejaVu Sans can draw (``a&b`` → ``a and b``, ``<b>`` → ``‹b›``,
   ``O'Brien`` → ``O’Brien``) so ``dot`` never fails, and matplotlib's mathtext is off (``$``
-  stays a dollar sign). Names are cut to ``NAME_LIMIT`` characters (:mod:`forestviz.explain.names`),
+  stays a dollar sign). Names are cut to ``NAME_LIMIT`` characters (:mod:`forestviz.names`),
   so a drawing's width does not grow with a name's length.
 * dtreeviz is not thread-safe (every render writes the same per-process temporary files), so
-  renders are serialised by a process-wide lock; finished SVGs go to a bounded LRU cache keyed
-  by content: (tree arrays' fingerprint, training-data fingerprint, float32 row, options).
+  renders are serialised by a process-wide lock; finished SVGs go to a bounded LRU cache
+  (cachetools, behind a lock) keyed by content: (tree arrays' fingerprint, training-data
+  fingerprint, float32 row, options).
 * dtreeviz writes its node images into ``tempfile.gettempdir()`` and never removes them: each
   render runs in a private temporary directory, removed afterwards (:func:`_private_tempdir`).
 * dtreeviz compares the row as given; we pass it rounded to float32, as scikit-learn compares,
   so the highlighted path is the one ``apply`` reports. Rows must be finite (impute first).
-* Speed: dtreeviz's node → training rows map (a Python loop over rows) is replaced by one
-  sparse transpose of ``decision_path``, and ``fancy=None`` keeps node histograms to small
-  drawings (``FANCY_SPLIT_LIMIT``); bigger ones show split nodes as text.
+* dtreeviz sees a tree through :class:`~forestviz.explain.shadow.ForestShadowTree`, a
+  subclass of its scikit-learn shadow tree overriding public hooks: the node → training rows
+  map (dtreeviz loops over rows in Python) is one sparse transpose of ``decision_path``, and the
+  classes are the model's (a forest's trees are fitted on codes 0..C-1; names come from the
+  forest). The one edit of dtreeviz's output is :func:`_hang_row_box`.
+* Speed: besides that map, ``fancy=None`` keeps node histograms to small drawings
+  (``FANCY_SPLIT_LIMIT``); bigger ones show split nodes as text.
 * Full trees of more than ``FULL_TREE_NODE_LIMIT`` nodes are drawn down to the depth that
   fits, with a note in the drawing's title, unless ``max_depth`` is given.
 * Missing ``dot``, a ``dot`` failure or timeout and dtreeviz errors raise
@@ -27,7 +32,6 @@ fingerprint), so the call stays ``render_tree(model, tree_index, x, context=...,
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import logging
 import os
@@ -37,19 +41,20 @@ import subprocess
 import tempfile
 import threading
 import unicodedata
-from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import cycle
 
+import cachetools
 import dtreeviz
 import matplotlib as mpl
 import numpy as np
 from dtreeviz.utils import inline_svg_images
 from sklearn.base import is_classifier
 
-from forestviz.explain.names import NAME_LIMIT, elide, elide_unique
+from forestviz.explain.shadow import ForestShadowTree
+from forestviz.names import NAME_LIMIT, elide, elide_unique
 from forestviz.trees.fitted import estimator_trees
 
 FONT = "DejaVu Sans"
@@ -76,13 +81,13 @@ _LOOKALIKES = {"<": "‹", ">": "›", "'": "’", "&": " and "}
 
 def display_name(name, limit: int = NAME_LIMIT) -> str:
     """``name`` as graphviz can draw it (:func:`_drawable`), cut to ``limit`` characters
-    (:func:`forestviz.explain.names.elide`)."""
+    (:func:`forestviz.names.elide`)."""
     return elide(_drawable(name), limit)
 
 
 def display_names(names) -> list[str]:
     """:func:`display_name` of each name, kept distinct
-    (:func:`forestviz.explain.names.elide_unique`): two features that look alike once cut would
+    (:func:`forestviz.names.elide_unique`): two features that look alike once cut would
     make the drawing ambiguous."""
     return elide_unique(_drawable(name) for name in names)
 
@@ -138,41 +143,38 @@ class TreeContext:
 
 
 class _SvgCache:
-    """LRU of SVG strings bounded by entry count and total characters (thread-safe)."""
+    """LRU of SVG strings bounded by entry count and total characters, thread-safe.
+
+    A ``cachetools.LRUCache`` sized by ``len`` (characters, ``max_chars``), trimmed to
+    ``max_entries`` after each insertion; cachetools caches are not thread-safe, so every
+    access holds ``lock``. An SVG longer than ``max_chars`` is not kept (and evicts nothing);
+    a key already cached keeps its first SVG (callers may compare drawings by identity)."""
 
     def __init__(self, max_entries, max_chars):
-        self.max_entries, self.max_chars = max_entries, max_chars
-        self._items: OrderedDict[tuple, str] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
+        self.max_entries = max_entries
+        self.lru = cachetools.LRUCache(maxsize=max_chars, getsizeof=len)
+        self.lock = threading.Lock()
 
     def get(self, key):
-        with self._lock:
-            svg = self._items.get(key)
-            if svg is not None:
-                self._items.move_to_end(key)
-            return svg
+        with self.lock:
+            return self.lru.get(key)
 
     def put(self, key, svg):
-        if len(svg) > self.max_chars:
+        if len(svg) > self.lru.maxsize:
             return
-        with self._lock:
-            if key in self._items:
-                return
-            self._items[key] = svg
-            self._chars += len(svg)
-            while len(self._items) > self.max_entries or self._chars > self.max_chars:
-                self._chars -= len(self._items.popitem(last=False)[1])
+        with self.lock:
+            if key not in self.lru:
+                self.lru[key] = svg
+                while len(self.lru) > self.max_entries:
+                    self.lru.popitem()
 
     def clear(self):
-        with self._lock:
-            self._items.clear()
-            self._chars = 0
+        with self.lock:
+            self.lru.clear()
 
 
 _SVG_CACHE = _SvgCache(CACHE_ENTRIES, CACHE_BYTES)
-_MODELS: OrderedDict[tuple, object] = OrderedDict()  # dtreeviz models; used under the lock
-_MODELS_MAX = 8
+_MODELS = cachetools.LRUCache(maxsize=8)  # dtreeviz models; used under _RENDER_LOCK
 
 
 def clear_cache() -> None:
@@ -235,13 +237,29 @@ def _draw(tree, tree_index, classes, row, context, model_key, mode, max_depth, f
                               depth_range_to_display=depth_range, fontname=FONT, title=note)
             dot = render.dot
             if depth_range is not None and path.size - 1 > depth_range[1]:
-                # the exit leaf is cut off: hang the row's box under the deepest drawn path node
-                dot = dot.replace(f"leaf{path[-1]} -> X_y", f"node{path[depth_range[1]]} -> X_y")
+                dot = _hang_row_box(dot, path[-1], path[depth_range[1]])
             return inline_svg_images(_run_dot(dot, timeout))
     except TreeRenderError:
         raise
     except Exception as exc:  # dtreeviz/matplotlib failures reach the app as one error type
         raise TreeRenderError(f"Tree {tree_index} could not be drawn: {exc}") from exc
+
+
+def _hang_row_box(dot, leaf, node):
+    """``dot`` with the row's box hung under split node ``node`` instead of leaf ``leaf``.
+
+    The one edit of dtreeviz's output, on its public result (``DTreeVizRender.dot``), when
+    ``depth_range_to_display`` cuts the row's exit leaf off: dtreeviz still draws the edge
+    ``leaf<id> -> X_y`` (box of the row's values, labelled with the prediction), and graphviz
+    would add a bare stray node ``leaf<id>`` for it. No parameter of ``view`` moves the box, and
+    a shadow tree cut at that depth would draw the cut node as a leaf with its own, wrong,
+    prediction. The edge is dtreeviz's fixed text, not names (names are never matched here).
+    """
+    edge = f"leaf{leaf} -> X_y"
+    if dot.count(edge) != 1:
+        _log.warning("dtreeviz drew no single edge %r; the row's box is left in place", edge)
+        return dot
+    return dot.replace(edge, f"node{node} -> X_y")
 
 
 @contextmanager
@@ -328,34 +346,18 @@ def _auto_fancy(tree, path, context, mode, depth_range):
 
 
 def _dtreeviz_model(tree, classes, context, model_key):
-    """dtreeviz's model of one tree (LRU, under the render lock), with its map from node to
-    training rows computed in one sparse transpose instead of dtreeviz's per-row loop."""
+    """dtreeviz's model of one tree (LRU, under the render lock), seen through
+    :class:`~forestviz.explain.shadow.ForestShadowTree` with drawable names."""
     viz = _MODELS.get(model_key)
-    if viz is not None:
-        _MODELS.move_to_end(model_key)
-        return viz
-    y, class_names, drawable = context.y_train, None, tree
-    if is_classifier(tree):
-        classes = np.asarray(classes)
-        codes = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
-        if not np.array_equal(classes[codes], y):
-            raise ValueError("y_train holds labels the model was not fitted on")
-        y = codes
-        class_names = context.class_names or tuple(str(c) for c in classes)
-        if len(class_names) != classes.size:
-            raise ValueError(f"expected {classes.size} class names, got {len(class_names)}")
-        class_names = display_names(class_names)
-        drawable = copy.copy(tree)  # dtreeviz wants classes 0..C-1 (y is coded to match)
-        drawable.classes_ = np.arange(classes.size)
-    viz = dtreeviz.model(drawable, context.X_train, y,
-                         feature_names=display_names(context.feature_names),
-                         target_name=display_name(context.target_name), class_names=class_names)
-    paths = tree.decision_path(context.X_train.astype(np.float32)).tocsc()
-    viz.shadow_tree.node_to_samples = defaultdict(
-        list, enumerate(np.split(paths.indices, paths.indptr[1:-1])))
-    _MODELS[model_key] = viz
-    while len(_MODELS) > _MODELS_MAX:
-        _MODELS.popitem(last=False)
+    if viz is None:
+        classifier = is_classifier(tree)
+        names = context.class_names or (tuple(map(str, classes)) if classifier else None)
+        shadow = ForestShadowTree(tree, context.X_train, context.y_train,
+                                  classes=classes if classifier else None,
+                                  feature_names=display_names(context.feature_names),
+                                  target_name=display_name(context.target_name),
+                                  class_names=None if names is None else display_names(names))
+        viz = _MODELS[model_key] = dtreeviz.DTreeVizAPI(shadow)
     return viz
 
 

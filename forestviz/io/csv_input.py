@@ -22,6 +22,8 @@ import pyarrow as pa
 from pyarrow import compute as pc
 from pyarrow import csv as pa_csv
 
+from forestviz.names import elide
+
 MAX_CELL_CHARS = 100_000  # longest value: pages of text, yet a preview shows it without strain
 MAX_LINE_CHARS = 1_000_000  # longest row: 2,000 columns (the cap) of 500; 2,000 numbers take 40k
 
@@ -262,8 +264,7 @@ def _chars(buf: bytes, start: int, end: int, value: bool = False) -> int:
 
 
 def _shown(name: str) -> str:  # a column name in a message: plain, one line, <= 40 characters
-    name = " ".join(_CONTROL.sub(" ", name).split())
-    return f"'{name}'" if len(name) <= 40 else f"'{name[:39]}…'"
+    return f"'{elide(name)}'"
 
 
 def _too_long(buf, delimiter, length, row, begin, start, fields, max_cell, max_line) -> DataError:

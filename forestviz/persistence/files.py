@@ -15,22 +15,27 @@ refuses, *before* skops builds any object:
 
 Then every decision tree is checked (children inside the tree and after their parent, features
 below the model's width, depth within ``max_depth``): scikit-learn's compiled code follows
-them unchecked, which is why skops does not trust its ``Tree`` by default.
+them unchecked, which is why skops does not trust its ``Tree`` by default. A
+``TablePreprocessor`` is saved as plain data (column names, medians, levels) that its
+``__setstate__`` checks and fits scikit-learn's encoder on again, so no encoder internals (a
+``OneHotEncoder``'s output widths feed scipy's compiled sparse code) are ever read from a file;
+one built without that state is refused here.
 """
 
-import copy
 import json
 import zipfile
 
 import numpy as np
-import pandas as pd
 import skops.io as sio
 from sklearn.tree._tree import Tree
 
 from forestviz import __version__
+from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.archive import ModelFileError, checked_schema, refused
 
-FILE_FORMAT = "forestviz-model/4"  # 4: classes in the package layout (forestviz.trees, …)
+# 4: classes in the package layout (forestviz.trees, …); 5: the TablePreprocessor saved as plain
+# data (its __getstate__) and rebuilt on scikit-learn's ColumnTransformer when loaded
+FILE_FORMAT = "forestviz-model/5"
 MAX_DEPTH = 64
 
 # Every (skops loader, class) forestviz writes: each model family dumped with every option that
@@ -86,9 +91,9 @@ _TREE_LEAF, _NO_FEATURE = -1, -2  # scikit-learn's markers at leaves
 def dumps(obj) -> bytes:
     """The model file of a fitted estimator, a ``TablePreprocessor`` or the app's payload dict
     (str keys); ``obj`` is not changed. TypeError for other contents, ModelFileError if too big."""
-    plain, frames = _split_frames(obj)
-    envelope = {"format": FILE_FORMAT, "forestviz_version": __version__, "object": plain,
-                "frames": frames}
+    # DataFrame attributes (the search tables) travel as plain columns: the models'
+    # __getstate__ (forestviz.trees.ensemble.WeightedEnsemble)
+    envelope = {"format": FILE_FORMAT, "forestviz_version": __version__, "object": obj}
     data = sio.dumps(envelope, compression=zipfile.ZIP_DEFLATED)
     try:
         foreign = _foreign(_inspect(data))
@@ -98,35 +103,6 @@ def dumps(obj) -> bytes:
         raise TypeError(f"forestviz model files cannot hold {', '.join(foreign)}; only forests, "
                         "the TablePreprocessor, numpy arrays and plain values.")
     return data
-
-
-def _split_frames(obj):
-    """``obj`` without DataFrame attributes, and those by payload key (``""``: ``obj``)."""
-    if isinstance(obj, dict):
-        parts = {key: _without_frames(value) for key, value in obj.items()}
-        return ({key: plain for key, (plain, _) in parts.items()},
-                {key: frames for key, (_, frames) in parts.items() if frames})
-    plain, frames = _without_frames(obj)
-    return plain, ({"": frames} if frames else {})
-
-
-def _without_frames(value):
-    """A shallow copy of ``value`` without its DataFrame attributes, and those as columns."""
-    frames = {name: _columns(frame) for name, frame in getattr(value, "__dict__", {}).items()
-              if isinstance(frame, pd.DataFrame)}
-    if not frames:
-        return value, {}
-    plain = copy.copy(value)
-    for name in frames:
-        delattr(plain, name)
-    return plain, frames
-
-
-def _columns(frame: pd.DataFrame) -> dict:
-    if not frame.index.equals(pd.RangeIndex(len(frame))):
-        raise TypeError("forestviz saves only DataFrames with a default index (0, 1, 2, …).")
-    return {"names": frame.columns.tolist(),
-            "values": [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]}
 
 
 def loads(data: bytes):
@@ -147,8 +123,7 @@ def loads(data: bytes):
         raise ModelFileError(f"This model file could not be read ({err}). Train the model "
                              "again and save it anew.") from err
     obj = _unwrap(envelope)
-    _check_trees(obj)
-    _restore_frames(obj, envelope["frames"])
+    _check_objects(obj)
     return obj
 
 
@@ -187,7 +162,7 @@ def _unwrap(envelope):
         raise ModelFileError("This skops file was not saved by forestviz.")
     if saved != FILE_FORMAT:
         raise _other_version(saved, envelope.get("forestviz_version"))
-    if not {"object", "frames"} <= envelope.keys():
+    if "object" not in envelope:
         raise ModelFileError("This forestviz model file is damaged: its model is missing.")
     return envelope["object"]
 
@@ -213,26 +188,17 @@ def _json_text(schema: dict, key: str) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def _restore_frames(obj, frames) -> None:
-    """Put the DataFrame attributes :func:`_split_frames` took out back in place."""
-    try:
-        for where, attrs in frames.items():
-            target = obj[where] if isinstance(obj, dict) else obj
-            for name, columns in attrs.items():
-                if not (name.isidentifier() and name.endswith("_") and name[0] != "_"):
-                    raise ValueError(f"{name!r} is not a fitted attribute")
-                frame = pd.DataFrame(dict(enumerate(columns["values"])))
-                frame.columns = pd.Index(columns["names"])
-                setattr(target, name, frame)
-    except (AttributeError, KeyError, TypeError, ValueError) as err:
-        raise ModelFileError(f"This forestviz model file is damaged: its tables could not be "
-                             f"read ({err}).") from err
-
-
-def _check_trees(obj) -> None:
-    """Refuse trees compiled code would follow out of bounds, or wider than their models."""
+def _check_objects(obj) -> None:
+    """Refuse trees compiled code would follow out of bounds, or wider than their models, and
+    preprocessors skops built without their state (``__setstate__`` checked the others)."""
     widths = set()
     for item in _reachable(obj):
+        shadowed = _shadowed_methods(item)
+        if shadowed:
+            raise refused(f"its {type(item).__name__} sets {shadowed[0]!r}, which is not a "
+                          "fitted attribute")
+        if isinstance(item, TablePreprocessor) and not hasattr(item, "max_levels"):
+            raise refused("its table preprocessor is damaged")
         if isinstance(item, Tree):
             if not _tree_is_sound(item):
                 raise refused("one of its decision trees is damaged")
@@ -241,6 +207,17 @@ def _check_trees(obj) -> None:
             widths.add(getattr(item, "n_features_in_", None))
     if len(widths) > 1:
         raise refused("its trees and models disagree on the number of features")
+
+
+def _shadowed_methods(item) -> list[str]:
+    """Names in an object's state that would hide a method or property of its class (a file
+    can name any attribute; ``model.predict`` must stay the class's method)."""
+    if isinstance(item, type) or not hasattr(item, "__dict__"):
+        return []
+    cls = type(item)
+    return sorted(name for name in vars(item)
+                  if callable(getattr(cls, name, None)) or isinstance(getattr(cls, name, None),
+                                                                       property))
 
 
 def _reachable(obj):

@@ -20,4 +20,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "Alternative": "forestviz.trees.paths",
     "path_table": "forestviz.trees.paths",
     "Progress": "forestviz.trees.checks",
+    "check_sample_weight": "forestviz.trees.checks",
+    "standard_scaling": "forestviz.trees.rows",
+    "split_rows": "forestviz.trees.rows",
 })

@@ -8,7 +8,8 @@ weights α_k(x) that sum to 1:
 
 * plain forests (Breiman; scikit-learn's ``RandomForest*`` / ``ExtraTrees*``): α_k = 1/T and
   f_k the trees' own leaf values or class frequencies, offset 0;
-* the Enhanced Random Forest (Bertsimas & Stoumpou, "Enhanced Random Forests", Eq. 4):
+* the Enhanced Random Forest (Bertsimas & Stoumpou, "Binary Classification: Is Boosting stronger
+  than Bagging?", Eq. 4):
   α_k(x) = u_k(x) from the top trees of the nearest training rows (Eq. 5), or 1/T without
   model weighting; its tree scores S, S1, S2 (Eqs. 6–8) and the nearest rows are diagnostics;
 * attention forests (Utkin & Konstantinov, "Attention-based random forest and contamination
@@ -27,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from sklearn.base import is_classifier
 from sklearn.ensemble import (
     ExtraTreesClassifier,
@@ -97,6 +99,47 @@ class WeightedEnsemble:
         ``"rounds"`` (ERF's reweighting history and chosen round), ``"sample_importance"``
         (ERF's final s_i), ``"search"`` (the attention models' ε–τ validation table)."""
         return {}
+
+    def __getstate__(self):
+        """The state with every DataFrame attribute (the search tables) as plain columns
+        ``{FRAME: {"names": [...], "values": [arrays]}}``, so that a model file holds only arrays
+        and plain values (forestviz's model files trust no pandas type); ``__setstate__``
+        rebuilds the frames. Python's pickle and skops both use this public protocol."""
+        state = super().__getstate__()
+        return {name: _frame_columns(value) if isinstance(value, pd.DataFrame) else value
+                for name, value in state.items()}
+
+    def __setstate__(self, state):
+        super().__setstate__({name: _columns_frame(value) if _is_frame_state(value) else value
+                              for name, value in state.items()})
+
+
+FRAME = "__dataframe__"
+
+
+def _frame_columns(frame: pd.DataFrame) -> dict:
+    if not frame.index.equals(pd.RangeIndex(len(frame))):
+        raise TypeError("forestviz saves only DataFrames with a default index (0, 1, 2, …).")
+    return {FRAME: {"names": [str(c) for c in frame.columns],
+                    "values": [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]}}
+
+
+def _is_frame_state(value) -> bool:
+    return isinstance(value, dict) and value.keys() == {FRAME}
+
+
+def _columns_frame(value) -> pd.DataFrame:
+    """The DataFrame of :func:`_frame_columns`; TypeError or ValueError when the columns are
+    not a list of names with one 1-D array each, all of one length."""
+    names, values = value[FRAME]["names"], value[FRAME]["values"]
+    if not (isinstance(names, list) and isinstance(values, list) and len(names) == len(values)
+            and all(isinstance(n, str) for n in names)
+            and all(isinstance(v, np.ndarray) and v.ndim == 1 for v in values)
+            and len({v.size for v in values}) <= 1):
+        raise ValueError("a saved table's columns do not fit together")
+    frame = pd.DataFrame(dict(enumerate(values)))
+    frame.columns = pd.Index(names)
+    return frame
 
 
 def uniform_parts(weights) -> tuple[np.ndarray, np.ndarray]:

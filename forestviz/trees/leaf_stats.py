@@ -9,6 +9,8 @@ in row chunks, so memory stays O(chunk × T × m).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
+
 import numpy as np
 from scipy import sparse
 
@@ -16,6 +18,7 @@ from forestviz.trees.fitted import fitted_trees
 from forestviz.trees.flat import FlatTrees
 from forestviz.trees.leaf_values import own_leaf_values
 from forestviz.trees.lookup import forest_leaf_ids
+from forestviz.trees.rows import standard_scaling
 from forestviz.trees.threads import (
     SMALL_BATCH,
     row_blocks,
@@ -29,32 +32,39 @@ _MATMUL_LEAVES = 32  # up to this many leaves per tree, x̃·A for every leaf (B
 _MATMUL_BLOCK = 2**18  # entries of one (rows × leaves) product block, kept in cache
 
 
+@dataclass(eq=False, repr=False)
 class LeafStats:
     """Per-leaf count, key (mean x̃) and value of a fitted forest (algorithms.md §0).
 
     Build with :meth:`from_forest`. Keys live in the standardised space
-    x̃ = (x − mean) / std (ddof 0, a zero std counts as 1) unless ``standardize=False``.
+    x̃ = (x − mean) / std (:func:`~forestviz.trees.rows.standard_scaling`) unless
+    ``standardize=False``. Per node of the flat numbering: ``counts`` of training rows,
+    ``leaf_means`` A (N × m) and ``leaf_values`` (N,) or (N × C) over ``classes``.
     """
 
-    def __init__(self, trees, flat, counts, leaf_means, leaf_values, center, scale, task,
-                 classes, chunk_size, n_jobs):
-        self.trees = trees
-        self.flat = flat
-        self.counts = counts
-        self.leaf_means = leaf_means
-        self.leaf_sq_norms = np.einsum("ij,ij->i", leaf_means, leaf_means)
-        is_leaf = flat.feature < 0
+    trees: list
+    flat: FlatTrees
+    counts: np.ndarray
+    leaf_means: np.ndarray
+    leaf_values: np.ndarray
+    center: np.ndarray
+    scale: np.ndarray
+    task: str
+    classes: np.ndarray | None
+    chunk_size: int
+    n_jobs: int | None
+    leaf_sq_norms: np.ndarray = field(init=False)  # ||A||² per node
+    leaf_column: np.ndarray = field(init=False)  # node id -> column of leaf_terms
+    leaf_terms: np.ndarray | None = field(init=False)
+
+    def __post_init__(self):
+        self.leaf_sq_norms = np.einsum("ij,ij->i", self.leaf_means, self.leaf_means)
+        is_leaf = self.flat.feature < 0
         # shallow trees: ||A||² − 2·x̃·A of every leaf is one product [x̃, 1] @ leaf_terms
-        self.leaf_column = np.cumsum(is_leaf) - 1  # node id -> column of leaf_terms
-        self.leaf_terms = (np.vstack([-2.0 * leaf_means[is_leaf].T, self.leaf_sq_norms[is_leaf]])
-                           if is_leaf.sum() <= _MATMUL_LEAVES * len(trees) else None)
-        self.leaf_values = leaf_values
-        self.center = center
-        self.scale = scale
-        self.task = task
-        self.classes = classes
-        self.chunk_size = chunk_size
-        self.n_jobs = n_jobs
+        self.leaf_column = np.cumsum(is_leaf) - 1
+        self.leaf_terms = (
+            np.vstack([-2.0 * self.leaf_means[is_leaf].T, self.leaf_sq_norms[is_leaf]])
+            if is_leaf.sum() <= _MATMUL_LEAVES * len(self.trees) else None)
 
     @property
     def n_trees(self) -> int:
@@ -73,9 +83,8 @@ class LeafStats:
         trees = fitted_trees(forest)
         X = np.asarray(X_train, dtype=np.float64)
         y = np.asarray(y_train)
-        center, scale = (X.mean(axis=0), X.std(axis=0)) if standardize else (
+        center, scale = standard_scaling(X) if standardize else (
             np.zeros(X.shape[1]), np.ones(X.shape[1]))
-        scale = np.where(scale > 0, scale, 1.0)
         flat = FlatTrees.from_trees(trees)
         n_nodes = flat.feature.size
         leaves = forest_leaf_ids(trees, flat, X, n_jobs)
@@ -106,9 +115,7 @@ class LeafStats:
     def with_values(self, leaf_values) -> LeafStats:
         """The same leaves and keys with other per-node values (flat numbering), e.g. AGBoost's
         scaled tree outputs T·ν·h_k."""
-        return LeafStats(self.trees, self.flat, self.counts, self.leaf_means,
-                         np.asarray(leaf_values), self.center, self.scale, self.task,
-                         self.classes, self.chunk_size, self.n_jobs)
+        return replace(self, leaf_values=np.asarray(leaf_values))
 
     def standardize(self, X) -> np.ndarray:
         """x̃ = (x − mean) / std with the training rows' mean and std."""

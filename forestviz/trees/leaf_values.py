@@ -1,10 +1,12 @@
 """The trees' own leaf predictions in the flat numbering (:mod:`forestviz.trees.flat`): the
-values or class frequencies scikit-learn stored in each node when it grew the tree, with a
-forest's class columns aligned.
+values or class frequencies scikit-learn stored in each node when it grew the tree, with the
+class columns aligned.
 
-:class:`LeafTable` serves the Enhanced Random Forest (per-tree class probabilities by one
-gather), :func:`estimator_leaf_values` the Decision Machines and :func:`own_leaf_values` the
-leaves of :class:`~forestviz.trees.leaf_stats.LeafStats` that no training row reaches.
+:func:`node_values` and :func:`node_class_values` read them (the one place class columns are
+aligned, with :func:`spread_columns`); :class:`LeafTable` serves the Enhanced Random Forest
+(per-tree class probabilities by one gather), :func:`estimator_leaf_values` the Decision
+Machines and :func:`own_leaf_values` the leaves of :class:`~forestviz.trees.leaf_stats.LeafStats`
+that no training row reaches.
 """
 
 from __future__ import annotations
@@ -29,51 +31,59 @@ class LeafTable:
         self.trees = trees
         self.flat = FlatTrees.from_trees(trees)
         self.offsets = self.flat.offsets
-        self.values = np.zeros((self.flat.feature.size, n_classes))
-        for tree, start in zip(trees, self.offsets, strict=True):
-            value = tree.tree_.value[:, 0, :]
-            value = value / value.sum(axis=1, keepdims=True)
-            self.values[start : start + len(value)][:, tree.classes_.astype(np.intp)] = value
+        self.values = node_class_values(trees, np.arange(n_classes))  # trees hold class codes
 
     def apply(self, X32, n_jobs=None):
         """Global leaf ids (n × T) of float32 rows ``X32`` (:func:`forest_leaf_ids`)."""
         return forest_leaf_ids(self.trees, self.flat, X32, n_jobs)
 
 
-def own_leaf_values(trees, task, classes) -> np.ndarray:
-    """The trees' own stored leaf values in the flat numbering (fallback for empty leaves)."""
+def spread_columns(values, columns, n_columns) -> np.ndarray:
+    """``values`` (n, c) written to the ``columns`` (c,) of an (n, ``n_columns``) table of zeros:
+    class frequencies over a subset of the classes, aligned to all of them."""
+    table = np.zeros((values.shape[0], n_columns))
+    table[:, columns] = values
+    return table
+
+
+def node_values(trees) -> np.ndarray:
+    """The value stored in every node of regression ``trees``, in the flat numbering (N,)."""
+    return np.concatenate([tree.tree_.value[:, 0, 0] for tree in trees])
+
+
+def node_class_values(trees, classes) -> np.ndarray:
+    """The class frequencies stored in every node of classification ``trees``, in the flat
+    numbering (N × C), columns in the order of ``classes``: the classes as the trees label them
+    (a forest's trees hold the codes 0..C−1, standalone trees their labels). A tree that saw
+    every class fills the columns in order; one that saw fewer fills the columns of its
+    ``classes_`` and leaves 0 for the classes it never saw."""
+    classes = np.asarray(classes)
     blocks = []
     for tree in trees:
-        value = tree.tree_.value
-        if task == "regression":
-            blocks.append(value[:, 0, :1])
-            continue
-        fractions = value[:, 0, :] / np.maximum(value[:, 0, :].sum(axis=1, keepdims=True), 1e-300)
-        if fractions.shape[1] == classes.size:  # a forest's tree: classes already aligned
-            blocks.append(fractions)
-            continue
-        full = np.zeros((value.shape[0], classes.size))
-        full[:, np.searchsorted(classes, tree.classes_)] = fractions
-        blocks.append(full)
+        value = tree.tree_.value[:, 0, :]
+        fractions = value / np.maximum(value.sum(axis=1, keepdims=True), 1e-300)
+        if fractions.shape[1] != classes.size:
+            fractions = spread_columns(fractions, np.searchsorted(classes, tree.classes_),
+                                       classes.size)
+        blocks.append(fractions)
     return np.concatenate(blocks)
+
+
+def own_leaf_values(trees, task, classes) -> np.ndarray:
+    """The trees' own stored leaf values in the flat numbering (fallback for empty leaves):
+    (N, 1) values or (N, C) class frequencies over ``classes``."""
+    if task == "regression":
+        return node_values(trees)[:, None]
+    return node_class_values(trees, classes)
 
 
 def estimator_leaf_values(estimator, trees):
     """Per-node leaf predictions in the flat numbering: values, or class probabilities with
     columns aligned to the estimator's classes (a forest's trees hold class codes)."""
     if not is_classifier(trees[0]):
-        return None, np.concatenate([tree.tree_.value[:, 0, 0] for tree in trees])
+        return None, node_values(trees)
     if isinstance(estimator, BaseDecisionTree) or not hasattr(estimator, "classes_"):
         classes = np.unique(np.concatenate([tree.classes_ for tree in trees]))
-        columns = [np.searchsorted(classes, tree.classes_) for tree in trees]
-    else:
-        classes = np.asarray(estimator.classes_)
-        columns = [np.asarray(tree.classes_, dtype=np.intp) for tree in trees]
-    blocks = []
-    for tree, cols in zip(trees, columns, strict=True):
-        value = tree.tree_.value[:, 0, :]
-        block = np.zeros((value.shape[0], classes.size))
-        block[:, cols] = value / np.maximum(value.sum(axis=1, keepdims=True), 1e-300)
-        blocks.append(block)
-    return classes, np.concatenate(blocks)
-
+        return classes, node_class_values(trees, classes)
+    classes = np.asarray(estimator.classes_)
+    return classes, node_class_values(trees, np.arange(classes.size))

@@ -14,6 +14,8 @@ The matrix form is the reference. Batch look-ups go through the trees' compiled 
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from scipy import sparse
 
@@ -27,6 +29,7 @@ from forestviz.trees.paths import Alternative, Flip, PathStep
 _MATRIX_CHUNK_ENTRIES = 1 << 23
 
 
+@dataclass(eq=False, repr=False)
 class DecisionMachine:
     """Selection matrix S, thresholds t and block-diagonal templates B of fitted trees.
 
@@ -37,25 +40,25 @@ class DecisionMachine:
     (n_leaves × C, columns in the order of ``classes``).
     """
 
-    def __init__(self, trees, flat, selection, thresholds, templates, test_nodes, test_depth,
-                 test_offsets, leaf_nodes, leaf_offsets, leaf_values, classes, feature_names,
-                 feature_scale, n_jobs):
-        self.trees = trees
-        self.flat = flat
-        self.selection = selection
-        self.thresholds = thresholds
-        self.templates = templates
-        self.test_nodes = test_nodes
-        self.test_depth = test_depth
-        self.test_offsets = test_offsets
-        self.leaf_nodes = leaf_nodes
-        self.leaf_offsets = leaf_offsets
-        self.leaf_depth = np.diff(templates.indptr)  # ||B_i||² = ||B_i||₁ = leaf depth
-        self.leaf_values = leaf_values
-        self.classes = classes
-        self.feature_names = feature_names
-        self.feature_scale = feature_scale
-        self.n_jobs = n_jobs
+    trees: list
+    flat: FlatTrees
+    selection: sparse.csr_matrix  # (tests × m) int8, one 1 per row
+    thresholds: np.ndarray  # (tests,)
+    templates: sparse.csr_matrix  # (leaves × tests) int8, B
+    test_nodes: np.ndarray
+    test_depth: np.ndarray
+    test_offsets: np.ndarray
+    leaf_nodes: np.ndarray
+    leaf_offsets: np.ndarray
+    leaf_values: np.ndarray
+    classes: np.ndarray | None
+    feature_names: tuple[str, ...] | None
+    feature_scale: np.ndarray | None
+    n_jobs: int | None
+    leaf_depth: np.ndarray = field(init=False)  # ||B_i||² = ||B_i||₁ = leaf depth
+
+    def __post_init__(self):
+        self.leaf_depth = np.diff(self.templates.indptr)
 
     @property
     def n_trees(self) -> int:

@@ -34,7 +34,7 @@ class PathStep:
 
     def sentence(self, name=str) -> str:
         """E.g. "Glucose (mg/dL) = 148 > 127.5"; ``name`` shows the feature name (e.g.
-        ``forestviz.explain.names.elide`` for display)."""
+        ``forestviz.names.elide`` for display)."""
         value, threshold = _distinct_numbers(self.value, self.threshold)
         sign = "≤" if self.direction == "<=" else ">"
         return f"{name(self.feature_name)} = {value} {sign} {threshold}"

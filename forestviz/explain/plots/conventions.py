@@ -6,7 +6,7 @@ colours, and the title with its caption. What figures accept is :mod:`.inputs`.
 * Plotly renders a few HTML tags (``<b>``, ``<br>``, ``<a>`` …) inside titles, labels and hover
   texts, so every user-provided name (features, rows, trees, groups) goes through
   :func:`plain`, which escapes ``&``, ``<`` and ``>``; plotly shows the entities as the literal
-  characters. Names are cut to 40 characters (:mod:`forestviz.explain.names`) except in hover
+  characters. Names are cut to 40 characters (:mod:`forestviz.names`) except in hover
   texts.
 * Every figure has a title, a caption (the title's subtitle) stating what is drawn, axis titles
   and hover texts in plain words (:func:`finish`).
@@ -19,7 +19,7 @@ import textwrap
 
 import plotly.graph_objects as go
 
-from forestviz.explain.names import elide_unique
+from forestviz.names import elide_unique
 
 _UNBROKEN = ("ABRF Fig. ", "Fig. ")  # kept on one line with the word after them
 # Characters per line of a figure's title and caption (plotly does not wrap text): narrow
@@ -37,7 +37,7 @@ def plain(text) -> str:
 
 def unique_labels(labels, default: str, n: int) -> list[str]:
     """Escaped labels (``default.format(i + 1)`` when ``labels`` is None), cut to 40 characters
-    and kept distinct by a " #k" suffix (:func:`forestviz.explain.names.elide_unique`), since plotly
+    and kept distinct by a " #k" suffix (:func:`forestviz.names.elide_unique`), since plotly
     merges equal category labels."""
     raw = [default.format(i + 1) for i in range(n)] if labels is None else list(labels)
     if len(raw) != n:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from scipy.stats import gaussian_kde, norm
 
-from forestviz.explain.names import elide
 from forestviz.explain.plots.conventions import finish, plain
 from forestviz.explain.plots.inputs import vector
+from forestviz.names import elide
 
 
 def kde_over_tree_index(weights, grid) -> np.ndarray:
@@ -17,8 +18,8 @@ def kde_over_tree_index(weights, grid) -> np.ndarray:
     ``weights`` (T,) or (n, T); returns (G,) or (n, G). Integrates to Σ_k α_k over the line.
     """
     weights, grid = np.asarray(weights, dtype=float), np.asarray(grid, dtype=float)
-    offsets = grid[None, :] - np.arange(1, weights.shape[-1] + 1)[:, None]
-    return weights @ (np.exp(-0.5 * offsets**2) / np.sqrt(2.0 * np.pi))
+    trees = np.arange(1, weights.shape[-1] + 1)[:, None]
+    return weights @ norm.pdf(grid[None, :], loc=trees)
 
 
 def value_density(values, grid, bandwidth=None, lower=None) -> np.ndarray:
@@ -27,15 +28,21 @@ def value_density(values, grid, bandwidth=None, lower=None) -> np.ndarray:
     below it), so non-negative weights get no mass below 0.
 
     Bandwidth: Silverman's rule 0.9·min(σ, IQR/1.34)·n^(−1/5), or 1.06·σ·n^(−1/5) when the
-    IQR is 0; when all values are equal, 5% of their absolute mean (at least 1e−3).
+    IQR is 0; when all values are equal, 5% of their absolute mean (at least 1e−3). The
+    density is scipy's ``gaussian_kde`` with that bandwidth (a single normal when the kernel
+    centres coincide, where ``gaussian_kde`` has no spread to scale).
     """
     values, grid = vector(values, "values"), np.asarray(grid, dtype=float)
     if lower is not None and values.min() < lower:
         raise ValueError(f"values lie below the lower bound {lower}")
     h = _bandwidth(values) if bandwidth is None else float(bandwidth)
     centres = values if lower is None else np.concatenate([values, 2.0 * lower - values])
-    z = (grid[None, :] - centres[:, None]) / h
-    density = np.exp(-0.5 * z**2).sum(axis=0) / (values.size * h * np.sqrt(2.0 * np.pi))
+    spread = centres.std(ddof=1) if centres.size > 1 else 0.0
+    if spread > 0:
+        density = gaussian_kde(centres, bw_method=h / spread)(grid)
+    else:
+        density = norm.pdf(grid, loc=centres[0], scale=h)
+    density *= centres.size / values.size  # reflected kernels carry the mass below ``lower``
     return density if lower is None else np.where(grid >= lower, density, 0.0)
 
 

@@ -6,15 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from scipy.stats import percentileofscore
 
-from forestviz.explain.names import wrap_name
 from forestviz.explain.plots.conventions import STRONG, finish, plain, unique_labels
 from forestviz.explain.plots.inputs import records
+from forestviz.names import wrap_name
 
 
 def row_vs_median_table(row, X_train, feature_names=None) -> pd.DataFrame:
     """ERF Tables 6-7 with percentiles: per feature the row's value, the training median and
-    the mid-rank percentile 100·(#below + #equal/2)/n of the value among the training rows.
+    the mid-rank percentile 100·(#below + #equal/2)/n of the value among the training rows
+    (scipy's ``percentileofscore``, ``kind="mean"``).
 
     Columns ``feature``, ``value``, ``median``, ``percentile``. Numeric features only.
     """
@@ -22,12 +24,12 @@ def row_vs_median_table(row, X_train, feature_names=None) -> pd.DataFrame:
     value = np.asarray(row, dtype=float).ravel()
     if train.ndim != 2 or train.shape[0] == 0 or train.shape[1] != value.size:
         raise ValueError("X_train must be (n_rows, n_features) with the row's number of features")
-    below = (value > train).sum(axis=0)
-    equal = (value == train).sum(axis=0)
+    percentile = [percentileofscore(column, v, kind="mean")
+                  for column, v in zip(train.T, value, strict=True)]
     names = [f"feature {j + 1}" for j in range(value.size)] if feature_names is None else [
         str(f) for f in feature_names]
     return pd.DataFrame({"feature": names, "value": value, "median": np.median(train, axis=0),
-                         "percentile": 100.0 * (below + 0.5 * equal) / train.shape[0]})
+                         "percentile": percentile})
 
 
 def _hover(value) -> str:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from forestviz.explain.names import elide
+from forestviz.attention.weights import contaminate
 from forestviz.explain.plots.conventions import finish, plain, tree_names, unique_labels
 from forestviz.explain.plots.inputs import matrix, vector
+from forestviz.names import elide
 
 
 def ternary_groups(weights) -> list[list[int]]:
@@ -119,13 +120,13 @@ def simplex_figure(softmax_D, w, eps, alpha=None, *, groups=None, group_names=No
     eps = float(eps)
     if not 0.0 <= eps <= 1.0 or D.size != w.size:
         raise ValueError("need 0 ≤ eps ≤ 1 and one Softmax weight and one w per tree")
-    alpha = (1.0 - eps) * D + eps * w if alpha is None else vector(alpha, "alpha")
+    alpha = contaminate(D, w, eps) if alpha is None else vector(alpha, "alpha")
     groups, names, rule, exact = _ternary_setup(alpha[None, :], groups, group_names, tree_ids)
     if not exact:
         raise ValueError("the simplex view needs groups that together cover every tree")
     pD, pw, pa = ternary_coordinates(np.stack([D, w, alpha]), groups)
     filled = [g for g in range(3) if groups[g]]
-    vertices = (1.0 - eps) * pD + eps * np.eye(3)[filled + filled[:1]]
+    vertices = contaminate(pD, np.eye(3)[filled + filled[:1]], eps)
     fig = go.Figure()
     points = [
         ("possible weights for this ε (sub-simplex)", vertices, "lines", "circle", "#9ecae1"),

@@ -7,9 +7,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from forestviz.explain.names import elide
 from forestviz.explain.plots.conventions import finish, plain
 from forestviz.explain.plots.inputs import records
+from forestviz.names import elide
 
 EPS_MARKERS = ("circle", "triangle-up", "square", "diamond", "x", "star", "cross", "pentagon")
 METRICS = {  # known score columns: axis title, word in hover texts, higher is better

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from forestviz.explain.names import elide
 from forestviz.explain.plots.conventions import (
     PALE,
     STRONG,
@@ -15,6 +14,7 @@ from forestviz.explain.plots.conventions import (
     unique_labels,
 )
 from forestviz.explain.plots.inputs import matrix, vector
+from forestviz.names import elide
 
 PART_NAMES = ("closeness to this row, (1−ε)·D", "learned tree weight, ε·w")
 

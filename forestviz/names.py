@@ -1,4 +1,6 @@
-"""Display names: long names shortened wherever they are laid out, the full name kept.
+"""Display names: long names shortened wherever they are laid out, the full name kept. Every
+layer uses it (CSV messages, decision paths, figures, drawings, the report), so it sits at the
+bottom of the package and imports nothing of forestviz.
 
 A column can be named by a 5,000-character string (a pasted sentence, a generated id). Every
 view that lays names out (tree drawings, figure ticks, legends and axis titles, the HTML
