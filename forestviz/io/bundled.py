@@ -126,30 +126,25 @@ def load_dataset(name: str, *, n_samples: int | None = None, random_state=None) 
             name=name,
             description=_PIMA.description,
         )
+    if name in _TABLES:
+        frame, target, task = _scikit_learn_table(name)
+        return Dataset.from_frame(frame, target, task=task, name=name,
+                                  description=_TABLES[name].description)
+    known = ", ".join(info.name for info in list_datasets())
+    raise DataError(f"There is no bundled data set called '{name}'. Choose one of: {known}.")
+
+
+def _scikit_learn_table(name: str) -> tuple[pd.DataFrame, str, str]:
+    """(frame, target column, task) of a table shipped with scikit-learn."""
     if name == "breast_cancer":
         bunch = sk.load_breast_cancer(as_frame=True)
         frame = bunch.data.copy()
         frame["Diagnosis"] = np.asarray(bunch.target_names)[bunch.target.to_numpy()]
-        return Dataset.from_frame(
-            frame,
-            "Diagnosis",
-            task="classification",
-            name=name,
-            description=_TABLES[name].description,
-        )
-    if name == "diabetes":
-        bunch = sk.load_diabetes(as_frame=True, scaled=False)
-        frame = bunch.data.rename(columns=_DIABETES_NAMES)
-        frame["Disease progression"] = bunch.target
-        return Dataset.from_frame(
-            frame,
-            "Disease progression",
-            task="regression",
-            name=name,
-            description=_TABLES[name].description,
-        )
-    known = ", ".join(info.name for info in list_datasets())
-    raise DataError(f"There is no bundled data set called '{name}'. Choose one of: {known}.")
+        return frame, "Diagnosis", "classification"
+    bunch = sk.load_diabetes(as_frame=True, scaled=False)
+    frame = bunch.data.rename(columns=_DIABETES_NAMES)
+    frame["Disease progression"] = bunch.target
+    return frame, "Disease progression", "regression"
 
 
 def _synthetic(name: str, n_samples: int | None, random_state) -> Dataset:
