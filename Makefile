@@ -5,20 +5,25 @@ PY := $(VENV)/bin/python
 RUNTIME_DEBS := graphviz fonts-dejavu-core
 TEST_DEBS := $(RUNTIME_DEBS) chromium
 PORT ?= 8501
-# pytest-xdist workers per test tier (docs/performance.md, "Test suite")
+# pytest-xdist workers for the unit and slow test tiers; each keeps BLAS to one thread, as
+# more threads than cores only spin
 TEST_WORKERS ?= 2
+ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 .PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
 
 run: $(VENV)/.runtime system-deps
 	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
-# Every test, in two tiers: the fast unit tests first, stopping at the first failure, then the
-# slow and browser tests (a test marked serial runs with no other test beside it).
+# Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
+# at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with
+# one BLAS thread; then the browser tests one at a time (Chromium, the app server and its
+# training already keep both cores busy).
 test: $(VENV)/.test test-system-deps
 	$(PY) -m ruff check .
-	$(PY) -m pytest -n $(TEST_WORKERS) -x -m "not slow and not browser"
-	$(PY) -m pytest -n $(TEST_WORKERS) -m "slow or browser"
+	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -x -m "not slow and not browser"
+	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -m "slow and not browser"
+	$(PY) -m pytest -m browser
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
