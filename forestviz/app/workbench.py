@@ -162,8 +162,7 @@ class Workbench:
         model = self._model()
         label = (f"P({model.class_names[-1]})" if model.task == "classification"
                  else f"predicted {model.target}")
-        risk = (model.estimator.predict_proba(model.X_test)[:, -1]
-                if model.task == "classification" else model.estimator.predict(model.X_test))
+        risk = model.test_predictions[model.name]  # P(last class) or the value, cached at fit
         frame = pd.DataFrame({"position": model.test_rows, "ID": model.ids_test, label: risk,
                               "actual": model.y_test})
         return frame.sort_values(label, ascending=False, kind="stable").reset_index(drop=True)
