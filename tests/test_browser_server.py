@@ -67,9 +67,12 @@ def change_row(page: Page, row: int) -> float:
     field.fill(str(row))
     started = time.monotonic()
     field.press("Enter")
-    expect(page.get_by_test_id("stHeading").filter(has_text="Row P")).to_contain_text(
-        f"P{row + 1:04d}", timeout=TIMEOUT)
+    # While a run replaces the page, the old heading can stand (stale) beside the new one: wait
+    # for the new one by its own text, then for the old one to go.
+    expect(page.get_by_test_id("stHeading").filter(has_text=f"Row P{row + 1:04d}")).to_be_visible(
+        timeout=TIMEOUT)
     expect(main.locator('[data-stale="true"]')).to_have_count(0, timeout=TIMEOUT)
+    expect(page.get_by_test_id("stHeading").filter(has_text="Row P")).to_have_count(1)
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
     return time.monotonic() - started
 
