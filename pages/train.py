@@ -87,6 +87,8 @@ def show_results(bench: Workbench) -> None:
     st.caption(as_text(f"{bundle.name}: {len(bundle.train_rows)} training rows, "
                        f"{len(bundle.test_rows)} held-out rows, {bundle.n_trees} trees."))
     comparison = bench.comparison()
+    if comparison.selection:
+        st.info(as_text(comparison.selection), icon=":material/balance:")
     st.dataframe(comparison.table.style.format("{:.3f}", na_rep="—").highlight_max(
         subset=list(comparison.higher_is_better), color="#d3f0d9"))
     if comparison.figure is not None:

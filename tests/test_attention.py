@@ -3,6 +3,7 @@ the out-of-bag leave-one-out view, analytic gradients and scikit-learn conventio
 
 import cvxpy as cp
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.optimize import approx_fprime
 from sklearn.datasets import load_iris, make_friedman2
@@ -23,8 +24,18 @@ def data():
 
 @pytest.fixture(scope="module")
 def abrf1(data):
+    """ABRF-1 at a fixed ε (τ searched): on these 120 noisy rows the plain forest would win a
+    full search, and these tests are about the attention model itself."""
     X, y, _ = data
-    return AttentionForestRegressor(**SMALL).fit(X, y)
+    return AttentionForestRegressor(eps=0.5, **SMALL).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def searched(data):
+    """The full search (the plain forest and every (ε, τ)), 40 trees so that every
+    out-of-bag row is scored by every candidate."""
+    X, y, _ = data
+    return AttentionForestRegressor(**{**SMALL, "n_estimators": 40}).fit(X, y)
 
 
 def _brute_force_leaf_stats(model, X, y, X_query):
@@ -116,48 +127,62 @@ def _brute_force_oob_view(model, X, y):
     return scored, values, dists
 
 
-def _oob_loss(scored, values, dists, y, eps, tau, w):
-    """Out-of-bag MSE of the ABRF-1 model (ε, τ, w): each row by the sub-forest of its
-    out-of-bag trees (softmax over them, w renormalised over them); at ε > 0 a row whose
-    sub-forest carries no w mass is left out."""
+def _oob_losses(scored, values, dists, y, eps, tau, w):
+    """Out-of-bag squared errors per row of the ABRF-1 model (ε, τ, w): each row by the
+    sub-forest of its out-of-bag trees, α restricted to them and renormalised; rows no tree
+    scores are dropped."""
     keep = scored.any(axis=1)
     scored, values, dists, y = scored[keep], values[keep], dists[keep], y[keep]
     scores = np.where(scored, -dists / (2 * tau), -np.inf)
     D = np.exp(scores - scores.max(axis=1, keepdims=True))
-    softmax_prediction = (D * values).sum(axis=1) / D.sum(axis=1)
-    if eps == 0:
-        return np.mean((softmax_prediction - y) ** 2)
-    mass = scored @ w
-    ok = mass > 0
-    contamination = (values * scored) @ w / np.where(ok, mass, 1.0)
-    prediction = (1 - eps) * softmax_prediction + eps * contamination
-    return np.mean(((prediction - y) ** 2)[ok])
+    D /= D.sum(axis=1, keepdims=True)
+    alpha = (1 - eps) * D + (0.0 if w is None else eps * scored * w)
+    prediction = (alpha * values).sum(axis=1) / alpha.sum(axis=1)
+    return (prediction - y) ** 2
 
 
-def test_grid_search_table_and_choice(data, abrf1):
-    """The table's τ are κ·median training distance, its losses are the out-of-bag
-    leave-one-out losses recomputed by brute force, and the fit keeps the pair of least loss."""
+def test_grid_search_table_and_choice(data, searched):
+    """The table lists the plain forest and every (ε, κ); τ is κ·median training distance;
+    the forest's and the Softmax rows' losses are the out-of-bag leave-one-out losses
+    recomputed by brute force; exactly one candidate is chosen, by the one-standard-error
+    rule read off the table itself, and the fitted model is that candidate."""
     X, y, _ = data
-    table = abrf1.search_results_
-    assert list(table.columns) == ["eps", "kappa", "tau", "validation_loss"]
-    assert len(table) == len(EPS_GRID) * len(KAPPA_GRID)
-    assert set(table["eps"]) == set(EPS_GRID) and set(table["kappa"]) == set(KAPPA_GRID)
-    median = np.median(_brute_force_leaf_stats(abrf1, X, y, X)[1])
-    np.testing.assert_allclose(table["tau"], table["kappa"] * median, rtol=1e-12)
-    best = table.loc[table["validation_loss"].idxmin()]
-    assert abrf1.eps_ == best["eps"] > 0
-    np.testing.assert_allclose(abrf1.tau_, best["tau"], rtol=1e-12)
+    table = searched.search_results_
+    assert list(table.columns) == ["candidate", "eps", "kappa", "tau", "validation_loss",
+                                   "standard_error", "difference_to_best", "difference_se",
+                                   "n_rows", "selected"]
+    assert len(table) == 1 + len(EPS_GRID) * len(KAPPA_GRID)
+    forest, grid = table.iloc[0], table.iloc[1:]
+    assert forest["candidate"] == "base" and set(grid["candidate"]) == {"attention"}
+    assert set(grid["eps"]) == set(EPS_GRID) and set(grid["kappa"]) == set(KAPPA_GRID)
+    median = np.median(_brute_force_leaf_stats(searched, X, y, X)[1])
+    np.testing.assert_allclose(grid["tau"], grid["kappa"] * median, rtol=1e-12)
 
-    view = _brute_force_oob_view(abrf1, X, y)
-    softmax_rows = table[table["eps"] == 0]  # ε = 0: no w, the Softmax model alone
+    view = _brute_force_oob_view(searched, X, y)
+    assert (table["n_rows"] == view[0].any(axis=1).sum()).all()  # every row, every candidate
+    T = len(searched.estimators_)
+    forest_losses = _oob_losses(*view, y, 1.0, 1.0, np.full(T, 1 / T))
+    np.testing.assert_allclose(forest["validation_loss"], forest_losses.mean(), rtol=1e-10)
+    np.testing.assert_allclose(forest["standard_error"],
+                               forest_losses.std(ddof=1) / np.sqrt(forest_losses.size))
+    softmax_rows = grid[grid["eps"] == 0]  # ε = 0: no w, the Softmax model alone
     assert len(softmax_rows) == len(KAPPA_GRID)
     for tau, loss in softmax_rows[["tau", "validation_loss"]].itertuples(index=False):
-        np.testing.assert_allclose(loss, _oob_loss(*view, y, 0.0, tau, None), rtol=1e-10)
-    # the chosen pair with the final w_ (refit at that pair on all rows; its QP is checked
-    # against cvxpy below): equal up to the QP solver's tolerance on the search's own w
-    np.testing.assert_allclose(best["validation_loss"],
-                               _oob_loss(*view, y, abrf1.eps_, abrf1.tau_, abrf1.w_), rtol=1e-4)
-    assert best["validation_loss"] < softmax_rows["validation_loss"].min()
+        np.testing.assert_allclose(loss, _oob_losses(*view, y, 0.0, tau, None).mean(),
+                                   rtol=1e-10)
+
+    assert table["selected"].sum() == 1
+    best = table["validation_loss"].idxmin()
+    assert table.loc[best, "difference_to_best"] == 0.0
+    simplest_first = pd.concat([table.iloc[:1], grid.sort_values(
+        ["kappa", "eps"], ascending=False, kind="stable")])
+    within = simplest_first[simplest_first["difference_to_best"]
+                            <= simplest_first["difference_se"]]
+    chosen = table.loc[table["selected"]].iloc[0]
+    assert chosen.name == within.index[0]
+    assert searched.selected_base_ == (chosen["candidate"] == "base")
+    if not searched.selected_base_:
+        assert (searched.eps_, searched.tau_) == (chosen["eps"], chosen["tau"])
 
 
 def _abrf1_qp_weights(model, X, y, omega):
@@ -256,8 +281,11 @@ def test_reproducible_with_random_state(data, mode):
 
 @pytest.mark.parametrize("mode", ["abrf2", "abrf3"])
 def test_trained_attention_parameters(data, mode):
+    """At a fixed τ (ABRF-2) or ε (ABRF-3) the plain forest is no candidate: the gradient
+    runs."""
     X, y, X_test = data
-    model = AttentionForestRegressor(mode=mode, **SMALL).fit(X, y)
+    fixed = {"tau": 1.0} if mode == "abrf2" else {"eps": 0.5}
+    model = AttentionForestRegressor(mode=mode, **fixed, **SMALL).fit(X, y)
     assert model.v_.shape == (15,) and np.all(model.v_ > 0)
     np.testing.assert_allclose(model.z_.mean(), 1.0)
     np.testing.assert_allclose(model.tree_weights(X_test).sum(axis=1), 1.0)
@@ -278,9 +306,11 @@ def test_other_selection_schemes_and_losses(data, kwargs):
 def test_fixed_pair_needs_no_validation_forest(data):
     X, y, X_test = data
     model = AttentionForestRegressor(base="extra", eps=0.5, tau=2.0, **SMALL).fit(X, y)
-    assert (model.eps_, model.tau_) == (0.5, 2.0)
-    assert len(model.search_results_) == 1
-    assert np.isnan(model.search_results_["validation_loss"]).all()
+    assert (model.eps_, model.tau_) == (0.5, 2.0) and not model.selected_base_
+    table = model.search_results_
+    assert table["candidate"].tolist() == ["base", "attention"]
+    assert table["selected"].tolist() == [False, True]
+    assert np.isnan(table["validation_loss"]).all()
     np.testing.assert_allclose(model.tree_weights(X_test).sum(axis=1), 1.0)
 
 

@@ -4,6 +4,7 @@ scikit-learn conventions."""
 
 import cvxpy as cp
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import softmax
 from sklearn.base import clone
@@ -30,6 +31,14 @@ def data():
 
 @pytest.fixture(scope="module")
 def agboost(data):
+    """AGBoost at a fixed ε (τ and γ searched): these tests are about the attention model; with
+    ε searched the plain machine can win on 150 noisy rows."""
+    X, y, _ = data
+    return AttentionBoostingRegressor(**SMALL, eps=0.5).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def searched(data):
     X, y, _ = data
     return AttentionBoostingRegressor(**SMALL).fit(X, y)
 
@@ -141,8 +150,8 @@ def test_contamination_weights_solve_the_qp(data, agboost, weighted):
     checked by cvxpy on the n × T problem itself (no Gram reduction)."""
     X, y, _ = data
     omega = np.random.default_rng(0).uniform(0.2, 2.0, y.size) if weighted else np.ones(y.size)
-    model = (AttentionBoostingRegressor(**SMALL).fit(X, y, sample_weight=omega) if weighted
-             else agboost)
+    model = (AttentionBoostingRegressor(**SMALL, eps=0.5).fit(X, y, sample_weight=omega)
+             if weighted else agboost)
     assert model.eps_ > 0
     np.testing.assert_allclose(model.init_, np.average(y, weights=omega))
     V, target, r = _training_problem(model, X, y)
@@ -182,42 +191,71 @@ def test_simplex_nnls_matches_cvxpy(n, T):
         assert f(w_nnls) <= f(w.value) + 1e-7 * (1 + abs(f(w.value)))
 
 
-def test_search_table_and_choice(agboost):
-    table = agboost.search_results_
-    assert list(table.columns) == ["eps", "discount", "kappa", "tau", "validation_loss"]
-    assert len(table) == EPS_GRID.size * len(KAPPA_GRID) * len(DISCOUNT_GRID)
-    assert set(table["discount"]) == set(DISCOUNT_GRID)
+def test_search_table_and_choice(data, searched):
+    """The machine itself and every (ε, γ, κ); one chosen, by the one-standard-error rule read
+    off the table (simplest first: the machine, then the largest τ, ε and γ)."""
+    table = searched.search_results_
+    assert list(table.columns) == ["candidate", "eps", "discount", "kappa", "tau",
+                                   "validation_loss", "standard_error", "difference_to_best",
+                                   "difference_se", "n_rows", "selected"]
+    assert len(table) == 1 + EPS_GRID.size * len(KAPPA_GRID) * len(DISCOUNT_GRID)
+    grid = table.iloc[1:]
+    assert table["candidate"].iloc[0] == "base" and set(grid["candidate"]) == {"attention"}
+    assert set(grid["discount"]) == set(DISCOUNT_GRID)
     assert np.isfinite(table["validation_loss"]).all()
-    best = table.loc[table["validation_loss"].idxmin()]
-    assert (agboost.eps_, agboost.discount_) == (best["eps"], best["discount"])
-    np.testing.assert_allclose(agboost.tau_, best["tau"])
-    np.testing.assert_allclose(table["tau"] / table["kappa"], table["tau"].iloc[0] /
-                               table["kappa"].iloc[0])
+    np.testing.assert_allclose(grid["tau"] / grid["kappa"], grid["tau"].iloc[0] /
+                               grid["kappa"].iloc[0])
+    simplest_first = pd.concat([table.iloc[:1], grid.sort_values(
+        ["kappa", "eps", "discount"], ascending=False, kind="stable")])
+    within = simplest_first[simplest_first["difference_to_best"]
+                            <= simplest_first["difference_se"]]
+    assert table["selected"].sum() == 1 and table["selected"].idxmax() == within.index[0]
+    chosen = table.loc[table["selected"]].iloc[0]
+    assert searched.selected_base_ == (chosen["candidate"] == "base")
+    if searched.selected_base_:
+        assert searched.eps_ == 1.0 and np.all(searched.w_ == 1 / len(searched.estimators_))
+        np.testing.assert_allclose(searched.predict(data[2]), searched.gbm_.predict(data[2]))
+    else:
+        assert (searched.eps_, searched.discount_) == (chosen["eps"], chosen["discount"])
+        np.testing.assert_allclose(searched.tau_, chosen["tau"])
 
 
 def test_cross_validated_losses_are_refits_on_the_folds(data):
-    """Each search row is the mean over folds of the held-out MSE of the fixed-(ε, τ, γ) model
-    fitted on the fold's rows."""
+    """Each search row is the pooled held-out squared error of the fixed-(ε, τ, γ) model
+    fitted on each fold's rows; the machine's row is the GBM's own."""
     X, y, _ = data
     model = AttentionBoostingRegressor(**SMALL, cv=3, tau=2.0, discount=0.9).fit(X, y)
-    table = model.search_results_.set_index("eps")["validation_loss"]
-    assert len(table) == EPS_GRID.size
+    table = model.search_results_
+    assert len(table) == 1 + EPS_GRID.size
+    by_eps = table.iloc[1:].set_index("eps")["validation_loss"]
     for eps in (0.0, 0.5, 1.0):
-        losses = []
+        errors = []
         for fit_rows, held_out in KFold(3).split(X):
             fold = AttentionBoostingRegressor(**SMALL, eps=eps, tau=2.0, discount=0.9).fit(
                 X[fit_rows], y[fit_rows])
-            losses.append(np.mean((fold.predict(X[held_out]) - y[held_out]) ** 2))
+            errors.append((fold.predict(X[held_out]) - y[held_out]) ** 2)
         # ε > 0: the search's NNLS weights vs the refit's projected-gradient ones
-        np.testing.assert_allclose(table[eps], np.mean(losses), rtol=1e-10 if eps == 0 else 1e-4)
+        np.testing.assert_allclose(by_eps[eps], np.concatenate(errors).mean(),
+                                   rtol=1e-10 if eps == 0 else 1e-4)
+    gbm = GradientBoostingRegressor(n_estimators=20, min_samples_leaf=5, max_depth=3,
+                                    subsample=1.0)
+    errors = np.concatenate([
+        (clone(gbm).set_params(random_state=model.gbm_.random_state).fit(
+            X[fit_rows], y[fit_rows]).predict(X[held_out]) - y[held_out]) ** 2
+        for fit_rows, held_out in KFold(3).split(X)])
+    np.testing.assert_allclose(table["validation_loss"].iloc[0], errors.mean(), rtol=1e-10)
+    np.testing.assert_allclose(table["standard_error"].iloc[0],
+                               errors.std(ddof=1) / np.sqrt(errors.size), rtol=1e-10)
 
 
 def test_fixed_parameters_skip_the_search(data):
     X, y, _ = data
     model = AttentionBoostingRegressor(**SMALL, **FIXED).fit(X, y)
-    assert len(model.search_results_) == 1
+    assert model.search_results_["candidate"].tolist() == ["base", "attention"]
+    assert model.search_results_["selected"].tolist() == [False, True]
     assert np.isnan(model.search_results_["validation_loss"]).all()
     assert (model.eps_, model.tau_, model.discount_) == (0.0, 2.0, 1.0)
+    assert not model.selected_base_
 
 
 @pytest.mark.parametrize("base", ["gbm", "extra"])
@@ -227,7 +265,7 @@ def test_reproducible_with_random_state(data, base):
     first = AttentionBoostingRegressor(**params).fit(X, y)
     second = AttentionBoostingRegressor(**params).fit(X, y)
     np.testing.assert_array_equal(first.predict(X_test), second.predict(X_test))
-    np.testing.assert_array_equal(first.search_results_, second.search_results_)
+    pd.testing.assert_frame_equal(first.search_results_, second.search_results_)
     if base == "extra":
         other = AttentionBoostingRegressor(**{**params, "random_state": 1}).fit(X, y)
         assert not np.array_equal(first.predict(X_test), other.predict(X_test))

@@ -50,7 +50,8 @@ def test_the_only_failure_of_check_classifiers_train_is_the_youden_threshold(rea
 def binary():
     X, y = make_classification(260, 6, n_informative=4, flip_y=0.05, random_state=0)
     model = EnhancedForestClassifier(n_estimators=40, max_depth=4, n_iterations=3,
-                                     n_neighbors=7, top_trees=5, random_state=0).fit(X, y)
+                                     n_neighbors=7, top_trees=5, model_weighting=True,
+                                     random_state=0).fit(X, y)
     return X, y, model
 
 
@@ -114,7 +115,7 @@ def test_large_batches_use_the_block_search_once_per_batch(monkeypatch):
     X[50:80] = X[0]  # training rows with exact duplicates: all skipped for a query equal to them
     y = (X[:, 0] + rng.normal(size=500) > 0).astype(int)
     model = EnhancedForestClassifier(n_estimators=12, n_iterations=1, n_neighbors=8, top_trees=4,
-                                     random_state=0, n_jobs=2).fit(X, y)
+                                     model_weighting=True, random_state=0, n_jobs=2).fit(X, y)
     calls = []
     query = model._neighbors.blocks.query
     monkeypatch.setattr(model._neighbors.blocks, "query",
@@ -219,35 +220,46 @@ def test_model_weighted_probability_is_the_u_weighted_tree_average(binary):
     for k in (0, 7, 39):
         np.testing.assert_allclose(per_tree[:, k], model.estimators_[k].predict_proba(Q))
     u = model.tree_weights(Q)
+    assert model.model_weighting_
     np.testing.assert_allclose(model.predict_proba(Q), np.einsum("nt,ntc->nc", u, per_tree))
-    plain = model.set_params(model_weighting=False).predict_proba(Q)
-    model.set_params(model_weighting=True)
-    np.testing.assert_allclose(plain, per_tree.mean(axis=1))
 
 
-def test_binary_threshold_is_youden_on_the_final_model_and_predict_uses_it(binary):
+def test_binary_threshold_is_youden_on_the_validation_rows_and_predict_uses_it(binary):
+    """Youden's J of the chosen candidate on the validation rows, from the forest that did not
+    see them; ``predict`` compares P(class 1) with it."""
     X, y, model = binary
-    train = model.train_indices_
-    proba = model.predict_proba(X[train])  # training rows: own row excluded, as at fit time
-    assert model.threshold_ == pytest.approx(youden_thresholds(y[train], proba, 2)[1])
+    val = model.validation_indices_
+    assert model.train_indices_.size == len(y)  # the kept configuration refitted on all rows
+    assert val.size == int(np.ceil(0.2 * len(y)))
+    assert model.threshold_ == pytest.approx(
+        youden_thresholds(y[val], model.validation_proba_, 2)[1])
     P = model.predict_proba(X)
     np.testing.assert_array_equal(model.predict(X), (P[:, 1] >= model.threshold_).astype(int))
     assert model.score(X, y) > 0.83  # what check_classifiers_train asks of the training fit
+
+
+def test_without_validation_rows_the_threshold_is_youden_on_the_final_model():
+    X, y = make_classification(260, 6, n_informative=4, flip_y=0.05, random_state=0)
+    model = EnhancedForestClassifier(n_estimators=40, max_depth=4, n_iterations=2,
+                                     validation_fraction=0.0, random_state=0).fit(X, y)
+    assert model.search_results_ is None and model.model_weighting_
+    assert len(model.history_) == 2 and model.best_iteration_ == 1
+    proba = model.predict_proba(X)  # training rows: own row excluded, as at fit time
+    assert model.threshold_ == pytest.approx(youden_thresholds(y, proba, 2)[1])
 
 
 def test_multiclass_one_vs_rest_thresholds():
     X, y = load_iris(return_X_y=True)
     model = EnhancedForestClassifier(n_estimators=30, max_depth=3, n_iterations=2,
                                      random_state=0).fit(X, y)
-    train = model.train_indices_
-    proba = model.predict_proba(X[train])
+    val, proba = model.validation_indices_, model.validation_proba_
     assert model.threshold_.shape == (3,)
     for c in range(3):
-        fpr_tpr = [((proba[y[train] == c, c] >= t).mean() - (proba[y[train] != c, c] >= t).mean(),
+        fpr_tpr = [((proba[y[val] == c, c] >= t).mean() - (proba[y[val] != c, c] >= t).mean(),
                     t) for t in np.unique(proba[:, c])]
         best_j = max(j for j, _ in fpr_tpr)
         t_c = model.threshold_[c]
-        j_c = (proba[y[train] == c, c] >= t_c).mean() - (proba[y[train] != c, c] >= t_c).mean()
+        j_c = (proba[y[val] == c, c] >= t_c).mean() - (proba[y[val] != c, c] >= t_c).mean()
         assert j_c == pytest.approx(best_j)
     assert len(model.history_[0]["threshold"]) == 3
     assert model.score(X, y) > 0.9
@@ -291,22 +303,25 @@ def test_ties_are_not_broken_by_tree_index():
     assert share[0] < 2 * share.mean()
 
 
-def test_early_stopping_keeps_the_best_validation_iteration():
+def test_early_stopping_stops_at_the_first_drop_and_the_rounds_are_chosen_by_one_se():
     X, y = make_classification(400, 8, flip_y=0.2, random_state=4)
-    params = {"n_estimators": 20, "max_depth": 3, "learning_rate": 1.0, "random_state": 3}
+    params = {"n_estimators": 20, "max_depth": 3, "learning_rate": 1.0, "random_state": 3,
+              "model_weighting": False}
     full = EnhancedForestClassifier(n_iterations=6, early_stopping=False, **params).fit(X, y)
     val = [h["validation_auc"] for h in full.history_]
-    assert len(val) == 6 and full.best_iteration_ == int(np.argmax(val))
+    assert len(val) == 6
     stopped = EnhancedForestClassifier(n_iterations=6, early_stopping=True, **params).fit(X, y)
     sval = [h["validation_auc"] for h in stopped.history_]
     np.testing.assert_allclose(sval, val[: len(sval)])  # same iterations until the stop
     drop = next((i for i in range(1, 6) if val[i] < max(val[:i])), None)
     assert len(sval) == (6 if drop is None else drop + 1)
-    assert stopped.best_iteration_ == int(np.argmax(sval))
-    # the kept forest is the best iteration's: a run that ends there has the same trees
-    short = EnhancedForestClassifier(n_iterations=full.best_iteration_ + 1,
-                                     early_stopping=False, **params).fit(X, y)
-    np.testing.assert_allclose(short.tree_predictions(X[:50]), full.tree_predictions(X[:50]))
+    table = full.search_results_
+    assert table["rounds"].tolist() == [1, 2, 3, 4, 5, 6] and not table["model_weighting"].any()
+    np.testing.assert_allclose(1 - table["validation_loss"], val)  # 1 − AUC per round
+    within = table[table["difference_to_best"] <= table["difference_se"]]
+    assert full.best_iteration_ + 1 == within["rounds"].iloc[0]  # the fewest rounds in noise
+    assert table["selected"].tolist() == (table.index == within.index[0]).tolist()
+    assert full.selected_base_ == (full.best_iteration_ == 0)
     np.testing.assert_allclose(full.sample_importance_.sum(), 1.0)
     for h in full.history_:
         assert h["weight_min"] <= h["weight_median"] <= h["weight_max"]
@@ -340,7 +355,7 @@ def test_oob_option_ranks_out_of_bag_trees_first():
     X, y = make_classification(200, 5, random_state=6)
     model = EnhancedForestClassifier(n_estimators=30, n_iterations=1, oob_ranking=True,
                                      top_trees=5, random_state=0).fit(X, y)
-    assert model.tree_rankings_.shape == (160, 5)
+    assert model.tree_rankings_.shape == (200, 5)  # the refit on all rows ranks every row
     assert np.isfinite(model.history_[0]["train_auc"])
 
 

@@ -237,7 +237,7 @@ def test_other_objects_are_not_saved(fitted):
 def test_the_envelope_names_format_and_version(fitted):
     data = dumps(fitted["rf-regressor"])
     envelope = sio.loads(data, trusted=sorted(TRUSTED_TYPES))
-    assert envelope["format"] == model_files.FILE_FORMAT == "forestviz-model/5"
+    assert envelope["format"] == model_files.FILE_FORMAT == "forestviz-model/6"
     assert envelope["forestviz_version"] == "0.1.0"
     assert json.loads(zipfile.ZipFile(io.BytesIO(data)).read("schema.json"))["protocol"] \
         == model_archive.SKOPS_PROTOCOL
@@ -271,7 +271,7 @@ def test_a_file_of_format_4_asks_to_train_again(legit):
         schema["content"]["format"]["content"] = json.dumps("forestviz-model/4")
 
     with pytest.raises(ModelFileError, match=r"file format forestviz-model/4.*reads "
-                       r"forestviz-model/5\. Train the model again"):
+                       r"forestviz-model/6\. Train the model again"):
         loads(hostile_models.edit(legit, as_saved_by_format_4))
 
 

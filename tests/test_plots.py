@@ -307,20 +307,30 @@ def test_ternary_dataset_places_every_row_and_reports_hidden_ones():
 
 
 # --------------------------------------------------------------------- training diagnostics
-def test_tau_curves_one_line_per_eps_on_a_log_axis_with_the_best_pair():
+def test_tau_curves_one_line_per_eps_the_plain_model_as_a_line_and_the_chosen_pair():
     X, y = make_friedman1(60, random_state=0)
     results = AttentionForestRegressor(10, random_state=0).fit(X, y).search_results_
-    fig = plots.tau_curves(results, baseline=float(np.var(y)))
+    grid = results[results["candidate"] == "attention"]
+    forest = results[results["candidate"] == "base"].iloc[0]
+    fig = plots.tau_curves(results)
     lines = [t for t in fig.data if t.name.startswith("ε")]
-    assert len(lines) == results["eps"].nunique()
+    assert len(lines) == grid["eps"].nunique()
     assert fig.layout.xaxis.type == "log"
-    for trace, (_, curve) in zip(lines, results.groupby("eps"), strict=True):
+    for trace, (_, curve) in zip(lines, grid.groupby("eps"), strict=True):
         order = np.argsort(curve["tau"].to_numpy())
         np.testing.assert_allclose(trace.x, curve["tau"].to_numpy()[order])
         np.testing.assert_allclose(trace.y, curve["validation_loss"].to_numpy()[order])
-    best = results.loc[results["validation_loss"].idxmin()]
-    (star,) = [t for t in fig.data if t.name == "best pair"]
-    assert (star.x[0], star.y[0]) == (best["tau"], best["validation_loss"])
+    (line,) = fig.layout.shapes  # the plain forest's held-out loss
+    assert line.y0 == line.y1 == forest["validation_loss"]
+    # an attention pair chosen: starred, whether or not it has the least loss
+    pick = grid.index[3]
+    chosen = results.assign(selected=results.index == pick)
+    (star,) = [t for t in plots.tau_curves(chosen).data if t.name == "chosen pair"]
+    assert (star.x[0], star.y[0]) == (grid.loc[pick, "tau"], grid.loc[pick, "validation_loss"])
+    # the plain model chosen: no star, the caption says so
+    plain = plots.tau_curves(results.assign(selected=results["candidate"] == "base"))
+    assert not [t for t in plain.data if t.name in ("chosen pair", "best pair")]
+    assert "plain model" in plain.layout.title.subtitle.text.replace("<br>", " ")
 
 
 def test_tau_curves_accepts_records_r2_and_missing_scores():

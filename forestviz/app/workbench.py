@@ -60,6 +60,7 @@ class Comparison:
     higher_is_better: tuple[str, ...]  # the metric columns where larger is better
     figure: go.Figure | None  # ROC curves (binary) or predicted against actual (regression)
     training: tuple[View, ...]  # what the fit learned: ERF rounds, the ε–τ search
+    selection: str | None = None  # why the model chose attention or its plain base model
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,7 +135,59 @@ class Workbench:
             figure = None
         higher = tuple(c for c in ("AUC", "F1", "accuracy", "R²") if c in model.results)
         return Comparison(model.results.set_index("model"), higher, figure,
-                          self._training_views())
+                          self._training_views(), self._selection_note())
+
+    def _selection_note(self) -> str | None:
+        """The search's verdict in words, from its own table (``search_results_``): which
+        candidate won and by how much, on the rows the search held out."""
+        model = self._model()
+        found = as_ensemble(model.estimator).diagnostics()
+        table = found.get("search")
+        if "selected_base" not in found or table is None or table["candidate"].iloc[0] != "base":
+            return None
+        base, chosen = table.iloc[0], table.loc[table["selected"]].iloc[0]
+        plain = {"agboost": "the plain boosting machine",
+                 "erf": "the plain forest (round 1, plain averaging)"}.get(
+                     model.settings.family, "the plain forest")
+        if not np.isfinite(base["validation_loss"]):
+            return (f"Attention was not compared with {plain}: ε and τ were set by hand and no "
+                    "rows were held out to score them.")
+        loss = model.estimator.get_params().get("loss", "l2")
+        variance = float(np.var(model.y_train)) if (
+            model.task == "regression" and loss == "l2") else None
+        name = {("regression", "l1"): "mean absolute error", ("classification", "l2"):
+                "Brier score", ("classification", "l1"): "mean absolute error of the "
+                "probabilities"}.get((model.task, loss), "mean squared error")
+
+        if found.get("search_score") == "AUC":
+            def score(value: float) -> str:
+                return f"AUC {1 - value:.3f}"
+        else:
+            name = found.get("search_score", name)
+
+            def score(value: float) -> str:
+                return f"R² {1 - value / variance:.3f}" if variance else f"{name} {value:.4f}"
+
+        best = table.loc[table["validation_loss"].idxmin()]
+        enhanced = "rounds" in table
+        other = "Enhanced RF setting" if enhanced else "attention setting"
+        method = "Reweighting and model weighting" if enhanced else "Attention"
+        held = (f"on the {int(base['n_rows']):,} training rows the search held out: {plain} "
+                f"{score(base['validation_loss'])}, the best {other} "
+                f"{score(best['validation_loss'])}")
+        if found["selected_base"]:
+            return (f"{method} did not beat {plain} on this data set ({held}, a difference "
+                    f"within its standard error), so the model is {plain}: the explanation "
+                    "shows its own trees with equal weights.")
+        if not base["difference_to_best"] > base["difference_se"]:  # not by the search's rule
+            return (f"Some settings were fixed by hand, so {plain} was not a candidate ({held}; "
+                    f"this model {score(chosen['validation_loss'])}).")
+        smoothest = ("" if chosen.name == best.name else
+                     " Of the settings within one standard error of the best, the one with the "
+                     f"smoothest weights was chosen ({score(chosen['validation_loss'])}).")
+        return (f"{method} improved on {plain} ({held}; the paired difference in error, "
+                f"{base['difference_to_best']:.3g}, is larger than its standard error, "
+                f"{base['difference_se']:.3g}).{smoothest}")
 
     def _training_views(self) -> tuple[View, ...]:
         model, views = self._model(), []
@@ -143,10 +196,11 @@ class Workbench:
             views.append(View("Enhanced RF: the reweighting rounds", None,
                               plots.erf_history(found["rounds"], found["best_round"])))
         search = found.get("search")
-        if search is not None and search["validation_loss"].notna().any():
+        if search is not None and "tau" in search and search["validation_loss"].notna().any():
             note = None
             if "discount" in found:  # AGBoost: the curves at the chosen discount γ
-                search = search[search["discount"] == found["discount"]]
+                search = search[(search["discount"] == found["discount"])
+                                | (search["candidate"] == "base")]
                 note = f"At the chosen discount γ = {found['discount']:g}."
             squared = model.task == "regression" and model.estimator.get_params().get(
                 "loss", "l2") == "l2"

@@ -2,12 +2,16 @@
 estimators (Utkin & Konstantinov, "Attention-based Random Forest and Contamination Model";
 algorithms.md §1).
 
-``fit`` grows the base forest, selects (ε, τ) on held-out rows (:mod:`forestviz.attention.search`),
-refits the contamination weights w on all training rows and, for ABRF-2/3, trains the tree
-temperatures v and feature weights z (:mod:`forestviz.attention.gradients`); ``predict``
-combines the trees' leaf values with the attention weights α_k(x) of
-:mod:`forestviz.attention.weights`. ``search_results_`` lists every (ε, τ) pair with its
-validation loss.
+``fit`` grows the base forest, chooses between the plain forest and every (ε, τ) on held-out
+rows by the one-standard-error rule (:mod:`forestviz.attention.search`), refits the
+contamination weights w on all training rows and, for ABRF-2/3, trains the tree temperatures v
+and feature weights z (:mod:`forestviz.attention.gradients`); ``predict`` combines the trees'
+leaf values with the attention weights α_k(x) of :mod:`forestviz.attention.weights`.
+``search_results_`` lists every candidate with its held-out loss and standard error;
+``selected_base_`` says whether the plain forest won (it is a candidate unless the user fixed
+ε, or τ for the modes without ε). When it did, the model is the forest with
+equal tree weights (ε = 1, w_k = 1/T), each tree predicting the mean of the training rows in
+its leaf, and the explanation shows the forest's trees with equal weights.
 """
 
 from __future__ import annotations
@@ -107,7 +111,8 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
 
     # ----------------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None, progress: Progress | None = None):
-        """Fit the base forest, select (ε, τ) on held-out rows, refit w on all rows.
+        """Fit the base forest, choose the forest or (ε, τ) on held-out rows, refit w on all
+        rows.
 
         ``progress(stage, fraction)`` is called as the stages ("forest", "search",
         "gradient", "done") advance.
@@ -147,17 +152,21 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         report("forest", 1.0)
 
         kappas = KAPPA_GRID if self.tau == "auto" else (self.tau / main.median_distance,)
-        eps, kappa, self.search_results_ = search(contexts, main, eps_grid, kappas,
-                                                   self.loss, report)
-        self.eps_ = eps
-        self.tau_ = kappa * main.median_distance if self.tau == "auto" else float(self.tau)
-        w, _ = weights_at(main, self.tau_, np.array([eps]))
+        eps, kappa, self.selected_base_, self.search_results_ = search(
+            contexts, main, eps_grid, kappas, self.loss, report,
+            forest=(self.tau if self.mode in ("softmax", "abrf2") else self.eps) == "auto")
         T, m = len(main.forest.estimators_), X.shape[1]
-        self.w_ = w[0]
-        self.v_ = np.full(T, 1.0 / self.tau_)
         self.z_ = np.ones(m)
-        if self.mode in ("abrf2", "abrf3"):
-            self._train_gradient(X, contexts, main, kappa, rng, report)
+        if self.selected_base_:  # the plain forest: equal weights
+            self.eps_, self.tau_, self.w_ = 1.0, main.median_distance, np.full(T, 1.0 / T)
+            self.v_ = np.full(T, 1.0 / self.tau_)
+        else:
+            self.eps_ = eps
+            self.tau_ = kappa * main.median_distance if self.tau == "auto" else float(self.tau)
+            self.w_ = weights_at(main, self.tau_, np.array([eps]))[0][0]
+            self.v_ = np.full(T, 1.0 / self.tau_)
+            if self.mode in ("abrf2", "abrf3"):
+                self._train_gradient(X, contexts, main, kappa, rng, report)
 
         self.forest_ = main.forest
         self.estimators_ = main.forest.estimators_
@@ -280,9 +289,10 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         return float(self.eps_), np.asarray(self.w_, dtype=float)
 
     def diagnostics(self) -> dict[str, object]:
-        """``"search"``: the (ε, τ) grid with its validation losses (``search_results_``)."""
+        """``"search"``: every candidate with its held-out loss (``search_results_``);
+        ``"selected_base"``: whether the plain forest won."""
         check_is_fitted(self)
-        return {"search": self.search_results_}
+        return {"search": self.search_results_, "selected_base": bool(self.selected_base_)}
 
     def _predict_values(self, X) -> np.ndarray:
         """Σ_k α_k(x)·V_k(x) (n, C): one leaf lookup (the trees' compiled ``apply`` in
@@ -305,7 +315,9 @@ class AttentionForestRegressor(RegressorMixin, _AttentionForest):
     ``eps``/``tau``: "auto" (grid search) or a fixed value (τ absolute, in squared distance
     units). Fitted: ``forest_``, ``estimators_``, ``leaf_stats_``, ``w_``, ``eps_``, ``tau_``,
     ``v_`` (tree temperatures, 1/τ unless trained), ``z_`` (feature weights, 1 unless trained),
-    ``search_results_``.
+    ``search_results_`` (every candidate: ``candidate``, ``eps``, ``kappa``, ``tau``,
+    ``validation_loss``, ``standard_error``, ``difference_to_best``, ``difference_se``,
+    ``n_rows``, ``selected``), ``selected_base_`` (the plain forest won the search).
     """
 
     def predict(self, X) -> np.ndarray:

@@ -15,15 +15,23 @@ grid (:data:`EPS_GRID` × :data:`KAPPA_GRID`) through one Gram matrix
   the rest.
 
 A :class:`Context` is one such forest with its rows; :func:`search` scores the grid over the
-contexts. The validation loss is the mean squared error, or the mean absolute error for
-``loss="l1"``; for classification over the class probabilities, as the paper's Eq. 30;
-lower is better.
+contexts. The validation loss is the squared error, or the absolute error for ``loss="l1"``
+(for classification summed over the class probabilities, as the paper's Eq. 30), per held-out
+row; lower is better.
+
+The plain forest is a candidate too: equal tree weights, each tree predicting the mean of the
+training rows in its leaf, as every attention candidate does (for out-of-bag rows: the mean
+over the trees that did not draw the row, with the leave-one-out leaf means), so the
+comparison judges the weights alone.
+The choice is the one-standard-error rule of :mod:`forestviz.selection` over the candidates
+ordered simplest first: the forest, then the attention grid from the smoothest weights (the
+largest τ, then the largest ε: weights that vary least from row to row) to the sharpest.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -31,12 +39,12 @@ import pandas as pd
 from forestviz.attention.simplex import LP_ROW_CAP, SimplexLP, fit_contamination_weights
 from forestviz.attention.weights import (
     combine,
-    contaminate,
     distances,
     median_distance,
     softmax_weights,
     stack,
 )
+from forestviz.selection import one_standard_error, weighted_mean_and_se
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import spread_columns
 
@@ -81,6 +89,7 @@ class Context:
     Vty: np.ndarray  # Σ_s ω_s V_sᵀY_s (T,)
     lipschitz: float  # λ_max(G)
     lp: tuple | None = None  # (rows, SimplexLP) for loss="l1", built once per forest
+    halves: tuple = ()  # out of bag: ((val rows in half h, context fitting w without half h), …)
 
     @property
     def median_distance(self) -> float:
@@ -114,28 +123,53 @@ def oob_part(forest, stats, train) -> Part:
                 train.rows[keep], train.leaves[keep], mask, ratio**2)
 
 
+def subset(part: Part, index) -> Part:
+    """The rows ``index`` of ``part``."""
+    return Part(*(None if value is None else value[index] for value in vars(part).values()))
+
+
+def fitting_terms(train: Part, rng, loss) -> dict:
+    """What fitting w needs from the training rows: the Gram reduction G, Vᵀy, λ_max(G)
+    and, for ``loss="l1"``, the LP on at most LP_ROW_CAP of them."""
+    weighted = stack(train.V * train.weight[:, None, None])
+    gram = stack(train.V * np.sqrt(train.weight)[:, None, None])
+    gram = gram.T @ gram
+    lp = None
+    if loss == "l1":
+        n, C = train.Y.shape
+        cap = max(LP_ROW_CAP // C, 1)
+        rows = np.sort(rng.choice(n, cap, replace=False)) if n > cap else np.arange(n)
+        lp = (rows, SimplexLP(stack(train.V[rows] * train.weight[rows, None, None])))
+    return {"train": train, "gram": gram, "Vty": weighted.T @ train.Y.reshape(-1),
+            "lipschitz": float(np.linalg.eigvalsh(gram)[-1]), "lp": lp}
+
+
 def make_context(forest, stats: LeafStats, classes, X, Y, weight, fit_rows, val_rows, rng, *,
                  oob, loss) -> Context:
     """A forest fitted on ``fit_rows`` with its leaf statistics (``classes``: the estimator's,
     None for regression), the Gram reduction of those rows, and the validation part:
-    ``val_rows``, the out-of-bag rows (``oob``) or none."""
+    ``val_rows``, the out-of-bag rows (``oob``) or none.
+
+    Out of bag, w fitted on all training rows has seen every scored row's target, which
+    flatters the contaminated candidates (on pure noise they beat the forest). So w is
+    cross-fitted: the training rows are split at random in two halves, and the rows of each
+    half are scored with w fitted on the other half (``halves``)."""
     values = stats.leaf_values.reshape(stats.leaf_values.shape[0], -1)
     if classes is not None:
         values = spread_columns(values, np.searchsorted(classes, stats.classes), classes.size)
     train = leaf_part(stats, values, X, Y, weight, fit_rows)
     val = (oob_part(forest, stats, train) if oob else
            None if val_rows is None else leaf_part(stats, values, X, Y, weight, val_rows))
-    weighted = stack(train.V * train.weight[:, None, None])
-    gram = stack(train.V * np.sqrt(train.weight)[:, None, None])
-    gram = gram.T @ gram
-    lp = None
-    if loss == "l1":  # the LP is built once per forest, on at most LP_ROW_CAP rows
-        n, C = train.Y.shape
-        cap = max(LP_ROW_CAP // C, 1)
-        rows = np.sort(rng.choice(n, cap, replace=False)) if n > cap else np.arange(n)
-        lp = (rows, SimplexLP(stack(train.V[rows] * train.weight[rows, None, None])))
-    return Context(forest, stats, values, train, val, gram,
-                   weighted.T @ train.Y.reshape(-1), float(np.linalg.eigvalsh(gram)[-1]), lp)
+    context = Context(forest, stats, values, val=val, **fitting_terms(train, rng, loss))
+    if not oob:
+        return context
+    half = np.zeros(X.shape[0], dtype=np.intp)
+    half[fit_rows] = rng.permutation(fit_rows.size) % 2
+    halves = tuple((np.flatnonzero(half[val.rows] == h),
+                    replace(context, val=None, **fitting_terms(
+                        subset(train, np.flatnonzero(half[fit_rows] != h)), rng, loss)))
+                   for h in (0, 1))
+    return replace(context, halves=halves)
 
 
 def weights_at(ctx, tau, eps, initial=None):
@@ -176,59 +210,105 @@ def fit_l1(ctx, R, eps, positive, W):
             W[p] = w
 
 
-def validation_loss(part, R, W, eps, loss):
-    """Validation loss per ε (P,) for weights W (P, T) and Softmax predictions R (n, C).
+def row_losses(part, R, W, eps, loss):
+    """Held-out loss per row and ε (n, P) for weights W (P, T) and Softmax predictions R
+    (n, C); NaN where undefined.
 
-    A row scored by a subset of trees (``mask``) uses the sub-forest model: the softmax over
-    the subset (R) and w renormalised over it; a row whose subset carries no w mass is left
-    out of that ε's loss.
+    A row scored by a subset of its trees (``mask``: out of bag) uses the sub-forest model:
+    the softmax over the subset (R) and the attention weights α restricted to the subset and
+    renormalised, (1 − ε)·D + ε·w_S over (1 − ε) + ε·Σ_S w; only at ε = 1 with no w mass on
+    the subset is the row not scored.
     """
     n, _, C = part.V.shape
     V = part.V if part.mask is None else part.V * part.mask[:, :, None]
     contamination = (stack(V) @ W.T).reshape(n, C, -1).transpose(0, 2, 1)  # (n, P, C)
-    if part.mask is not None:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            contamination = contamination / (part.mask @ W.T)[:, :, None]
     e = eps[None, :, None]
-    with np.errstate(invalid="ignore"):
-        prediction = np.where(e == 0, R[:, None, :], contaminate(R[:, None, :], contamination, e))
-    error = prediction - part.Y[:, None, :]
-    per_row = (error**2 if loss == "l2" else np.abs(error)).sum(axis=2)  # (n, P)
-    ok = np.isfinite(per_row)
-    total = (np.where(ok, per_row, 0.0) * part.weight[:, None]).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return total / (ok * part.weight[:, None]).sum(axis=0)
+        prediction = (1.0 - e) * R[:, None, :] + e * contamination
+        if part.mask is not None:
+            prediction /= (1.0 - e) + e * (part.mask @ W.T)[:, :, None]
+    return _loss(prediction - part.Y[:, None, :], loss)
 
 
-def search(contexts, main, eps_grid, kappas, loss, report):
-    """Validation loss of every (ε, κ), summed over the contexts: the best pair and the table
-    of every pair with its loss (the estimator's ``search_results_``)."""
-    losses = np.zeros((len(kappas), eps_grid.size))
+def forest_losses(part, loss):
+    """Held-out loss per row (n,) of the plain forest: equal weights over all trees, or over
+    the trees that did not draw the row (out of bag)."""
+    T = part.V.shape[1]
+    return row_losses(part, np.zeros(part.Y.shape), np.full((1, T), 1.0 / T), np.ones(1),
+                      loss)[:, 0]
+
+
+def _loss(error, loss):
+    return (error**2 if loss == "l2" else np.abs(error)).sum(axis=-1)
+
+
+def search(contexts, main, eps_grid, kappas, loss, report, *, forest=True):
+    """Held-out losses of the plain forest and of every (ε, κ) over the contexts' rows, and
+    the one-standard-error choice among them (module docstring): ε, κ, whether the forest
+    won, and the table of every candidate (the estimator's ``search_results_``; the forest's
+    row has ``candidate == "base"`` and no ε or τ). ``forest=False``: the forest is scored
+    for comparison but is not a candidate (the user fixed ε and τ)."""
+    n_grid = len(kappas) * eps_grid.size
+    blocks, weights = [], []
     scored = any(ctx.val is not None for ctx in contexts)
     steps = len(contexts) * len(kappas)
     for c, ctx in enumerate(contexts):
-        W = None
+        if ctx.val is None:
+            report("search", (c + 1) * len(kappas) / steps)
+            continue
+        block = np.empty((ctx.val.Y.shape[0], 1 + n_grid))
+        block[:, 0] = forest_losses(ctx.val, loss)
+        fits = ctx.halves or ((np.arange(ctx.val.Y.shape[0]), ctx),)
+        W = [None] * len(fits)
         for i, kappa in enumerate(kappas):
             report("search", (c * len(kappas) + i) / steps)
-            if not scored:
-                continue
             tau = kappa * ctx.median_distance
-            W, _ = weights_at(ctx, tau, eps_grid, initial=W)
             R = combine(softmax_weights(-ctx.val.d / (2.0 * tau), ctx.val.mask), ctx.val.V)
-            losses[i] += validation_loss(ctx.val, R, W, eps_grid, loss)
+            columns = slice(1 + i * eps_grid.size, 1 + (i + 1) * eps_grid.size)
+            for f, (rows, fit) in enumerate(fits):
+                W[f], _ = weights_at(fit, tau, eps_grid, initial=W[f])
+                block[rows, columns] = row_losses(subset(ctx.val, rows), R[rows], W[f],
+                                                  eps_grid, loss)
+        blocks.append(block)
+        weights.append(ctx.val.weight)
     report("search", 1.0)
-    if not scored:
-        losses[:] = np.nan
     kk, ee = np.meshgrid(np.arange(len(kappas)), np.arange(eps_grid.size), indexing="ij")
-    results = pd.DataFrame({
-        "eps": eps_grid[ee.ravel()], "kappa": np.asarray(kappas)[kk.ravel()],
-        "tau": np.asarray(kappas)[kk.ravel()] * main.median_distance,
-        "validation_loss": losses.ravel()})
-    if np.isfinite(losses).any():
-        i, e = np.unravel_index(np.nanargmin(losses), losses.shape)
-        return float(eps_grid[e]), float(kappas[i]), results
-    if losses.size > 1:
-        warnings.warn("no held-out rows to select (eps, tau); using the Softmax model "
-                      "with kappa = 1", RuntimeWarning, stacklevel=3)
-        return 0.0, 1.0 if 1.0 in kappas else float(kappas[0]), results
-    return float(eps_grid[0]), float(kappas[0]), results
+    kk, ee = kk.ravel(), ee.ravel()
+    grid = pd.DataFrame({
+        "candidate": "attention", "eps": eps_grid[ee], "kappa": np.asarray(kappas, float)[kk],
+        "tau": np.asarray(kappas, float)[kk] * main.median_distance})
+    frame = pd.concat([pd.DataFrame({"candidate": ["base"], "eps": [np.nan],
+                                     "kappa": [np.nan], "tau": [np.nan]}), grid],
+                      ignore_index=True)
+    # simplest first: the forest, then the largest τ, then the largest ε
+    order = np.concatenate([[0], 1 + np.lexsort((-eps_grid[ee], -kk))])
+    if scored:
+        losses, weight = np.concatenate(blocks)[:, order], np.concatenate(weights)
+        selection = one_standard_error(losses[:, 0 if forest else 1:], weight)
+        table = selection.table
+        if not forest:  # the forest's row for comparison only, never selected
+            best = losses[:, 1 + selection.best]
+            mean, se = weighted_mean_and_se(losses[:, 0], weight)
+            difference, difference_se = weighted_mean_and_se(losses[:, 0] - best, weight)
+            table = pd.concat([pd.DataFrame({
+                "validation_loss": [mean], "standard_error": [se],
+                "difference_to_best": [difference], "difference_se": [difference_se],
+                "n_rows": [int(np.sum(np.isfinite(losses[:, 0]) & (weight > 0)))],
+                "selected": [False]}), table], ignore_index=True)
+        table = table.iloc[np.argsort(order)].reset_index(drop=True)
+        frame = pd.concat([frame, table], axis=1)
+    else:
+        frame = frame.assign(validation_loss=np.nan, standard_error=np.nan,
+                             difference_to_best=np.nan, difference_se=np.nan, n_rows=0,
+                             selected=False)
+        fallback = int(np.flatnonzero(grid["kappa"] == 1.0)[0]) if 1.0 in kappas else 0
+        if n_grid > 1:
+            warnings.warn("no held-out rows to select (eps, tau); using the Softmax model "
+                          "with kappa = 1", RuntimeWarning, stacklevel=3)
+        else:
+            fallback = 0
+        frame.loc[1 + fallback, "selected"] = True
+    chosen = frame.loc[frame["selected"]].iloc[0]
+    if chosen["candidate"] == "base":
+        return 1.0, 1.0, True, frame
+    return float(chosen["eps"]), float(chosen["kappa"]), False, frame

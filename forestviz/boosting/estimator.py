@@ -8,10 +8,14 @@ the rows (or, with ``cv``, one per cross-validation fold), w is fitted on those 
 grid point (:data:`~forestviz.attention.search.EPS_GRID` ×
 :data:`~forestviz.attention.search.KAPPA_GRID` × :data:`~forestviz.boosting.weights.DISCOUNT_GRID`,
 τ = κ·median training distance; all QPs of an ensemble share one Gram matrix and are solved by
-simplex NNLS) and each point is scored by its mean squared error on the held-out rows (averaged
-over folds). The final ensemble is fitted on all rows — in threads, at the same time as the
-validation ones, when ``n_jobs`` allows — and w is refitted there at the chosen point. When ε,
-τ and γ are all fixed nothing is searched and no validation ensemble is fitted.
+simplex NNLS) and each point is scored by its squared error on every held-out row (pooled over
+folds). The boosting machine itself (equal tree weights) is a candidate too, unless ε is fixed,
+and the one-standard-error rule of :mod:`forestviz.selection` chooses: attention only when it
+beats every simpler candidate by more than the standard error of the paired difference
+(``selected_base_`` says whether the machine won; then ε = 1 and w_k = 1/T, so ``predict``
+is the machine's own prediction). The final ensemble is fitted on all rows — in threads, at the
+same time as the validation ones, when ``n_jobs`` allows — and w is refitted there at the chosen
+point. When ε, τ and γ are all fixed nothing is searched and no validation ensemble is fitted.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from forestviz.boosting.weights import (
     attention_numerators,
     attention_softmax,
 )
+from forestviz.selection import one_standard_error, weighted_mean_and_se
 from forestviz.trees.checks import (
     ATTENTION_CHECKS,
     auto_or,
@@ -67,7 +72,9 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: None
     (one ``validation_fraction`` split) or a scikit-learn CV spec (int, splitter).
     Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
-    ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_``.
+    ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_`` (every candidate
+    with its held-out loss, standard error and paired difference to the best; the machine's row
+    has ``candidate == "base"``), ``selected_base_``.
     """
 
     _check_params = parameter_check({
@@ -138,10 +145,11 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
             d, V = ens.stats.query(X[held_out])
             validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out])))
-        eps, tau, self.discount_ = self._search(main, validations, *grids, report)
+        eps, tau, self.discount_, self.selected_base_ = self._search(main, validations, *grids,
+                                                                      report)
         self.eps_, self.tau_ = eps, tau
         self.w_ = np.full(len(main.trees), 1.0 / len(main.trees))
-        if self.weights == "trained":
+        if self.weights == "trained" and not self.selected_base_:
             self.w_ = main.weights(tau, self.discount_, self.discount_on, eps)
         self.init_ = main.init
         self.estimators_ = main.trees
@@ -190,8 +198,9 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         return Ensemble(init, trees, gbm, stats, rows, weighted.T @ V, weighted.T @ rows.target)
 
     def _validation_losses(self, ens, held_out, pairs, eps_grid, report) -> np.ndarray:
-        """Held-out MSE (len(pairs), len(eps_grid)) of every (γ, τ) in ``pairs`` and ε, with w
-        fitted on the ensemble's own rows (one Gram matrix, simplex NNLS)."""
+        """Held-out squared errors (n, len(pairs)·len(eps_grid)) of every (γ, τ) in ``pairs``
+        and ε (ε fastest), with w fitted on the ensemble's own rows (one Gram matrix, simplex
+        NNLS)."""
         T = len(ens.trees)
         R = np.empty((len(pairs), held_out.target.size))
         Vtr = np.empty((len(pairs), T))
@@ -214,40 +223,70 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
             B = contamination_linear_terms(ens.Vty, np.repeat(Vtr, n_pos, axis=0),
                                            np.tile(eps_grid[positive], len(pairs)))
             W[:, positive] = simplex_nnls(ens.gram, B).reshape(len(pairs), n_pos, T)
-        losses = np.empty((len(pairs), eps_grid.size))
-        e, total = eps_grid[:, None], held_out.weight.sum()
+        losses = np.empty((held_out.target.size, len(pairs), eps_grid.size))
+        e = eps_grid[:, None]
         for p in range(len(pairs)):  # held-out predictions (ε, n) per (γ, τ)
             error = contaminate(R[p], W[p] @ held_out.V.T, e) - held_out.target
-            losses[p] = (error**2 @ held_out.weight) / total
+            losses[:, p] = (error**2).T
         report(1.0)
-        return losses
+        return losses.reshape(held_out.target.size, -1)
 
     def _search(self, main, validations, eps_grid, kappas, discounts, report):
-        """Validation MSE of every (ε, τ, γ), averaged over the (ensemble, held-out rows)
-        ``validations``; the chosen ε, τ (on the main ensemble's distance scale) and γ."""
+        """Held-out squared errors of the boosting machine itself (equal weights) and of every
+        (ε, τ, γ) over the (ensemble, held-out rows) ``validations``; the one-standard-error
+        choice (:mod:`forestviz.selection`; simplest first: the machine, then the largest τ,
+        ε and γ). The machine is a candidate unless ε was fixed. Returns ε, τ (on the main
+        ensemble's distance scale), γ and whether the machine won."""
         auto_tau = self.tau == "auto"
         taus = kappas * main.median_distance if auto_tau else kappas
         pairs = [(g, k) for g in discounts for k in range(kappas.size)]
-        losses = np.zeros((len(pairs), eps_grid.size))
+        blocks, weights = [], []
         for v, (ens, held_out) in enumerate(validations):
             unit = ens.median_distance if auto_tau else 1.0
-            losses += self._validation_losses(
+            base = (held_out.V.mean(axis=1) - held_out.target) ** 2
+            blocks.append(np.column_stack([base, self._validation_losses(
                 ens, held_out, [(g, kappas[k] * unit) for g, k in pairs], eps_grid,
-                lambda fraction, v=v: report("search", (v + fraction) / len(validations)))
-        losses = losses / len(validations) if validations else np.full(losses.shape, np.nan)
+                lambda fraction, v=v: report("search", (v + fraction) / len(validations)))]))
+            weights.append(held_out.weight)
         report("search", 1.0)
         gg, kk, ee = (np.repeat([g for g, _ in pairs], eps_grid.size),
                       np.repeat([k for _, k in pairs], eps_grid.size),
                       np.tile(eps_grid, len(pairs)))
-        self.search_results_ = pd.DataFrame({
-            "eps": ee, "discount": gg,
-            "kappa": kappas[kk] if auto_tau else kappas[kk] / main.median_distance,
-            "tau": taus[kk], "validation_loss": losses.ravel()})
-        if validations and not np.isfinite(losses).any():
-            warnings.warn("the validation rows carry no weight; using the first grid point",
-                          RuntimeWarning, stacklevel=3)
-        best = int(np.nanargmin(losses.ravel())) if np.isfinite(losses).any() else 0
-        return float(ee[best]), float(taus[kk[best]]), float(gg[best])
+        frame = pd.DataFrame({
+            "candidate": ["base"] + ["attention"] * ee.size,
+            "eps": np.r_[np.nan, ee], "discount": np.r_[np.nan, gg],
+            "kappa": np.r_[np.nan, kappas[kk] if auto_tau else kappas[kk] / main.median_distance],
+            "tau": np.r_[np.nan, taus[kk]]})
+        base_allowed = self.eps == "auto"
+        order = np.concatenate([[0] if base_allowed else [],
+                                1 + np.lexsort((-gg, -ee, -kk))]).astype(np.intp)
+        if validations:
+            losses = np.concatenate(blocks)
+            selection = one_standard_error(losses[:, order], np.concatenate(weights))
+            table = selection.table.set_axis(order)
+            frame = frame.join(table)
+            if not base_allowed:  # shown for comparison, never chosen
+                best = losses[:, order[selection.best]]
+                mean, se = weighted_mean_and_se(losses[:, 0], np.concatenate(weights))
+                difference, difference_se = weighted_mean_and_se(losses[:, 0] - best,
+                                                                 np.concatenate(weights))
+                frame.loc[0, ["validation_loss", "standard_error", "difference_to_best",
+                              "difference_se", "n_rows", "selected"]] = [
+                    mean, se, difference, difference_se, losses.shape[0], False]
+            if not np.isfinite(losses).any():
+                warnings.warn("the validation rows carry no weight; using the first grid "
+                              "point", RuntimeWarning, stacklevel=3)
+        else:
+            frame = frame.assign(validation_loss=np.nan, standard_error=np.nan,
+                                 difference_to_best=np.nan, difference_se=np.nan, n_rows=0,
+                                 selected=np.arange(len(frame)) == 1)
+        frame["selected"] = frame["selected"].astype(bool)
+        frame["n_rows"] = frame["n_rows"].astype(int)
+        self.search_results_ = frame
+        chosen = frame.loc[frame["selected"]].iloc[0]
+        if chosen["candidate"] == "base":
+            return 1.0, float(main.median_distance), 1.0, True
+        return float(chosen["eps"]), float(chosen["tau"]), float(chosen["discount"]), False
 
     # ------------------------------------------------------------------- predict
     def _check_X(self, X):
@@ -291,10 +330,12 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         return float(self.eps_), np.asarray(self.w_, dtype=float)
 
     def diagnostics(self) -> dict[str, object]:
-        """``"search"``: the (ε, τ, γ) grid with its validation losses, and ``"discount"``,
-        the chosen γ (the search table's curves are read at it)."""
+        """``"search"``: every candidate with its held-out loss, ``"discount"``, the chosen γ
+        (the search table's curves are read at it), and ``"selected_base"``: whether the plain
+        machine won."""
         check_is_fitted(self)
-        return {"search": self.search_results_, "discount": float(self.discount_)}
+        return {"search": self.search_results_, "discount": float(self.discount_),
+                "selected_base": bool(self.selected_base_)}
 
     def predict(self, X) -> np.ndarray:
         """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18), with

@@ -24,8 +24,8 @@ from forestviz.enhanced.model_weighting import (
     weighted_proba,
 )
 from forestviz.enhanced.neighbors import TrainingNeighbors
-from forestviz.enhanced.reweighting import auc_score, update_weights, youden_thresholds
-from forestviz.enhanced.sampling import draw_feature_subsets, fit_forest, n_subset_features
+from forestviz.enhanced.reweighting import youden_thresholds
+from forestviz.enhanced.rounds import Round, choose, run_rounds
 from forestviz.trees.checks import (
     COUNT,
     SHARED_CHECKS,
@@ -37,8 +37,12 @@ from forestviz.trees.checks import (
 )
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
-from forestviz.trees.leaf_values import LeafTable
 from forestviz.trees.rows import split_rows, standard_scaling
+
+
+def _half(report, start):
+    """Progress of one of the two runs (choosing, refitting) as half of the rounds' share."""
+    return lambda stage, fraction: report(stage, start + 0.5 * fraction)
 
 
 class Neighbors(NamedTuple):
@@ -56,22 +60,35 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
     λ = 0.2). ``sample_weighting`` (SW) passes w_i to every tree, ``sample_probabilities`` (SP)
     draws every bootstrap with probabilities s_i = w_i / Σw, ``features_per_tree`` (FT) gives
     every tree one random subset of ``max_features`` features used at all its splits.
-    ``n_iterations`` rounds of Algorithm 1 run with ``learning_rate`` λ; the round with the best
-    validation AUC (on ``validation_fraction`` of the rows, stratified) is kept, and with
-    ``early_stopping`` the loop stops at the first round whose validation AUC drops below the
-    best. ``oob_ranking`` computes the training-row quantities out of bag: p_i of the weight
-    update (algorithms.md §3.1 option) and the per-row tree ranking (out-of-bag trees first).
-    ``model_weighting`` predicts with p(x) = Σ_k u_k(x) p_k(x) from the top ``top_trees`` (L)
-    trees of the ``n_neighbors`` (M) nearest training rows (eqs 4-5).
+    ``n_iterations`` rounds of Algorithm 1 run with ``learning_rate`` λ on a stratified
+    ``validation_fraction`` split, each scored on its validation rows (with ``early_stopping``
+    the loop stops at the first round whose validation AUC drops below the best).
+    Model weighting predicts with p(x) = Σ_k u_k(x) p_k(x) from the top ``top_trees`` (L) trees
+    of the ``n_neighbors`` (M) nearest training rows (eqs 4-5). How many rounds are kept, and
+    with ``model_weighting="auto"`` whether model weighting is used, is chosen on the
+    validation rows by the one-standard-error rule among candidates ordered simplest first
+    (round 1 with plain averaging, which is the plain forest; round 2, …; then model weighting
+    at the round of best validation AUC), see :mod:`forestviz.enhanced.rounds`;
+    ``model_weighting=True`` / ``False`` always / never uses it (the rounds are still chosen).
+    The kept configuration is then refitted on all rows.
+    ``oob_ranking`` computes the training-row quantities out of bag: p_i of the weight update
+    (algorithms.md §3.1 option) and the per-row tree ranking (out-of-bag trees first).
+    With ``validation_fraction=0`` every round runs on all rows and the last one is kept.
 
     Fitted attributes: ``estimators_`` (``DecisionTreeClassifier``s trained on the encoded labels
     0..C−1), ``feature_subsets_`` ((T, k) column indices under FT, else ``None``),
-    ``train_indices_`` (rows of the fit data that trained the forest; the rest validated it),
-    ``sample_importance_`` (final s_i of those rows), ``history_`` (one dict per round),
-    ``best_iteration_`` (index into ``history_``), ``threshold_`` (Youden's J of the final model
-    on the training rows: a float for binary problems, used by ``predict``; one one-vs-rest
-    threshold per class otherwise), ``tree_rankings_`` (top-L trees of every training row,
-    best first), ``classes_``.
+    ``train_indices_`` (rows of the fit data that trained the forest: all of them),
+    ``sample_importance_`` (final s_i of those rows), ``history_`` (one dict per round of the
+    choosing run), ``best_iteration_`` (index into ``history_`` of the kept round count),
+    ``search_results_`` (every candidate with 1 − AUC on the validation rows, its standard error
+    and the paired difference to the best; None without validation rows), ``selected_base_``
+    (the plain forest won), ``model_weighting_`` (whether the model uses it),
+    ``validation_indices_`` and ``validation_proba_`` (the validation rows and the chosen
+    candidate's probabilities for them, from the forest that did not see them), ``threshold_``
+    (Youden's J of the chosen candidate on the validation rows, or of the final model on the
+    training rows without them: a float for binary problems, used by ``predict``; one
+    one-vs-rest threshold per class otherwise), ``tree_rankings_`` (top-L trees of every
+    training row, best first), ``classes_``.
 
     *A training row is never its own neighbour*: any training row whose standardised features
     are identical to the query row is skipped (so a training row passed to ``tree_weights`` gets
@@ -80,6 +97,8 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
 
     _check_params = parameter_check({
         **SHARED_CHECKS, "n_iterations": COUNT, "n_neighbors": COUNT, "top_trees": COUNT,
+        "model_weighting": ((lambda v: v is True or v is False or v == "auto"),
+                            "'auto', True or False"),
         "validation_fraction": ((lambda v: is_real(v) and 0.0 <= v < 1.0), "a float in [0, 1)"),
         "learning_rate": ((lambda rate: is_real(rate) and rate >= 0), "a float >= 0"),
     })
@@ -97,7 +116,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         early_stopping=True,
         validation_fraction=0.2,
         oob_ranking=False,
-        model_weighting=True,
+        model_weighting="auto",
         n_neighbors=10,
         top_trees=10,
         random_state=None,
@@ -131,7 +150,9 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         return split_rows(y_enc, self.validation_fraction, rng.randint(2**31 - 1))
 
     def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
-        """Algorithm 1: reweight the training rows over ``n_iterations`` forests, keep the best.
+        """Algorithm 1 on a stratified split, the choice of rounds and model weighting on its
+        validation rows (:mod:`forestviz.enhanced.rounds`), then the kept configuration
+        refitted on all rows.
 
         ``progress(stage, fraction)`` is called with stages ``"iteration k/K"`` and
         ``"ranking trees"``, fraction in [0, 1].
@@ -147,86 +168,72 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
             raise ValueError("sample_weight leaves only one class with positive weight.")
         report = progress or ignore_progress
         rng = check_random_state(self.random_state)
-        n_classes = len(self.classes_)
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        everything = np.arange(len(y_enc))
 
         train, val = self._split(y_enc, rng)
-        X32 = np.ascontiguousarray(X, dtype=np.float32)
-        X_tr, y_tr, sw_tr = X32[train], y_enc[train], sample_weight[train]
-        X_val, y_val, sw_val = X32[val], y_enc[val], sample_weight[val]
-        n_features = X.shape[1]
-        subset_size = n_subset_features(self.max_features, n_features)
-
-        weights = sw_tr / sw_tr.mean()  # the paper's w_i = 1, scaled by the user's weights
-        history, best = [], None
-        for it in range(self.n_iterations):
-            report(f"iteration {it + 1}/{self.n_iterations}", it / (self.n_iterations + 1))
-            subsets = (
-                draw_feature_subsets(self.n_estimators, n_features, subset_size, rng)
-                if self.features_per_tree else None
-            )
-            trees, inbag = fit_forest(
-                X_tr, y_tr, n_estimators=self.n_estimators, max_depth=self.max_depth,
-                max_features=self.max_features,
-                weights=weights if self.sample_weighting else None,
-                probabilities=weights / weights.sum() if self.sample_probabilities else None,
-                feature_subsets=subsets, rng=rng, n_jobs=self.n_jobs,
-            )
-            table = LeafTable(trees, n_classes)
-            p_train = self._training_proba(table, table.apply(X_tr, self.n_jobs), inbag)
-            thresholds = youden_thresholds(y_tr, p_train, n_classes, sw_tr)
-            p_val = mean_proba(table.apply(X_val, self.n_jobs), table.values, self.n_jobs)
-            val_auc = auc_score(y_val, p_val, sw_val)
-            new_weights = update_weights(weights, y_tr, p_train, thresholds, self.learning_rate)
-            history.append(self._record(it, thresholds, auc_score(y_tr, p_train, sw_tr),
-                                        val_auc, new_weights))
-            best_auc = np.nan if best is None else history[best[0]]["validation_auc"]
-            if best is None or np.isnan(val_auc) or np.isnan(best_auc) or val_auc > best_auc:
-                best = (it, table, subsets, new_weights, inbag)
-            elif self.early_stopping and val_auc < best_auc:
-                break
-            weights = new_weights
-
-        self.best_iteration_, table, self.feature_subsets_, weights, inbag = best
-        self.history_ = history
-        self.estimators_ = table.trees
-        self._leaf_table = table
-        self.train_indices_ = train
-        self.sample_importance_ = weights / weights.sum()
+        threshold_rows = None
+        if val.size:  # choose rounds and model weighting on the validation rows
+            rounds = run_rounds(self, X32[train], y_enc[train], sample_weight[train], X32[val],
+                                y_enc[val], sample_weight[val], self.n_iterations, rng,
+                                _half(report, 0.0), self.early_stopping)
+            plain = [(k + 1, False) for k in range(len(rounds))]
+            if self.model_weighting is True:
+                candidates = [(k, True) for k, _ in plain]
+            else:
+                candidates = plain
+                if self.model_weighting == "auto":
+                    best = 1 + int(np.nanargmax([r.record["validation_auc"] for r in rounds]))
+                    candidates = [*plain, (best, True)]
+            probas = [rounds[k - 1].val_proba if not mw else
+                      self._weighted_validation_proba(rounds[k - 1], X, X32, y_enc, train, val,
+                                                      rng)
+                      for k, mw in candidates]
+            selection, self.search_results_ = choose(y_enc[val], sample_weight[val], probas,
+                                                     candidates)
+            n_rounds, self.model_weighting_ = candidates[selection.chosen]
+            self.validation_indices_ = val
+            self.validation_proba_ = probas[selection.chosen]
+            threshold_rows = (y_enc[val], self.validation_proba_, sample_weight[val])
+            self.history_ = [r.record for r in rounds]
+            final = run_rounds(self, X32, y_enc, sample_weight, X32[:0], y_enc[:0],
+                               sample_weight[:0], n_rounds, rng, _half(report, 0.5),
+                               False)[-1]
+        else:  # no validation rows: every round on all rows, the last one kept
+            rounds = run_rounds(self, X32, y_enc, sample_weight, X32[:0], y_enc[:0],
+                                sample_weight[:0], self.n_iterations, rng, report, False)
+            n_rounds, final = len(rounds), rounds[-1]
+            self.model_weighting_ = self.model_weighting is not False
+            self.history_ = [r.record for r in rounds]
+            self.search_results_ = self.validation_indices_ = self.validation_proba_ = None
+        self.best_iteration_ = n_rounds - 1
+        self.selected_base_ = n_rounds == 1 and not self.model_weighting_
+        self._keep(final, everything)
         report("ranking trees", self.n_iterations / (self.n_iterations + 1))
-        leaves = self._fit_model_weighting(X, X_tr, y_tr, inbag, rng)
-        p_final = self._predict_proba(X[train], leaves)
-        thresholds = youden_thresholds(y_tr, p_final, n_classes, sw_tr)
-        self.threshold_ = float(thresholds[1]) if n_classes == 2 else thresholds
+        leaves = self._fit_model_weighting(X, X32, y_enc, final.inbag, rng)
+        if threshold_rows is None:  # Youden's J of the final model on its training rows
+            threshold_rows = (y_enc, self._predict_proba(X, leaves), sample_weight)
+        thresholds = youden_thresholds(threshold_rows[0], threshold_rows[1],
+                                       len(self.classes_), threshold_rows[2])
+        self.threshold_ = float(thresholds[1]) if len(self.classes_) == 2 else thresholds
         report("done", 1.0)
         return self
 
-    def _training_proba(self, table, leaves, inbag):
-        """Algorithm 1's p_i: the mean over all trees (in-sample, as in the paper) or, with
-        ``oob_ranking``, over the trees that did not draw the row (a row every tree drew falls
-        back to all trees)."""
-        if not self.oob_ranking:
-            return mean_proba(leaves, table.values, self.n_jobs)
-        oob = (~inbag.T).astype(float)
-        oob[oob.sum(axis=1) == 0] = 1.0
-        return np.einsum("nt,ntc->nc", oob / oob.sum(axis=1, keepdims=True), table.values[leaves])
+    def _weighted_validation_proba(self, kept: Round, X, X32, y_enc, train, val, rng):
+        """The validation rows' probabilities under model weighting on ``kept`` (trained on
+        ``train``)."""
+        self._keep(kept, train)
+        self._fit_model_weighting(X, X32[train], y_enc[train], kept.inbag, rng)
+        self.model_weighting_ = True
+        return self._predict_proba(X[val], self._leaf_table.apply(X32[val], self.n_jobs))
 
-    def _record(self, it, thresholds, train_auc, val_auc, weights):
-        """One ``history_`` entry: t*, AUCs and the distribution of the updated weights w_i."""
-        q = np.quantile(weights, [0.0, 0.25, 0.5, 0.75, 1.0])
-        return {
-            "iteration": it + 1,
-            "threshold": float(thresholds[1]) if len(thresholds) == 2 else thresholds.tolist(),
-            "train_auc": train_auc,
-            "validation_auc": val_auc,
-            "weight_mean": float(weights.mean()),
-            "weight_std": float(weights.std()),
-            "weight_min": float(q[0]),
-            "weight_q25": float(q[1]),
-            "weight_median": float(q[2]),
-            "weight_q75": float(q[3]),
-            "weight_max": float(q[4]),
-            "zero_weight_fraction": float(np.mean(weights == 0)),
-        }
+    def _keep(self, kept: Round, rows) -> None:
+        """Make ``kept`` (trained on ``rows`` of the fit data) the model's forest."""
+        self.estimators_ = kept.table.trees
+        self._leaf_table = kept.table
+        self.feature_subsets_ = kept.subsets
+        self.train_indices_ = rows
+        self.sample_importance_ = kept.weights / kept.weights.sum()
 
     # ------------------------------------------------------- model weighting (§3.3, eqs 4-8)
     def _fit_model_weighting(self, X, X_tr, y_tr, inbag, rng):
@@ -258,7 +265,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
     def _predict_proba(self, X, leaves):
         """p(x) = Σ_k u_k(x) p_k(x) (eq 4) or the plain mean over trees, from the rows' leaf
         ids."""
-        if self.model_weighting:
+        if self.model_weighting_:
             return weighted_proba(self._nearest(X)[0], self.tree_rankings_, leaves,
                                   self._leaf_table.values, self.n_jobs)
         return mean_proba(leaves, self._leaf_table.values, self.n_jobs)
@@ -290,7 +297,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         neighbours' top-L lists) / (M·L), Eq. 5, with ``model_weighting``, else 1/T; n × T,
         rows sum to 1 (Eq. 3's extra 1/N_t is a typo, algorithms.md §3.3)."""
         X, _ = self._validate(X)
-        if not self.model_weighting:
+        if not self.model_weighting_:
             return np.full((X.shape[0], self.n_estimators), 1.0 / self.n_estimators)
         return tree_weights(self._nearest(X)[0], self.tree_rankings_, self.n_estimators,
                             self.n_jobs)
@@ -303,7 +310,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         values = self._leaf_table.values[self._leaf_table.apply(X32, self.n_jobs)]
         near, distance = self._nearest(X)
         scores = tree_scores(near, self.tree_rankings_, self.n_estimators, self.n_jobs)
-        if self.model_weighting:
+        if self.model_weighting_:
             weights = scores.S1_raw / (self.n_neighbors_ * self.top_trees_)
         else:
             weights = np.full(values.shape[:2], 1.0 / self.n_estimators)
@@ -314,11 +321,17 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
     def diagnostics(self) -> dict[str, object]:
         """``"rounds"``: Algorithm 1's history (one dict per round) and ``"best_round"`` its
         kept round; ``"sample_importance"``: the final s_i of the training rows at positions
-        ``"train_indices"`` of the rows given to ``fit``."""
+        ``"train_indices"`` of the rows given to ``fit``; with validation rows ``"search"``
+        (``search_results_``), ``"selected_base"`` and ``"search_score"`` (what its
+        ``validation_loss`` is: 1 − AUC, or the Brier score)."""
         check_is_fitted(self)
-        return {"rounds": self.history_, "best_round": self.best_iteration_,
-                "sample_importance": self.sample_importance_,
-                "train_indices": self.train_indices_}
+        found = {"rounds": self.history_, "best_round": self.best_iteration_,
+                 "sample_importance": self.sample_importance_,
+                 "train_indices": self.train_indices_}
+        if self.search_results_ is not None:
+            found.update(search=self.search_results_, selected_base=bool(self.selected_base_),
+                         search_score="AUC" if len(self.classes_) == 2 else "Brier score")
+        return found
 
     def tree_scores(self, X):
         """Tree scores S, S1, S2 of eqs (6)-(8) (see

@@ -27,7 +27,7 @@ import zipfile
 
 import numpy as np
 import skops.io as sio
-from sklearn.tree._tree import Tree
+from sklearn.tree import DecisionTreeRegressor
 
 from forestviz import __version__
 from forestviz.io.preprocessing import TablePreprocessor
@@ -35,7 +35,7 @@ from forestviz.persistence.archive import ModelFileError, checked_schema, refuse
 
 # 4: classes in the package layout (forestviz.trees, …); 5: the TablePreprocessor saved as plain
 # data (its __getstate__) and rebuilt on scikit-learn's ColumnTransformer when loaded
-FILE_FORMAT = "forestviz-model/5"
+FILE_FORMAT = "forestviz-model/6"
 MAX_DEPTH = 64
 
 # Every (skops loader, class) forestviz writes: each model family dumped with every option that
@@ -86,6 +86,8 @@ TRUSTED_TYPES = frozenset(name for names in TRUSTED_NODES.values() for name in n
 
 _NODE_KEYS = {"__loader__", "__module__", "__class__"}
 _TREE_LEAF, _NO_FEATURE = -1, -2  # scikit-learn's markers at leaves
+# scikit-learn's compiled tree class, reached through public API rather than its private module
+Tree = type(DecisionTreeRegressor().fit([[0.0]], [0.0]).tree_)
 
 
 def dumps(obj) -> bytes:

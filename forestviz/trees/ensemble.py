@@ -36,7 +36,7 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from forestviz.trees.fitted import estimator_trees
 
@@ -165,7 +165,7 @@ class ForestEnsemble(WeightedEnsemble):
 
     def ensemble_outputs(self, X) -> EnsembleOutputs:
         trees = self.forest.estimators_
-        X = self.forest._validate_X_predict(X) if False else np.asarray(X, dtype=np.float32)
+        X = check_array(X, dtype=np.float32)
         if is_classifier(self.forest):
             values = np.stack([tree.predict_proba(X) for tree in trees], axis=1)
         else:

@@ -19,7 +19,7 @@ METRICS = {  # known score columns: axis title, word in hover texts, higher is b
 
 
 def tau_curves(search_results, *, value="validation_loss", target_variance=None, baseline=None,
-               baseline_name="plain random forest") -> go.Figure:
+               baseline_name="plain model (equal tree weights)") -> go.Figure:
     """ABRF Fig. 2: a score against τ (log axis), one line per ε, the best pair marked.
 
     ``search_results``: ``AttentionForest*.search_results_`` or any DataFrame / list of dicts
@@ -27,13 +27,22 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
     estimator stores it; ``r2``, higher is better; another column is taken as lower-is-better
     with its own name as axis title). ``target_variance``: draw R² = 1 − loss / variance
     instead of the loss, as the paper does; valid when the loss is a mean squared error
-    (regression, ``loss="l2"``; with K-fold ``cv`` the estimator sums the K fold losses, so pass
-    K·Var(y)). ``baseline``: a horizontal line in the plotted unit, e.g. the plain forest's R².
+    (regression, ``loss="l2"``; the estimators pool every held-out row, with or without K-fold
+    ``cv``). ``baseline``: a horizontal line in the plotted unit, e.g. the plain forest's R²;
+    with a ``candidate`` column (the estimators' tables) the row ``"base"`` gives it, and the
+    ``selected`` row is starred ("chosen pair"), or the caption says the plain model was chosen.
     """
     frame = records(search_results, ["eps", "tau", value], "search_results")
     if target_variance is not None:
         frame = frame.assign(r2=1.0 - frame[value].to_numpy(float) / float(target_variance))
         value = "r2"
+    base_chosen = False
+    if "candidate" in frame:  # the estimators' tables: the plain model is a row of its own
+        base = frame[frame["candidate"] == "base"]
+        if baseline is None and len(base) and np.isfinite(base[value]).all():
+            baseline = float(base[value].iloc[0])
+        base_chosen = bool("selected" in base and base["selected"].any())
+        frame = frame[frame["candidate"] != "base"]
     frame = frame.sort_values(["eps", "tau"], kind="stable")
     y_title, word, higher = METRICS.get(value, (plain(elide(value)), plain(elide(value)), False))
     fig = go.Figure()
@@ -46,12 +55,19 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
     caption = ("τ sets how sharply the weights favour trees whose leaf is close to the row "
                "(small τ: a few trees; large τ: all trees alike); ε is the share of learned "
                "tree weights.")
-    if np.isfinite(scores).any():
-        best = frame.iloc[int(np.nanargmax(scores) if higher else np.nanargmin(scores))]
+    chosen = frame[frame["selected"].astype(bool)] if "selected" in frame else frame.iloc[:0]
+    if base_chosen:
+        caption += (" The plain model (the horizontal line) was chosen: no pair beat it by more "
+                    "than the standard error of the difference.")
+    elif np.isfinite(scores).any():
+        best = (chosen.iloc[0] if len(chosen) else
+                frame.iloc[int(np.nanargmax(scores) if higher else np.nanargmin(scores))])
+        label = "chosen pair" if len(chosen) else "best pair"
         fig.add_trace(go.Scatter(
-            x=[best["tau"]], y=[best[value]], mode="markers", name="best pair",
+            x=[best["tau"]], y=[best[value]], mode="markers", name=label,
             marker={"symbol": "star", "size": 16, "color": "gold", "line": {"width": 1}},
-            hovertext=[f"best: ε = {best['eps']:.2f}, τ = {best['tau']:.3g}"], hoverinfo="text"))
+            hovertext=[f"{label}: ε = {best['eps']:.2f}, τ = {best['tau']:.3g}"],
+            hoverinfo="text"))
     else:
         caption += " No held-out scores were recorded, so no pair is marked."
     if baseline is not None:

@@ -1,0 +1,145 @@
+"""Choosing among fitted candidates without choosing noise: the one-standard-error rule.
+
+Breiman, Friedman, Olshen & Stone, *Classification and Regression Trees* (1984), §3.4.3 pick
+the simplest tree whose cross-validated error is within one standard error of the smallest;
+Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning* (2nd ed.), §7.10 use the
+same rule for any ordered family of models. Every candidate here is scored on the *same*
+held-out rows (out-of-bag or cross-fitted), so the standard error used is the one of the
+**paired** per-row difference to the best candidate, which removes the rows' common
+difficulty: candidate c is within noise of the best b when
+
+    mean_s(L_cs − L_bs) ≤ SE_s(L_cs − L_bs),
+
+and the first such candidate in order of simplicity is chosen. The model families put their
+plain base model first (the forest with equal tree weights, the GBM), so attention is chosen
+only when it beats every simpler candidate by more than the noise of the comparison.
+
+Row weights ω_s (the user's sample weights) weight the means; the standard error of a weighted
+mean is sd_ω / √n_eff with Kish's effective size n_eff = (Σω)² / Σω².
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The chosen candidate (``chosen``), the one with the lowest mean loss (``best``) and a
+    table, one row per candidate in the order given: ``validation_loss`` (weighted mean over
+    the rows that scored it), ``standard_error`` (of that mean), ``difference_to_best``
+    (paired mean of L_c − L_best over the rows both scored), ``difference_se`` (its standard
+    error), ``n_rows`` and ``selected``."""
+
+    chosen: int
+    best: int
+    table: pd.DataFrame
+
+
+def weighted_mean_and_se(values: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
+    """Weighted mean of the finite ``values`` and its standard error (NaN, NaN if none)."""
+    ok = np.isfinite(values) & (weight > 0)
+    if not ok.any():
+        return np.nan, np.nan
+    v, w = values[ok], weight[ok]
+    mean = float(np.average(v, weights=w))
+    n_eff = w.sum() ** 2 / np.sum(w**2)
+    if n_eff <= 1:
+        return mean, np.nan
+    variance = float(np.average((v - mean) ** 2, weights=w)) * n_eff / (n_eff - 1)
+    return mean, float(np.sqrt(variance / n_eff))
+
+
+def _placements(y, scores, weight):
+    """DeLong's structural components of the weighted AUC of ``scores`` (n,) for the binary
+    labels ``y``: for each positive row the weighted share of negatives it outranks (ties
+    count one half), for each negative the share of positives that outrank it."""
+    positive, negative = y == 1, y == 0
+    components = []
+    for mine, other, sign in ((positive, negative, 1.0), (negative, positive, -1.0)):
+        order = np.argsort(sign * scores[other], kind="stable")
+        ranked, w = sign * scores[other][order], weight[other][order]
+        cumulative = np.concatenate([[0.0], np.cumsum(w)])
+        below = cumulative[np.searchsorted(ranked, sign * scores[mine], side="left")]
+        tied = cumulative[np.searchsorted(ranked, sign * scores[mine], side="right")] - below
+        components.append((below + 0.5 * tied) / cumulative[-1])
+    return components
+
+
+def auc_one_standard_error(y, scores, weight=None) -> Selection:
+    """The one-standard-error choice by AUC (binary ``y`` in {0, 1}; ``scores`` (n_rows, P),
+    candidates simplest first), with the standard errors of DeLong, DeLong & Clarke-Pearson,
+    "Comparing the areas under two or more correlated receiver operating characteristic
+    curves" (Biometrics 44, 1988), Eq. 2-4: AUC is the mean of the positives' (or negatives')
+    placements, and the variance of a paired difference is Var(ΔV₁₀)/n₊ + Var(ΔV₀₁)/n₋ over
+    the placement differences. Row weights weight the placements (the AUC then equals
+    scikit-learn's weighted ``roc_auc_score``) and the sample sizes are Kish's effective ones.
+    The table's ``validation_loss`` is 1 − AUC."""
+    y, scores = np.asarray(y), np.asarray(scores, dtype=float)
+    weight = np.ones(y.size) if weight is None else np.asarray(weight, dtype=float)
+    keep = weight > 0
+    y, scores, weight = y[keep], scores[keep], weight[keep]
+    if scores.ndim != 2 or len(np.unique(y)) != 2:
+        raise ValueError("auc_one_standard_error needs both classes and scores (n, P)")
+    parts = [_placements(y, scores[:, c], weight) for c in range(scores.shape[1])]
+    w_pos, w_neg = weight[y == 1], weight[y == 0]
+
+    def mean_and_se(v10, v01):
+        m10, se10 = weighted_mean_and_se(v10, w_pos)
+        _, se01 = weighted_mean_and_se(v01, w_neg)
+        return m10, float(np.sqrt(np.nan_to_num(se10) ** 2 + np.nan_to_num(se01) ** 2))
+
+    stats = [mean_and_se(v10, v01) for v10, v01 in parts]
+    losses = np.array([1.0 - auc for auc, _ in stats])
+    best = int(np.argmin(losses))
+    paired = [mean_and_se(parts[best][0] - v10, parts[best][1] - v01) for v10, v01 in parts]
+    return _choose(losses, [se for _, se in stats], [d for d, _ in paired],
+                   [se for _, se in paired], [y.size] * len(parts))
+
+
+def _choose(means, standard_error, difference, difference_se, n_rows) -> Selection:
+    """The first candidate (simplest first) whose paired difference to the best is within
+    its standard error."""
+    means, difference = np.asarray(means, float), np.asarray(difference, float)
+    difference_se = np.nan_to_num(np.asarray(difference_se, float), nan=0.0)
+    scored = np.isfinite(means)
+    best = int(np.nanargmin(means)) if scored.any() else 0
+    within = scored & (difference <= difference_se)
+    within[best] = scored[best]
+    chosen = int(np.flatnonzero(within)[0]) if within.any() else 0
+    table = pd.DataFrame({
+        "validation_loss": means, "standard_error": standard_error,
+        "difference_to_best": difference, "difference_se": difference_se,
+        "n_rows": np.asarray(n_rows, dtype=int),
+        "selected": np.arange(means.size) == chosen})
+    return Selection(chosen, best, table)
+
+
+def one_standard_error(losses, weight=None) -> Selection:
+    """The one-standard-error choice among candidates ordered simplest first.
+
+    ``losses`` (n_rows, P): every candidate's held-out loss on every row (lower is better;
+    NaN where a candidate could not score a row); ``weight`` (n_rows,) row weights, ones by
+    default. Only the rows every candidate scored count, when there are any (otherwise each
+    candidate's own rows). A candidate that scored no row cannot be chosen; with no scored
+    candidate at all, ``chosen = best = 0`` and the table holds NaN.
+    """
+    losses = np.asarray(losses, dtype=float)
+    if losses.ndim != 2 or losses.shape[1] == 0:
+        raise ValueError(f"losses must be (n_rows, n_candidates), got shape {losses.shape}")
+    weight = np.ones(losses.shape[0]) if weight is None else np.asarray(weight, dtype=float)
+    common = np.isfinite(losses).all(axis=1)
+    if common.any():  # every candidate on the same rows: the comparison stays paired
+        losses, weight = losses[common], weight[common]
+    stats = [weighted_mean_and_se(losses[:, c], weight) for c in range(losses.shape[1])]
+    means = np.array([mean for mean, _ in stats])
+    best = int(np.nanargmin(means)) if np.isfinite(means).any() else 0
+    paired = [weighted_mean_and_se(losses[:, c] - losses[:, best], weight)
+              for c in range(losses.shape[1])]
+    n_rows = [int(np.sum(np.isfinite(losses[:, c]) & (weight > 0)))
+              for c in range(losses.shape[1])]
+    return _choose(means, [se for _, se in stats], [d for d, _ in paired],
+                   [se for _, se in paired], n_rows)

@@ -1,0 +1,177 @@
+"""The one-standard-error rule (forestviz.selection) against hand-computed tables and DeLong's
+formula by loops, and every family choosing its plain base model where attention or
+reweighting cannot help, and attention where it must."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_friedman2
+from sklearn.metrics import r2_score, roc_auc_score
+from sklearn.model_selection import train_test_split
+
+from forestviz import (
+    AttentionBoostingRegressor,
+    AttentionForestClassifier,
+    AttentionForestRegressor,
+    EnhancedForestClassifier,
+)
+from forestviz.selection import auc_one_standard_error, one_standard_error, weighted_mean_and_se
+
+
+def test_one_standard_error_by_hand_a_clear_winner():
+    losses = np.array([[1.0, 0.8, 0.5], [1.0, 0.9, 0.6], [1.0, 1.1, 0.7], [1.0, 0.8, 0.4]])
+    selection = one_standard_error(losses)
+    table = selection.table
+    np.testing.assert_allclose(table["validation_loss"], [1.0, 0.9, 0.55])
+    assert selection.best == selection.chosen == 2
+    # c0 − c2 = (0.5, 0.4, 0.3, 0.6): mean 0.45, sd √(0.05/3), SE sd/2
+    np.testing.assert_allclose(table["difference_to_best"], [0.45, 0.35, 0.0])
+    np.testing.assert_allclose(table["difference_se"],
+                               [np.sqrt(0.05 / 3) / 2, np.sqrt(0.01 / 3) / 2, 0.0])
+    np.testing.assert_allclose(table["standard_error"],
+                               [0.0, np.sqrt(0.06 / 3) / 2, np.sqrt(0.05 / 3) / 2])
+    assert table["selected"].tolist() == [False, False, True]
+
+
+def test_one_standard_error_by_hand_the_simplest_within_noise():
+    losses = np.array([[1.0, 0.5], [1.0, 1.5], [1.0, 0.6], [1.0, 1.2]])
+    selection = one_standard_error(losses)
+    assert selection.best == 1  # mean 0.95 < 1.0 ...
+    # ... but c0 − c1 = (0.5, −0.5, 0.4, −0.2): mean 0.05 ≤ SE = √(0.69/3)/2 ≈ 0.24
+    np.testing.assert_allclose(selection.table.loc[0, "difference_se"], np.sqrt(0.69 / 3) / 2)
+    assert selection.chosen == 0
+
+
+def test_rows_not_scored_by_every_candidate_and_weightless_rows_are_left_out():
+    losses = np.array([[1.0, 0.5], [1.0, 1.5], [1.0, 0.6], [1.0, 1.2], [9.0, np.nan],
+                       [5.0, 0.0]])
+    weight = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
+    selection = one_standard_error(losses, weight)
+    assert selection.chosen == 0 and selection.best == 1
+    np.testing.assert_allclose(selection.table["validation_loss"], [1.0, 0.95])
+    assert selection.table["n_rows"].tolist() == [4, 4]
+
+
+def test_weighted_standard_error_uses_kish_effective_size():
+    values, weight = np.array([1.0, 2.0, 4.0]), np.array([1.0, 2.0, 1.0])
+    mean, se = weighted_mean_and_se(values, weight)
+    assert mean == pytest.approx(2.25)
+    n_eff = 16 / 6
+    variance = np.average((values - mean) ** 2, weights=weight) * n_eff / (n_eff - 1)
+    assert se == pytest.approx(np.sqrt(variance / n_eff))
+    with pytest.raises(ValueError, match="n_candidates"):
+        one_standard_error(np.ones(3))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pure_noise_chooses_the_plain_forest(seed):
+    rng = np.random.RandomState(seed)
+    X, y = rng.uniform(size=(600, 5)), rng.normal(size=600)
+    model = AttentionForestRegressor(random_state=seed).fit(X, y)
+    assert model.selected_base_
+    X_new = rng.uniform(size=(20, 5))
+    T = len(model.estimators_)
+    np.testing.assert_allclose(model.tree_weights(X_new), 1.0 / T)
+    np.testing.assert_allclose(model.predict(X_new), model.tree_predictions(X_new).mean(axis=1))
+    chosen = model.search_results_.loc[model.search_results_["selected"]]
+    assert chosen["candidate"].tolist() == ["base"]
+
+
+def test_pure_noise_classes_choose_the_plain_forest():
+    rng = np.random.RandomState(3)
+    X, y = rng.uniform(size=(600, 4)), rng.choice(["a", "b"], size=600)
+    model = AttentionForestClassifier(random_state=0).fit(X, y)
+    assert model.selected_base_
+    proba = model.predict_proba(X[:10])
+    np.testing.assert_allclose(proba, model.tree_predictions(X[:10]).mean(axis=1))
+
+
+def test_interchangeable_trees_choose_the_plain_forest():
+    """One feature, one step: every tree finds the same split, so no weighting of the trees
+    can change the prediction by more than noise."""
+    rng = np.random.RandomState(4)
+    x = rng.uniform(size=(500, 1))
+    y = (x[:, 0] > 0.5).astype(float) + rng.normal(scale=0.1, size=500)
+    model = AttentionForestRegressor(max_depth=1, random_state=0).fit(x, y)
+    assert model.selected_base_
+
+
+def test_friedman_2_chooses_attention_and_beats_the_forest_held_out():
+    X, y = make_friedman2(1200, noise=0.0, random_state=0)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
+    model = AttentionForestRegressor(random_state=0).fit(X_train, y_train)
+    assert not model.selected_base_
+    table = model.search_results_
+    forest = table.iloc[0]
+    assert forest["difference_to_best"] > forest["difference_se"]
+    plain = r2_score(y_test, model.tree_predictions(X_test).mean(axis=1))
+    assert r2_score(y_test, model.predict(X_test)) > plain
+
+
+def _delong_by_loops(y, a, b):
+    """DeLong et al. (1988) by double loops: AUCs of scores a and b, and the variance of
+    AUC_a − AUC_b from the placements V10 (positives) and V01 (negatives), Eq. 2-4."""
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+
+    def psi(p, n, s):
+        return 1.0 if s[p] > s[n] else 0.5 if s[p] == s[n] else 0.0
+
+    v10 = np.array([[np.mean([psi(p, n, s) for n in neg]) for p in pos] for s in (a, b)])
+    v01 = np.array([[np.mean([psi(p, n, s) for p in pos]) for n in neg] for s in (a, b)])
+    d10, d01 = v10[0] - v10[1], v01[0] - v01[1]
+    variance = d10.var(ddof=1) / pos.size + d01.var(ddof=1) / neg.size
+    single = v10[0].var(ddof=1) / pos.size + v01[0].var(ddof=1) / neg.size
+    return v10.mean(axis=1), variance, single
+
+
+def test_auc_selection_matches_delong_by_loops_and_scikit_learn():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 60)
+    a = y + rng.normal(size=60)
+    b = np.round(y * 0.5 + rng.normal(size=60), 1)  # ties
+    selection = auc_one_standard_error(y, np.column_stack([b, a]))
+    aucs, variance, single = _delong_by_loops(y, a, b)
+    table = selection.table
+    np.testing.assert_allclose(1 - table["validation_loss"], [aucs[1], aucs[0]])
+    np.testing.assert_allclose(1 - table["validation_loss"],
+                               [roc_auc_score(y, b), roc_auc_score(y, a)])
+    assert selection.best == 1
+    np.testing.assert_allclose(table.loc[0, "difference_to_best"], aucs[0] - aucs[1])
+    np.testing.assert_allclose(table.loc[0, "difference_se"], np.sqrt(variance))
+    np.testing.assert_allclose(table.loc[1, "standard_error"], np.sqrt(single))
+    chosen = 0 if aucs[0] - aucs[1] <= np.sqrt(variance) else 1
+    assert selection.chosen == chosen
+    weight = rng.uniform(0.5, 2.0, 60)
+    weighted = auc_one_standard_error(y, np.column_stack([b, a]), weight).table
+    np.testing.assert_allclose(1 - weighted["validation_loss"],
+                               [roc_auc_score(y, b, sample_weight=weight),
+                                roc_auc_score(y, a, sample_weight=weight)])
+
+
+def test_enhanced_forest_keeps_the_plain_forest_on_noise_and_scores_it_by_auc():
+    rng = np.random.RandomState(5)
+    X, y = rng.uniform(size=(500, 6)), rng.randint(0, 2, 500)
+    model = EnhancedForestClassifier(n_estimators=60, random_state=0).fit(X, y)
+    assert model.selected_base_ and not model.model_weighting_ and model.best_iteration_ == 0
+    table = model.search_results_
+    assert table["candidate"].iloc[0] == "base" and table["selected"].iloc[0]
+    val = model.validation_indices_
+    np.testing.assert_allclose(1 - table["validation_loss"].iloc[0],
+                               roc_auc_score(y[val], model.validation_proba_[:, 1]))
+    T = len(model.estimators_)
+    np.testing.assert_allclose(model.tree_weights(X[:5]), 1.0 / T)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_agboost_on_noise_is_never_worse_than_its_boosting_machine(seed):
+    """On pure noise a GBM overfits; AGBoost either keeps it (ε = 1, w uniform: the same
+    predictions) or chooses a discounted attention that must not be worse on fresh rows."""
+    rng = np.random.RandomState(seed)
+    X, y = rng.uniform(size=(500, 5)), rng.normal(size=500)
+    model = AttentionBoostingRegressor(n_estimators=50, random_state=0).fit(X, y)
+    X_new, y_new = rng.uniform(size=(20_000, 5)), rng.normal(size=20_000)
+    if model.selected_base_:
+        assert model.eps_ == 1.0
+        np.testing.assert_allclose(model.predict(X_new), model.gbm_.predict(X_new))
+    else:
+        gbm = np.mean((model.gbm_.predict(X_new) - y_new) ** 2)
+        assert np.mean((model.predict(X_new) - y_new) ** 2) <= gbm
