@@ -112,7 +112,8 @@ def bench_explain(n, features, trees, rows=200, seed=0):
     queries = make_classification(n_samples=rows, n_features=features,
                                   n_informative=features // 2, random_state=seed + 1)[0]
     models = {
-        "ERF": (EnhancedForestClassifier(trees, n_iterations=2, n_jobs=2, random_state=seed),
+        "ERF": (EnhancedForestClassifier(trees, n_iterations=2, model_weighting=True, n_jobs=2,
+                                         random_state=seed),
                 lambda model: RandomForestClassifier(trees, max_depth=6, n_jobs=2,
                                                      random_state=seed).fit(X, y)),
         "ABRF": (AttentionForestClassifier(trees, eps=0.5, tau=1.0, n_jobs=2,

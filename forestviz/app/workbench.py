@@ -146,9 +146,8 @@ class Workbench:
         if "selected_base" not in found or table is None or table["candidate"].iloc[0] != "base":
             return None
         base, chosen = table.iloc[0], table.loc[table["selected"]].iloc[0]
-        plain = {"agboost": "the plain boosting machine",
-                 "erf": "the plain forest (round 1, plain averaging)"}.get(
-                     model.settings.family, "the plain forest")
+        plain = ("the plain boosting machine" if model.settings.family == "agboost"
+                 else "the plain forest")
         if not np.isfinite(base["validation_loss"]):
             return (f"Attention was not compared with {plain}: ε and τ were set by hand and no "
                     "rows were held out to score them.")
@@ -172,7 +171,8 @@ class Workbench:
         enhanced = "rounds" in table
         other = "Enhanced RF setting" if enhanced else "attention setting"
         method = "Reweighting and model weighting" if enhanced else "Attention"
-        held = (f"on the {int(base['n_rows']):,} training rows the search held out: {plain} "
+        held = (f"on the {int(base['n_rows']):,} training rows the search held out: "
+                + ("round 1 with plain averaging" if enhanced else plain) + " "
                 f"{score(base['validation_loss'])}, the best {other} "
                 f"{score(best['validation_loss'])}")
         if found["selected_base"]:
@@ -182,10 +182,11 @@ class Workbench:
         if not base["difference_to_best"] > base["difference_se"]:  # not by the search's rule
             return (f"Some settings were fixed by hand, so {plain} was not a candidate ({held}; "
                     f"this model {score(chosen['validation_loss'])}).")
+        simplest = "the fewest rounds" if enhanced else "the smoothest weights"
         smoothest = ("" if chosen.name == best.name else
-                     " Of the settings within one standard error of the best, the one with the "
-                     f"smoothest weights was chosen ({score(chosen['validation_loss'])}).")
-        return (f"{method} improved on {plain} ({held}; the paired difference in error, "
+                     " Of the settings within one standard error of the best, the one with "
+                     f"{simplest} was chosen ({score(chosen['validation_loss'])}).")
+        return (f"{method} improved on {plain} ({held}; the paired difference, "
                 f"{base['difference_to_best']:.3g}, is larger than its standard error, "
                 f"{base['difference_se']:.3g}).{smoothest}")
 
