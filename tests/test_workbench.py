@@ -164,3 +164,28 @@ def test_save_and_load_round_trip(erf_bench, pima):
         other.adopt(model)
     with pytest.raises(ValueError, match="no model has been trained"):
         Workbench(pima).comparison()
+
+
+def test_the_train_page_says_why_in_numbers_of_the_search_table(abrf_bench, erf_bench):
+    """The verdict sentence quotes the search's own table: the base model's and the best
+    candidate's held-out scores (R² = 1 − loss / Var(y) for squared loss, AUC = 1 − loss for
+    ERF) and, when attention won, the paired difference and its standard error."""
+    for bench in (abrf_bench, erf_bench):
+        model = bench.model
+        table = model.estimator.search_results_
+        sentence = bench.comparison().selection
+        base, best = table.iloc[0], table.loc[table["validation_loss"].idxmin()]
+        if model.task == "regression":
+            variance = np.var(model.y_train)
+            shown = [f"R² {1 - base['validation_loss'] / variance:.3f}",
+                     f"R² {1 - best['validation_loss'] / variance:.3f}"]
+        else:
+            shown = [f"AUC {1 - base['validation_loss']:.3f}",
+                     f"AUC {1 - best['validation_loss']:.3f}"]
+        assert all(text in sentence for text in shown), (sentence, shown)
+        assert f"{int(base['n_rows']):,} training rows" in sentence
+        if model.estimator.selected_base_:
+            assert "did not beat" in sentence and "equal weights" in sentence
+        else:
+            assert "improved on" in sentence
+            assert f"{base['difference_se']:.3g}" in sentence
