@@ -29,12 +29,12 @@ lint: $(VENV)/.test
 	$(PY) -m ruff check .
 
 BENCHES := leafstats abrf erf neighbors agboost explain
-REPRODUCTIONS := reproduce_abrf reproduce_erf reproduce_agboost
+REPRODUCTIONS := reproduce_selection reproduce_abrf reproduce_erf reproduce_agboost
 
 bench: $(VENV)/.runtime system-deps
 	for b in $(BENCHES); do echo "== bench/$$b.py"; PYTHONPATH=. $(PY) bench/$$b.py || exit 1; done
 
-reproduce: $(VENV)/.runtime
+reproduce: $(VENV)/.bench
 	for b in $(REPRODUCTIONS); do echo "== bench/$$b.py"; PYTHONPATH=. $(PY) bench/$$b.py || exit 1; done
 
 system-deps:
@@ -49,6 +49,10 @@ $(VENV)/bin/python:
 
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.bench: requirements-bench.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet -r requirements-bench.txt
 	touch $@
 
 $(VENV)/.test: requirements-test.txt $(VENV)/.runtime

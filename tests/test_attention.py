@@ -127,6 +127,15 @@ def _brute_force_oob_view(model, X, y):
     return scored, values, dists
 
 
+def _leaf_has_others(model, X):
+    """(n, T): whether another training row shares the row's leaf in each tree (the rows and
+    trees the out-of-bag view can score)."""
+    n = len(X)
+    leaves = np.stack([tree.apply(X.astype(np.float32)) for tree in model.estimators_], axis=1)
+    return np.array([[np.sum(leaves[:, k] == leaves[s, k]) > 1 for k in range(leaves.shape[1])]
+                     for s in range(n)])
+
+
 def _oob_losses(scored, values, dists, y, eps, tau, w):
     """Out-of-bag squared errors per row of the ABRF-1 model (ε, τ, w): each row by the
     sub-forest of its out-of-bag trees, α restricted to them and renormalised; rows no tree
@@ -151,9 +160,10 @@ def test_grid_search_table_and_choice(data, searched):
     assert list(table.columns) == ["candidate", "eps", "kappa", "tau", "validation_loss",
                                    "standard_error", "difference_to_best", "difference_se",
                                    "n_rows", "selected"]
-    assert len(table) == 1 + len(EPS_GRID) * len(KAPPA_GRID)
-    forest, grid = table.iloc[0], table.iloc[1:]
-    assert forest["candidate"] == "base" and set(grid["candidate"]) == {"attention"}
+    assert len(table) == 2 + len(EPS_GRID) * len(KAPPA_GRID)
+    forest, means, grid = table.iloc[0], table.iloc[1], table.iloc[2:]
+    assert (forest["candidate"], means["candidate"]) == ("base", "base (leaf means)")
+    assert set(grid["candidate"]) == {"attention"}
     assert set(grid["eps"]) == set(EPS_GRID) and set(grid["kappa"]) == set(KAPPA_GRID)
     median = np.median(_brute_force_leaf_stats(searched, X, y, X)[1])
     np.testing.assert_allclose(grid["tau"], grid["kappa"] * median, rtol=1e-12)
@@ -161,10 +171,22 @@ def test_grid_search_table_and_choice(data, searched):
     view = _brute_force_oob_view(searched, X, y)
     assert (table["n_rows"] == view[0].any(axis=1).sum()).all()  # every row, every candidate
     T = len(searched.estimators_)
-    forest_losses = _oob_losses(*view, y, 1.0, 1.0, np.full(T, 1 / T))
+    mean_losses = _oob_losses(*view, y, 1.0, 1.0, np.full(T, 1 / T))
+    np.testing.assert_allclose(means["validation_loss"], mean_losses.mean(), rtol=1e-10)
+    np.testing.assert_allclose(means["standard_error"],
+                               mean_losses.std(ddof=1) / np.sqrt(mean_losses.size))
+    # the forest itself: scikit-learn's out-of-bag prediction from the trees' own values, on
+    # the rows the leave-one-out view scores
+    scored = view[0].any(axis=1)
+    oob = searched.forest_
+    in_bag = np.zeros((len(y), T), dtype=bool)
+    for k, samples in enumerate(oob.estimators_samples_):
+        in_bag[samples, k] = True
+    own = np.stack([tree.predict(X) for tree in oob.estimators_], axis=1)
+    usable = ~in_bag & _leaf_has_others(searched, X)
+    own_prediction = (own * usable).sum(axis=1) / usable.sum(axis=1)
+    forest_losses = (own_prediction - y)[scored] ** 2
     np.testing.assert_allclose(forest["validation_loss"], forest_losses.mean(), rtol=1e-10)
-    np.testing.assert_allclose(forest["standard_error"],
-                               forest_losses.std(ddof=1) / np.sqrt(forest_losses.size))
     softmax_rows = grid[grid["eps"] == 0]  # ε = 0: no w, the Softmax model alone
     assert len(softmax_rows) == len(KAPPA_GRID)
     for tau, loss in softmax_rows[["tau", "validation_loss"]].itertuples(index=False):
@@ -174,13 +196,13 @@ def test_grid_search_table_and_choice(data, searched):
     assert table["selected"].sum() == 1
     best = table["validation_loss"].idxmin()
     assert table.loc[best, "difference_to_best"] == 0.0
-    simplest_first = pd.concat([table.iloc[:1], grid.sort_values(
+    simplest_first = pd.concat([table.iloc[:2], grid.sort_values(
         ["kappa", "eps"], ascending=False, kind="stable")])
     within = simplest_first[simplest_first["difference_to_best"]
                             <= simplest_first["difference_se"]]
     chosen = table.loc[table["selected"]].iloc[0]
     assert chosen.name == within.index[0]
-    assert searched.selected_base_ == (chosen["candidate"] == "base")
+    assert searched.selected_base_ == (chosen["candidate"] != "attention")
     if not searched.selected_base_:
         assert (searched.eps_, searched.tau_) == (chosen["eps"], chosen["tau"])
 
@@ -308,8 +330,8 @@ def test_fixed_pair_needs_no_validation_forest(data):
     model = AttentionForestRegressor(base="extra", eps=0.5, tau=2.0, **SMALL).fit(X, y)
     assert (model.eps_, model.tau_) == (0.5, 2.0) and not model.selected_base_
     table = model.search_results_
-    assert table["candidate"].tolist() == ["base", "attention"]
-    assert table["selected"].tolist() == [False, True]
+    assert table["candidate"].tolist() == ["base", "base (leaf means)", "attention"]
+    assert table["selected"].tolist() == [False, False, True]
     assert np.isnan(table["validation_loss"]).all()
     np.testing.assert_allclose(model.tree_weights(X_test).sum(axis=1), 1.0)
 

@@ -176,9 +176,11 @@ class Workbench:
                 f"{score(base['validation_loss'])}, the best {other} "
                 f"{score(best['validation_loss'])}")
         if found["selected_base"]:
+            means = " (each tree reporting the mean of the training rows in its leaf)" if (
+                chosen["candidate"] == "base (leaf means)") else ""
             return (f"{method} did not beat {plain} on this data set ({held}, a difference "
-                    f"within its standard error), so the model is {plain}: the explanation "
-                    "shows its own trees with equal weights.")
+                    f"within its standard error), so the model is {plain}{means}: the "
+                    "explanation shows its own trees with equal weights.")
         if not base["difference_to_best"] > base["difference_se"]:  # not by the search's rule
             return (f"Some settings were fixed by hand, so {plain} was not a candidate ({held}; "
                     f"this model {score(chosen['validation_loss'])}).")
@@ -201,7 +203,7 @@ class Workbench:
             note = None
             if "discount" in found:  # AGBoost: the curves at the chosen discount γ
                 search = search[(search["discount"] == found["discount"])
-                                | (search["candidate"] == "base")]
+                                | (search["candidate"] != "attention")]
                 note = f"At the chosen discount γ = {found['discount']:g}."
             squared = model.task == "regression" and model.estimator.get_params().get(
                 "loss", "l2") == "l2"

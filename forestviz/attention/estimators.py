@@ -9,9 +9,9 @@ and feature weights z (:mod:`forestviz.attention.gradients`); ``predict`` combin
 leaf values with the attention weights α_k(x) of :mod:`forestviz.attention.weights`.
 ``search_results_`` lists every candidate with its held-out loss and standard error;
 ``selected_base_`` says whether the plain forest won (it is a candidate unless the user fixed
-ε, or τ for the modes without ε). When it did, the model is the forest with
-equal tree weights (ε = 1, w_k = 1/T), each tree predicting the mean of the training rows in
-its leaf, and the explanation shows the forest's trees with equal weights.
+ε, or τ for the modes without ε). When it did, the model is the forest with equal tree weights
+(ε = 1, w_k = 1/T), each tree predicting its own leaf value (``predict`` is then the forest's)
+or, if that won, the mean of the training rows in its leaf; ``search_results_`` says which.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from forestviz.attention.gradients import AttentionProblem, train_attention
+from forestviz.attention.gradients import AttentionProblem, TrainingResult, train_attention
 from forestviz.attention.search import (
     EPS_GRID,
     KAPPA_GRID,
@@ -47,6 +47,7 @@ from forestviz.attention.weights import (
     softmax_weights,
     weight_parts,
 )
+from forestviz.selection import one_standard_error
 from forestviz.trees.checks import (
     ATTENTION_CHECKS,
     Progress,
@@ -152,11 +153,12 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         report("forest", 1.0)
 
         kappas = KAPPA_GRID if self.tau == "auto" else (self.tau / main.median_distance,)
-        eps, kappa, self.selected_base_, self.search_results_ = search(
+        eps, kappa, base_kind, self.search_results_ = search(
             contexts, main, eps_grid, kappas, self.loss, report,
             forest=(self.tau if self.mode in ("softmax", "abrf2") else self.eps) == "auto")
         T, m = len(main.forest.estimators_), X.shape[1]
         self.z_ = np.ones(m)
+        self.selected_base_ = base_kind is not None
         if self.selected_base_:  # the plain forest: equal weights
             self.eps_, self.tau_, self.w_ = 1.0, main.median_distance, np.full(T, 1.0 / T)
             self.v_ = np.full(T, 1.0 / self.tau_)
@@ -171,7 +173,7 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         self.forest_ = main.forest
         self.estimators_ = main.forest.estimators_
         self.leaf_stats_ = main.stats
-        self._values = main.values
+        self._values = main.own_values if base_kind == "base" else main.values
         self._leaf_norms = (main.stats.leaf_means**2) @ (self.z_**2)
         report("done", 1.0)
         return self
@@ -230,9 +232,15 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         penalty = PENALTY * float(np.einsum("s,sc->", train.weight,
                                             (train.Y - train.weight @ train.Y) ** 2))
         validation = None if ctx.val is None else self._problem(ctx.stats, ctx.val, X, tau, rng)
-        result = train_attention(train, initial(ctx, tau), validation=validation,
-                                 penalty=penalty,
+        start = initial(ctx, tau)
+        result = train_attention(train, start, validation=validation, penalty=penalty,
                                  progress=lambda fraction: report("gradient", fraction))
+        if validation is not None and result.best_iteration > 0:
+            # the trained parameters must beat their starting point by more than the noise of
+            # the held-out rows (the one-standard-error rule), or training is dropped
+            errors = np.column_stack([validation.errors(start), validation.errors(result.params)])
+            if one_standard_error(errors, validation.weight).chosen == 0:
+                result = TrainingResult(start, 0, result.history)
         params = result.params
         if ctx is not main:
             params = initial(main, self.tau_)

@@ -78,10 +78,13 @@ class AttentionProblem:
         """θ and φ (the penalised parameters) with ψ zeroed."""
         return np.where(np.arange(params.size) < self.n_trees + self.n_features, params, 0.0)
 
+    def errors(self, params) -> np.ndarray:
+        """Squared error of every row (summed over the columns of Y)."""
+        return ((self.forward(params)[4] - self.Y) ** 2).sum(axis=1)
+
     def loss(self, params, penalty=0.0) -> float:
         """Weighted squared error (plus the L2 penalty on θ, φ)."""
-        prediction = self.forward(params)[4]
-        error = np.einsum("s,sc->", self.weight, (prediction - self.Y) ** 2)
+        error = self.weight @ self.errors(params)
         penalised = self._penalised(params)
         return float(error + penalty * penalised @ penalised)
 

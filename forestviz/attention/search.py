@@ -19,10 +19,13 @@ contexts. The validation loss is the squared error, or the absolute error for ``
 (for classification summed over the class probabilities, as the paper's Eq. 30), per held-out
 row; lower is better.
 
-The plain forest is a candidate too: equal tree weights, each tree predicting the mean of the
-training rows in its leaf, as every attention candidate does (for out-of-bag rows: the mean
-over the trees that did not draw the row, with the leave-one-out leaf means), so the
-comparison judges the weights alone.
+The plain forest is a candidate too, twice (:data:`BASE_NAMES`): ``"base"``, exactly as
+scikit-learn predicts with it (equal weights, each tree's own leaf value from its bootstrap
+sample; out of bag, the mean over the trees that did not draw the row), and ``"base (leaf
+means)"``, equal weights over the leaf means of all training rows that every attention
+candidate uses (out of bag, the leave-one-out means). The second has less variance; without it,
+on pure noise attention at a large τ (nearly equal weights) would beat the forest through its
+leaf values alone and be chosen as "attention".
 The choice is the one-standard-error rule of :mod:`forestviz.selection` over the candidates
 ordered simplest first: the forest, then the attention grid from the smoothest weights (the
 largest τ, then the largest ε: weights that vary least from row to row) to the sharpest.
@@ -46,8 +49,11 @@ from forestviz.attention.weights import (
 )
 from forestviz.selection import one_standard_error, weighted_mean_and_se
 from forestviz.trees.leaf_stats import LeafStats
-from forestviz.trees.leaf_values import spread_columns
+from forestviz.trees.leaf_values import estimator_leaf_values, spread_columns
 
+BASE_NAMES = ("base", "base (leaf means)")
+"""The two plain forests of the search: its own leaf values, and the leaf means of all rows."""
+BASES = len(BASE_NAMES)
 EPS_GRID = np.round(np.linspace(0.0, 1.0, 11), 2)
 """Contamination levels tried when ``eps="auto"`` (algorithms.md §1)."""
 KAPPA_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
@@ -83,6 +89,7 @@ class Context:
     forest: object
     stats: LeafStats
     values: np.ndarray  # (N, C) leaf values aligned with the estimator's classes
+    own_values: np.ndarray  # (N, C) the trees' own leaf values (their bootstrap), aligned too
     train: Part
     val: Part | None
     gram: np.ndarray  # G = Σ_s ω_s V_sᵀV_s (T, T)
@@ -155,12 +162,15 @@ def make_context(forest, stats: LeafStats, classes, X, Y, weight, fit_rows, val_
     cross-fitted: the training rows are split at random in two halves, and the rows of each
     half are scored with w fitted on the other half (``halves``)."""
     values = stats.leaf_values.reshape(stats.leaf_values.shape[0], -1)
+    forest_classes, own = estimator_leaf_values(forest, forest.estimators_)
+    own = own.reshape(own.shape[0], -1)
     if classes is not None:
         values = spread_columns(values, np.searchsorted(classes, stats.classes), classes.size)
+        own = spread_columns(own, np.searchsorted(classes, forest_classes), classes.size)
     train = leaf_part(stats, values, X, Y, weight, fit_rows)
     val = (oob_part(forest, stats, train) if oob else
            None if val_rows is None else leaf_part(stats, values, X, Y, weight, val_rows))
-    context = Context(forest, stats, values, val=val, **fitting_terms(train, rng, loss))
+    context = Context(forest, stats, values, own, val=val, **fitting_terms(train, rng, loss))
     if not oob:
         return context
     half = np.zeros(X.shape[0], dtype=np.intp)
@@ -230,12 +240,15 @@ def row_losses(part, R, W, eps, loss):
     return _loss(prediction - part.Y[:, None, :], loss)
 
 
-def forest_losses(part, loss):
-    """Held-out loss per row (n,) of the plain forest: equal weights over all trees, or over
-    the trees that did not draw the row (out of bag)."""
-    T = part.V.shape[1]
-    return row_losses(part, np.zeros(part.Y.shape), np.full((1, T), 1.0 / T), np.ones(1),
-                      loss)[:, 0]
+def forest_losses(ctx, loss):
+    """Held-out loss per row (n,) of the plain forest itself: the mean of the trees' own leaf
+    values over all trees, or over the trees that did not draw the row (out of bag: what
+    scikit-learn's ``oob_prediction_`` averages)."""
+    part = ctx.val
+    own = ctx.own_values[part.leaves]  # (n, T, C)
+    trees = np.ones(part.leaves.shape) if part.mask is None else part.mask.astype(float)
+    prediction = np.einsum("nt,ntc->nc", trees / trees.sum(axis=1, keepdims=True), own)
+    return _loss(prediction - part.Y, loss)
 
 
 def _loss(error, loss):
@@ -243,11 +256,12 @@ def _loss(error, loss):
 
 
 def search(contexts, main, eps_grid, kappas, loss, report, *, forest=True):
-    """Held-out losses of the plain forest and of every (ε, κ) over the contexts' rows, and
-    the one-standard-error choice among them (module docstring): ε, κ, whether the forest
-    won, and the table of every candidate (the estimator's ``search_results_``; the forest's
-    row has ``candidate == "base"`` and no ε or τ). ``forest=False``: the forest is scored
-    for comparison but is not a candidate (the user fixed ε and τ)."""
+    """Held-out losses of the plain forests (:data:`BASE_NAMES`) and of every (ε, κ) over the
+    contexts' rows, and the one-standard-error choice among them (module docstring): ε, κ,
+    which plain forest won (None: attention) and the table of every candidate (the
+    estimator's ``search_results_``; the plain forests' rows have no ε or τ).
+    ``forest=False``: the plain forests are scored for comparison but are not candidates
+    (the user fixed ε or τ)."""
     n_grid = len(kappas) * eps_grid.size
     blocks, weights = [], []
     scored = any(ctx.val is not None for ctx in contexts)
@@ -256,15 +270,18 @@ def search(contexts, main, eps_grid, kappas, loss, report, *, forest=True):
         if ctx.val is None:
             report("search", (c + 1) * len(kappas) / steps)
             continue
-        block = np.empty((ctx.val.Y.shape[0], 1 + n_grid))
-        block[:, 0] = forest_losses(ctx.val, loss)
+        block = np.empty((ctx.val.Y.shape[0], BASES + n_grid))
+        block[:, 0] = forest_losses(ctx, loss)
+        T = ctx.val.V.shape[1]
+        block[:, 1] = row_losses(ctx.val, np.zeros(ctx.val.Y.shape), np.full((1, T), 1.0 / T),
+                                 np.ones(1), loss)[:, 0]
         fits = ctx.halves or ((np.arange(ctx.val.Y.shape[0]), ctx),)
         W = [None] * len(fits)
         for i, kappa in enumerate(kappas):
             report("search", (c * len(kappas) + i) / steps)
             tau = kappa * ctx.median_distance
             R = combine(softmax_weights(-ctx.val.d / (2.0 * tau), ctx.val.mask), ctx.val.V)
-            columns = slice(1 + i * eps_grid.size, 1 + (i + 1) * eps_grid.size)
+            columns = slice(BASES + i * eps_grid.size, BASES + (i + 1) * eps_grid.size)
             for f, (rows, fit) in enumerate(fits):
                 W[f], _ = weights_at(fit, tau, eps_grid, initial=W[f])
                 block[rows, columns] = row_losses(subset(ctx.val, rows), R[rows], W[f],
@@ -277,24 +294,27 @@ def search(contexts, main, eps_grid, kappas, loss, report, *, forest=True):
     grid = pd.DataFrame({
         "candidate": "attention", "eps": eps_grid[ee], "kappa": np.asarray(kappas, float)[kk],
         "tau": np.asarray(kappas, float)[kk] * main.median_distance})
-    frame = pd.concat([pd.DataFrame({"candidate": ["base"], "eps": [np.nan],
-                                     "kappa": [np.nan], "tau": [np.nan]}), grid],
+    frame = pd.concat([pd.DataFrame({"candidate": list(BASE_NAMES), "eps": np.nan,
+                                     "kappa": np.nan, "tau": np.nan}), grid],
                       ignore_index=True)
-    # simplest first: the forest, then the largest τ, then the largest ε
-    order = np.concatenate([[0], 1 + np.lexsort((-eps_grid[ee], -kk))])
+    # simplest first: the forest, its leaf means, then the largest τ, then the largest ε
+    order = np.concatenate([np.arange(BASES), BASES + np.lexsort((-eps_grid[ee], -kk))])
     if scored:
         losses, weight = np.concatenate(blocks)[:, order], np.concatenate(weights)
-        selection = one_standard_error(losses[:, 0 if forest else 1:], weight)
+        selection = one_standard_error(losses[:, 0 if forest else BASES:], weight)
         table = selection.table
-        if not forest:  # the forest's row for comparison only, never selected
-            best = losses[:, 1 + selection.best]
-            mean, se = weighted_mean_and_se(losses[:, 0], weight)
-            difference, difference_se = weighted_mean_and_se(losses[:, 0] - best, weight)
+        if not forest:  # the forests' rows for comparison only, never selected
+            best = losses[:, BASES + selection.best]
+            shown = [(*weighted_mean_and_se(losses[:, b], weight),
+                      *weighted_mean_and_se(losses[:, b] - best, weight)) for b in range(BASES)]
             table = pd.concat([pd.DataFrame({
-                "validation_loss": [mean], "standard_error": [se],
-                "difference_to_best": [difference], "difference_se": [difference_se],
-                "n_rows": [int(np.sum(np.isfinite(losses[:, 0]) & (weight > 0)))],
-                "selected": [False]}), table], ignore_index=True)
+                "validation_loss": [row[0] for row in shown],
+                "standard_error": [row[1] for row in shown],
+                "difference_to_best": [row[2] for row in shown],
+                "difference_se": [row[3] for row in shown],
+                "n_rows": [int(np.sum(np.isfinite(losses[:, b]) & (weight > 0)))
+                           for b in range(BASES)],
+                "selected": False}), table], ignore_index=True)
         table = table.iloc[np.argsort(order)].reset_index(drop=True)
         frame = pd.concat([frame, table], axis=1)
     else:
@@ -307,8 +327,8 @@ def search(contexts, main, eps_grid, kappas, loss, report, *, forest=True):
                           "with kappa = 1", RuntimeWarning, stacklevel=3)
         else:
             fallback = 0
-        frame.loc[1 + fallback, "selected"] = True
+        frame.loc[BASES + fallback, "selected"] = True
     chosen = frame.loc[frame["selected"]].iloc[0]
-    if chosen["candidate"] == "base":
-        return 1.0, 1.0, True, frame
-    return float(chosen["eps"]), float(chosen["kappa"]), False, frame
+    if chosen["candidate"] != "attention":
+        return 1.0, 1.0, chosen["candidate"], frame
+    return float(chosen["eps"]), float(chosen["kappa"]), None, frame

@@ -41,8 +41,9 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
         base = frame[frame["candidate"] == "base"]
         if baseline is None and len(base) and np.isfinite(base[value]).all():
             baseline = float(base[value].iloc[0])
-        base_chosen = bool("selected" in base and base["selected"].any())
-        frame = frame[frame["candidate"] != "base"]
+        bases = frame[frame["candidate"] != "attention"]
+        base_chosen = bool("selected" in bases and bases["selected"].any())
+        frame = frame[frame["candidate"] == "attention"]
     frame = frame.sort_values(["eps", "tau"], kind="stable")
     y_title, word, higher = METRICS.get(value, (plain(elide(value)), plain(elide(value)), False))
     fig = go.Figure()
