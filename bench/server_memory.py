@@ -47,93 +47,28 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 from pyarrow import csv as pa_csv
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.appserver import CHROMIUM_ARGS, AppServer, descendants, reset_peak, status
+
 MB = 2**20  # the app's "MB" (the budget, the upload limit) are mebibytes
-CHROMIUM_ARGS = [  # as tests/conftest.py
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]  # fmt: skip
 START_TIMEOUT = 90.0  # s: server start to its first health answer
 STEP_TIMEOUT = 240_000  # ms: one page step (a 100 MB upload parsed on two busy cores)
 SAMPLE_EVERY = 0.5  # s
 SETTLE = 3.0  # s: after a close, before a sample
 WORDS = np.array(["north", "south", "east", "west", "centre", "harbour", "hill", "river"])
 
-PROBE = r"""
-import ctypes, gc, json, os, sys, threading, time
-out = sys.argv.pop(1)
+PROBE = Path(__file__).with_name("server_probe.py")
 
-def stats():
-    from streamlit import runtime
-    if not runtime.exists():
-        return {}
-    rt = runtime.get_instance()
-    files, sessions = rt._uploaded_file_mgr, rt._session_mgr
-    stored = sessions._session_storage._cache
-    got = {
-        "upload_manager_bytes": files._total_bytes,
-        "upload_manager_sessions": len(files.file_storage),
-        "active_sessions": len(sessions._active_session_info_by_id),
-        "stored_sessions": len(stored._data),  # expired ones included: len() would reap
-    }
-    state = sys.modules.get("ui.state")
-    if state is not None and hasattr(state, "upload_budget"):
-        budget = state.upload_budget()  # the server's one TableBudget (cache_resource)
-        got["budget_tracked_bytes"] = sum(list(budget._tracked.values()))
-        got["budget_reuse_bytes"] = budget._recent.currsize
-    if "pyarrow" in sys.modules:
-        import pyarrow as pa
-        got["arrow_bytes"] = sum(pool.bytes_allocated() for pool in arrow_pools())
-    return got
-
-def arrow_pools():
-    import pyarrow as pa
-    for name in pa.supported_memory_backends():
-        yield getattr(pa, f"{name}_memory_pool")()
-
-def release():  # asked for by the bench at the very end: what the allocators give back
-    gc.collect()
-    if "pyarrow" in sys.modules:
-        for pool in arrow_pools():
-            pool.release_unused()
-    ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-def loop():
-    while True:
-        time.sleep(0.5)
-        try:
-            if os.path.exists(out + ".release"):
-                release()
-                os.remove(out + ".release")
-            text = json.dumps(stats())
-        except Exception as error:  # a half-started runtime: try again
-            text = json.dumps({"probe_error": repr(error)})
-        with open(out + ".tmp", "w") as handle:
-            handle.write(text)
-        os.replace(out + ".tmp", out)
-
-threading.Thread(target=loop, daemon=True).start()
-from streamlit.web.cli import main
-sys.argv[0] = "streamlit"
-main(prog_name="streamlit")
-"""
 
 
 # --------------------------------------------------------------------------- files
@@ -165,107 +100,20 @@ def _chunk(rng, start: int, n: int, seed: int) -> pa.Table:
     return pa.table(columns)
 
 
-# --------------------------------------------------------------------------- processes
+# --------------------------------------------------------------------------- the server
 
 
-def status(pid: int, key: str) -> int:
-    """``key`` (VmRSS, VmHWM) of a process from /proc, bytes; 0 if it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0
-    found = re.search(rf"^{key}:\s+(\d+) kB", text, re.MULTILINE)
-    return int(found.group(1)) * 1024 if found else 0
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.append(int(stat.parent.name))
-    return found
-
-
-def descendants(pid: int) -> list[int]:
-    found, todo = [], [pid]
-    while todo:
-        for child in children(todo.pop()):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def reset_peak(pid: int) -> bool:
-    """Restart the process's VmHWM from its current RSS (False if not allowed)."""
-    try:
-        Path(f"/proc/{pid}/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-class Server:
-    """``streamlit run app.py`` with the given budget and session TTL; stopped on exit."""
+class Server(AppServer):
+    """The app with the given upload budget and session TTL, optionally through the probe
+    wrapper (``probe``), whose statistics it reads."""
 
     def __init__(self, folder: Path, *, budget_mb: int, ttl: int, probe: bool,
                  env: dict[str, str]):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = folder / "streamlit.log"
         self.stats_path = folder / "probe.json" if probe else None
-        head = [sys.executable, "-c", PROBE, str(self.stats_path)] if probe else [
-            sys.executable, "-m", "streamlit"]
-        self.command = [*head, "run", "app.py",
-                        "--server.address", "127.0.0.1", "--server.port", str(self.port),
-                        "--server.headless", "true", "--server.fileWatcherType", "none",
-                        "--browser.gatherUsageStats", "false",
-                        "--server.disconnectedSessionTTL", str(ttl)]  # fmt: skip
-        self.env = {**os.environ, **env, "FORESTVIZ_UPLOAD_BUDGET_MB": str(budget_mb)}
-        self.process: subprocess.Popen | None = None
-
-    def __enter__(self) -> Server:
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + START_TIMEOUT
-        while not healthy(self.url):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the server did not become healthy:\n"
-                                   + self.log.read_text(errors="replace")[-3000:])
-            time.sleep(0.25)
-        return self
-
-    def __exit__(self, *_):
-        if self.process is None or self.process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, 15)  # the server and its forkserver/workers
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, 9)
-            self.process.wait(timeout=10)
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
+        super().__init__(folder, options=["--server.disconnectedSessionTTL", str(ttl)],
+                         env={**env, "FORESTVIZ_UPLOAD_BUDGET_MB": str(budget_mb)},
+                         head=[sys.executable, str(PROBE), str(self.stats_path)] if probe
+                         else None, start_timeout=START_TIMEOUT)
 
     def release(self) -> bool:
         """Ask the probe for gc + arrow pools' release_unused + malloc_trim; False if none."""

@@ -9,26 +9,13 @@ import contextlib
 import fcntl
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from bench.appserver import CHROMIUM_ARGS, AppServer
+
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 SERVER_START_TIMEOUT = 60.0
 # A job nobody polls is cancelled after this many seconds (the default is 30): the browser
 # tests close a tab mid-training and check the worker is gone.
@@ -117,20 +104,6 @@ def artifacts_dir(tmp_path_factory) -> Path:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, OSError):
-        return False
-
-
 @pytest.fixture(scope="session")
 def app_url(app_server) -> str:
     return app_server["url"]
@@ -138,43 +111,20 @@ def app_url(app_server) -> str:
 
 @contextlib.contextmanager
 def serve_app(log_dir: Path):
-    """``streamlit run app.py`` on a free loopback port; yields its base ``url``, its ``pid``,
-    its job ``lease`` and the ``time.monotonic()`` of its launch (``started``) and of its first
-    health answer (``healthy``), then stops it."""
-    port = _free_port()
-    log_path = log_dir / "streamlit.log"
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.address", "127.0.0.1",
-        "--server.port", str(port),
-        "--server.headless", "true",
-        "--server.fileWatcherType", "none",
-        "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    started = time.monotonic()
-    env = {**os.environ, "FORESTVIZ_JOB_LEASE_SECONDS": str(SERVER_JOB_LEASE)}
-    with open(log_path, "wb") as log:
-        server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                  env=env)
+    """The app (:class:`bench.appserver.AppServer`) with a short job lease; yields its base
+    ``url``, its ``pid``, its job ``lease`` and the ``time.monotonic()`` of its launch
+    (``started``) and of its first health answer (``healthy``), then stops it."""
+    server = AppServer(log_dir, env={"FORESTVIZ_JOB_LEASE_SECONDS": str(SERVER_JOB_LEASE)},
+                       start_timeout=SERVER_START_TIMEOUT)
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while not _healthy(url):
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(
-                    f"the app server did not become healthy at {url}:\n"
-                    + log_path.read_text(errors="replace")[-3000:]
-                )
-            time.sleep(0.25)
-        yield {"url": url, "started": started, "healthy": time.monotonic(), "pid": server.pid,
-               "lease": SERVER_JOB_LEASE}
+        server.__enter__()
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    try:
+        yield {"url": server.url, "started": server.started, "healthy": server.healthy,
+               "pid": server.pid, "lease": SERVER_JOB_LEASE}
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        server.__exit__()
 
 
 @pytest.fixture(scope="session")
@@ -189,3 +139,31 @@ def own_app_server(tmp_path_factory) -> dict:
     """A fresh app server for one test (no sessions or caches left by other tests)."""
     with serve_app(tmp_path_factory.mktemp("own-server")) as server:
         yield server
+
+
+@pytest.fixture
+def empty_cache():
+    """The tree drawings' SVG cache, emptied before and after the test."""
+    from forestviz.explain import treeviz
+
+    treeviz.clear_cache()
+    yield
+    treeviz.clear_cache()
+
+
+@pytest.fixture(scope="module")
+def clinic():
+    """A small binary forest on string labels with hostile column names, its drawing context
+    and its rows."""
+    import numpy as np
+    from sklearn.ensemble import RandomForestClassifier
+
+    from forestviz.explain.treeviz import TreeContext
+    from tests.treeviz_helpers import HOSTILE
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(loc=5.0, size=(240, len(HOSTILE))), 1)
+    y = np.where(X[:, 0] + X[:, 1] + rng.normal(scale=0.5, size=240) > 10, "sick", "well")
+    forest = RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0).fit(X, y)
+    context = TreeContext.from_data(X, y, feature_names=HOSTILE, target_name="out<come>")
+    return forest, context, X

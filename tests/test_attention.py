@@ -127,15 +127,6 @@ def _brute_force_oob_view(model, X, y):
     return scored, values, dists
 
 
-def _leaf_has_others(model, X):
-    """(n, T): whether another training row shares the row's leaf in each tree (the rows and
-    trees the out-of-bag view can score)."""
-    n = len(X)
-    leaves = np.stack([tree.apply(X.astype(np.float32)) for tree in model.estimators_], axis=1)
-    return np.array([[np.sum(leaves[:, k] == leaves[s, k]) > 1 for k in range(leaves.shape[1])]
-                     for s in range(n)])
-
-
 def _oob_losses(scored, values, dists, y, eps, tau, w):
     """Out-of-bag squared errors per row of the ABRF-1 model (ε, τ, w): each row by the
     sub-forest of its out-of-bag trees, α restricted to them and renormalised; rows no tree
@@ -177,14 +168,10 @@ def test_grid_search_table_and_choice(data, searched):
                                mean_losses.std(ddof=1) / np.sqrt(mean_losses.size))
     # the forest itself: scikit-learn's out-of-bag prediction from the trees' own values, on
     # the rows the leave-one-out view scores
-    scored = view[0].any(axis=1)
-    oob = searched.forest_
-    in_bag = np.zeros((len(y), T), dtype=bool)
-    for k, samples in enumerate(oob.estimators_samples_):
-        in_bag[samples, k] = True
-    own = np.stack([tree.predict(X) for tree in oob.estimators_], axis=1)
-    usable = ~in_bag & _leaf_has_others(searched, X)
-    own_prediction = (own * usable).sum(axis=1) / usable.sum(axis=1)
+    usable = view[0]  # out of bag, in a leaf with another row
+    scored = usable.any(axis=1)
+    own = np.stack([tree.predict(X) for tree in searched.forest_.estimators_], axis=1)
+    own_prediction = (own * usable).sum(axis=1) / np.maximum(usable.sum(axis=1), 1)
     forest_losses = (own_prediction - y)[scored] ** 2
     np.testing.assert_allclose(forest["validation_loss"], forest_losses.mean(), rtol=1e-10)
     softmax_rows = grid[grid["eps"] == 0]  # ε = 0: no w, the Softmax model alone

@@ -5,18 +5,15 @@ budget while other sessions hold theirs is refused with a message naming the bud
 session keeps its previous data set. The full measurement (5 x 100 MB) is
 ``bench/server_memory.py``."""
 
-import contextlib
-import os
 import re
-import subprocess
-import sys
 import time
 
 import pytest
 from playwright.sync_api import expect
 
-from bench.server_memory import status, write_csv
-from tests.conftest import REPO, SERVER_START_TIMEOUT, _free_port, _healthy
+from bench.appserver import AppServer, status
+from bench.server_memory import write_csv
+from tests.conftest import SERVER_START_TIMEOUT
 
 pytestmark = pytest.mark.browser
 
@@ -39,35 +36,18 @@ TIMEOUT = 60_000  # ms
 @pytest.fixture(scope="module")
 def memory_server(tmp_path_factory):
     """The app with a 64 MB upload budget and a 3 s session TTL; yields its url and pid."""
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("memory-server") / "streamlit.log"
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.address", "127.0.0.1", "--server.port", str(port),
-        "--server.headless", "true", "--server.fileWatcherType", "none",
-        "--browser.gatherUsageStats", "false", "--server.disconnectedSessionTTL", str(TTL),
-    ]  # fmt: skip
-    env = {**os.environ, "FORESTVIZ_UPLOAD_BUDGET_MB": str(BUDGET_MB)}
-    url = f"http://127.0.0.1:{port}"
-    with open(log_path, "wb") as log:
-        server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                  env=env, start_new_session=True)
+    server = AppServer(tmp_path_factory.mktemp("memory-server"),
+                       options=["--server.disconnectedSessionTTL", str(TTL)],
+                       env={"FORESTVIZ_UPLOAD_BUDGET_MB": str(BUDGET_MB)},
+                       start_timeout=SERVER_START_TIMEOUT)
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while not _healthy(url):
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the app server did not become healthy at {url}:\n"
-                            + log_path.read_text(errors="replace")[-3000:])
-            time.sleep(0.25)
-        yield {"url": url, "pid": server.pid}
+        server.__enter__()
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    try:
+        yield {"url": server.url, "pid": server.pid}
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, 15)  # the server and its training forkserver
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, 9)
-            server.wait()
+        server.__exit__()
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
+from bench.appserver import children
 from tests.test_browser_flows import TIMEOUT, go_to, shoot, upload_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.serial]
@@ -25,18 +26,6 @@ def write_big_table(path: Path, n: int = 20_000, seed: int = 5) -> None:
     frame = pd.DataFrame(X, columns=[A_FEATURE, *(f"a_lab_{j}" for j in range(1, 8))])
     frame["outcome"] = np.where(X[:, 0] + X[:, 1] + rng.normal(0, 1, n) > 0, "pos", "neg")
     frame.to_csv(path, index=False)
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(stat.parent.name))
-    return found
 
 
 def workers(server_pid: int) -> list[int]:

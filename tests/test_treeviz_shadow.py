@@ -1,0 +1,146 @@
+"""What dtreeviz is told about a fitted tree (forestviz.explain.shadow.ForestShadowTree): node
+rows, class names and counts as the model has them, checked in the rendered SVG."""
+
+import xml.etree.ElementTree as ET
+
+import matplotlib as mpl
+import numpy as np
+import pytest
+from dtreeviz.models.sklearn_decision_trees import ShadowSKDTree
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from forestviz.explain import treeviz
+from forestviz.explain.shadow import ForestShadowTree
+from forestviz.explain.treeviz import (
+    TreeContext,
+    display_names,
+    render_tree,
+)
+from tests.treeviz_helpers import HOSTILE, SVG, texts
+
+pytestmark = pytest.mark.usefixtures("empty_cache")
+
+
+# ------------------------------------------- what dtreeviz is told (ForestShadowTree)
+def rows_through(tree, X):
+    """{node: training rows through it}, by descending the rows level by level with the
+    fitted tree's public arrays (float32, as scikit-learn compares): a count independent of
+    ``decision_path``. Node ids are in preorder, so a parent comes before its children."""
+    t, X32 = tree.tree_, X.astype(np.float32)
+    rows = {0: np.arange(len(X))}
+    for node in range(t.node_count):
+        if t.children_left[node] >= 0:
+            left = X32[rows[node], t.feature[node]] <= t.threshold[node]
+            rows[t.children_left[node]] = rows[node][left]
+            rows[t.children_right[node]] = rows[node][~left]
+    return rows
+
+
+def texts_by_node(svg):
+    """{graphviz node title: its texts}; render under ``svg.fonttype: none`` so matplotlib's
+    node and leaf images keep their text (``n=…``, class names) as text, not paths."""
+    root = ET.fromstring(svg)
+    return {group.find(f"{SVG}title").text: ["".join(el.itertext())
+                                               for el in group.iter(f"{SVG}text")]
+            for group in root.iter(f"{SVG}g") if group.get("class") == "node"}
+
+
+@pytest.fixture(scope="module")
+def hostile_labels():
+    """A forest on hostile string labels, whose trees hold codes 0, 1 as their classes_."""
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(300, 3)), 2)
+    y = np.where(X[:, 0] > 0.3, "<ill>", np.where(X[:, 1] > 0, "O'well", "a&b"))
+    forest = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
+    return forest, X, y
+
+
+def test_shadow_tree_node_rows_and_classes(hostile_labels):
+    forest, X, y = hostile_labels
+    tree = forest.estimators_[1]
+    assert list(tree.classes_) == [0, 1, 2]  # the labels are on the forest only
+    shadow = ForestShadowTree(tree, X, y, classes=forest.classes_, feature_names=list("abc"))
+    expected = rows_through(tree, X)
+    samples = shadow.get_node_samples()
+    assert set(samples) == set(expected)
+    for node, rows in expected.items():
+        assert list(samples[node]) == list(rows)
+        assert shadow.get_node_nsamples(node) == rows.size
+    leaves = np.bincount(tree.apply(X.astype(np.float32)), minlength=tree.tree_.node_count)
+    assert [shadow.get_node_nsamples(leaf.id) for leaf in shadow.leaves] == [
+        leaves[leaf.id] for leaf in shadow.leaves]
+    assert list(shadow.classes()) == [0, 1, 2]
+    assert list(shadow.y_train) == list(np.searchsorted(forest.classes_, y))
+    assert shadow.class_names == dict(enumerate(forest.classes_))  # default: the forest's labels
+    named = ForestShadowTree(tree, X, y, classes=forest.classes_, feature_names=list("abc"),
+                             class_names=["ill", "well", "both"])
+    assert named.class_names == {0: "ill", 1: "well", 2: "both"}
+    with pytest.raises(ValueError, match="expected 3 class names"):
+        ForestShadowTree(tree, X, y, classes=forest.classes_, feature_names=list("abc"),
+                         class_names=["ill", "well"])
+    with pytest.raises(ValueError, match="not fitted on"):
+        ForestShadowTree(tree, X, np.where(y == "a&b", "other", y), classes=forest.classes_,
+                         feature_names=list("abc"))
+    lone = DecisionTreeClassifier(max_depth=2).fit(X, y)  # classes_: the string labels
+    assert list(ForestShadowTree(lone, X, y, classes=lone.classes_,
+                                 feature_names=list("abc")).classes()) == [0, 1, 2]
+    regression = DecisionTreeRegressor(max_depth=2).fit(X, X[:, 0])
+    assert ForestShadowTree(regression, X, X[:, 0], feature_names=list("abc")).classes() is None
+
+
+@pytest.mark.parametrize("lone", [False, True], ids=["tree of a forest", "lone tree"])
+def test_drawn_counts_and_class_names_are_the_models(require_dot, hostile_labels, monkeypatch,
+                                                     lone):
+    """Each drawn leaf says n = the training rows reaching it and the model's class, named
+    from the forest's (or the lone tree's) labels; dtreeviz's own row loop never runs."""
+    forest, X, y = hostile_labels
+    model = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y) if lone else forest
+    tree = model if lone else forest.estimators_[2]
+
+    def dtreeviz_loop(self):
+        raise AssertionError("dtreeviz's node -> rows loop ran: the override is not used")
+
+    monkeypatch.setattr(ShadowSKDTree, "get_node_samples", dtreeviz_loop)
+    context = TreeContext.from_data(X, y, feature_names=HOSTILE[:3], target_name="state")
+    with mpl.rc_context({"svg.fonttype": "none"}):
+        svg = render_tree(model, 0 if lone else 2, X[0], context=context, mode="full",
+                          fancy=False)
+    drawn = texts_by_node(svg)
+    rows = rows_through(tree, X)
+    shown = display_names(model.classes_)
+    assert shown == ["‹ill›", "O’well", "a and b"]
+    leaves = [n for n in range(tree.tree_.node_count) if tree.tree_.children_left[n] < 0]
+    assert {name for name in drawn if name.startswith("leaf")} == {f"leaf{n}" for n in leaves}
+    for leaf in leaves:
+        majority = np.argmax(np.bincount(np.searchsorted(model.classes_, y[rows[leaf]]),
+                                         minlength=3))
+        assert drawn[f"leaf{leaf}"] == [f"n={rows[leaf].size}", shown[majority]]
+    assert set(shown) <= set(drawn["legend"])
+    monkeypatch.undo()
+    named = TreeContext.from_data(X, y, feature_names=HOSTILE[:3], target_name="state",
+                                  class_names=["<b>ill</b>", "well", "both"])
+    svg = render_tree(model, 0 if lone else 2, X[0], context=named, mode="path")
+    code = np.argmax(tree.predict_proba(X[:1]))  # columns in model.classes_ order
+    assert f" {['‹b›ill‹/b›', 'well', 'both'][code]}" in texts(svg)  # "Prediction <name>"
+
+
+def test_regression_leaves_show_their_rows(require_dot):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 3))
+    y = X[:, 0] + rng.normal(scale=0.1, size=150)
+    tree = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, y)
+    context = TreeContext.from_data(X, y, feature_names=["a", "b", "c"], target_name="y")
+    with mpl.rc_context({"svg.fonttype": "none"}):
+        drawn = texts_by_node(render_tree(tree, 0, X[0], context=context, mode="full",
+                                          fancy=False))
+    for node, rows in rows_through(tree, X).items():
+        if tree.tree_.children_left[node] < 0:
+            assert drawn[f"leaf{node}"][-2:] == [f"y={y[rows].mean():.2f}", f"n={rows.size}"]
+
+
+def test_the_row_box_moves_only_off_dtreevizs_own_edge(caplog):
+    dot = "digraph G {\n node3 -> leaf9\n leaf9 -> X_y [dir=back]\n}"
+    assert treeviz._hang_row_box(dot, 9, 3) == dot.replace("leaf9 -> X_y", "node3 -> X_y")
+    assert treeviz._hang_row_box(dot, 8, 3) == dot  # no such edge: left as drawn, logged
+    assert "no single edge 'leaf8 -> X_y'" in caplog.text
