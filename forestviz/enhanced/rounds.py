@@ -6,12 +6,13 @@ The paper keeps the round of best validation AUC on a 20 % split and fits model 
 of it. Measured on the bundled Pima table over ten 75/25 splits, that lost 1.3 AUC points to a
 plain ``RandomForestClassifier(200, max_depth=6)``: the forest saw only 80 % of the training
 rows (refitting the kept rounds on all rows: −0.06 points), and model weighting (a per-row
-selection of at most M·L of the T trees) cost 1.5 points on its own. With the choice below the
-gap is −0.2 ± 0.16 points (docs/reproduction.md). So the choice is made like the attention models' (the one-standard-error
-rule of :mod:`forestviz.selection`, by AUC with DeLong's standard errors for two classes, by
-the Brier score per row otherwise) among candidates ordered simplest first: round 1 with plain
-averaging (the plain forest), round 2, …, then model weighting at the round of best validation
-AUC; and the kept configuration is refitted on all the rows (:func:`refit`).
+selection of at most M·L of the T trees) cost 1.5 points on its own. So the choice is made like
+the attention models' (the one-standard-error rule of :mod:`forestviz.selection`, by AUC with
+DeLong's standard errors for two classes, by the Brier score per row otherwise) among
+candidates ordered simplest first: round 1 with plain averaging (the plain forest), round 2, …,
+then model weighting at the round of best validation AUC; and the kept configuration is
+refitted on all the rows. With that, the gap on Pima is −0.2 ± 0.16 points
+(docs/reproduction.md).
 """
 
 from __future__ import annotations
