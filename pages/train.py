@@ -43,7 +43,8 @@ def choose_settings(task: str) -> workflow.Settings:
         help="Attention models: search ε and τ (and γ for AGBoost) on held-out training rows. "
              "Enhanced RF: stop the reweighting rounds when the validation AUC drops.")
     if family == "abrf1_lp" and auto_tune:
-        right.caption("The LP variant solves one linear program per grid point: about 30 s.")
+        right.caption("The LP variant solves one linear program per grid point: several times "
+                      "slower than the QP.")
     with st.expander("Advanced: the papers' parameters"):
         a, b, c = st.columns(3)
         min_leaf = a.number_input("Minimum rows per leaf", 1, 100, defaults.min_samples_leaf,

@@ -167,7 +167,8 @@ class Workbench:
             def score(value: float) -> str:
                 return f"R² {1 - value / variance:.3f}" if variance else f"{name} {value:.4f}"
 
-        best = table.loc[table["validation_loss"].idxmin()]
+        methods = table[table["candidate"].isin(("attention", "enhanced"))]
+        best = methods.loc[methods["validation_loss"].idxmin()]
         enhanced = "rounds" in table
         other = "Enhanced RF setting" if enhanced else "attention setting"
         method = "Reweighting and model weighting" if enhanced else "Attention"
