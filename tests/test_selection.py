@@ -14,6 +14,7 @@ from forestviz import (
     AttentionForestRegressor,
     EnhancedForestClassifier,
 )
+from forestviz.explain.explanation import explain
 from forestviz.selection import auc_one_standard_error, one_standard_error, weighted_mean_and_se
 
 
@@ -76,6 +77,20 @@ def test_pure_noise_chooses_the_plain_forest(seed):
     assert chosen["candidate"].iloc[0] in ("base", "base (leaf means)")
     if chosen["candidate"].iloc[0] == "base":  # the forest itself
         np.testing.assert_allclose(model.predict(X_new), model.forest_.predict(X_new))
+
+
+def test_an_explanation_says_when_the_plain_forest_was_kept():
+    rng = np.random.RandomState(0)
+    X, y = rng.uniform(size=(600, 5)), rng.normal(size=600)
+    plain = AttentionForestRegressor(random_state=0).fit(X, y)
+    assert plain.selected_base_
+    assert "kept its plain forest (equal tree weights)" in explain(
+        plain, X[0], X_train=X, y_train=y).model_name
+    X2, y2 = make_friedman2(1200, noise=0.0, random_state=0)
+    attention = AttentionForestRegressor(random_state=0).fit(X2, y2)
+    assert not attention.selected_base_
+    assert explain(attention, X2[0], X_train=X2, y_train=y2).model_name == (
+        "Attention-based random forest")
 
 
 def test_pure_noise_classes_choose_the_plain_forest():

@@ -41,6 +41,19 @@ MODEL_NAMES = {
 }
 
 
+PLAIN = {"AttentionBoostingRegressor": "its plain gradient boosting machine (equal tree weights)"}
+
+
+def model_name(model) -> str:
+    """The family's name; when its search kept the plain base model, that is said too (the
+    weights are then equal, and calling it "attention" would mislead)."""
+    name = MODEL_NAMES.get(type(model).__name__, type(model).__name__)
+    if as_ensemble(model).diagnostics().get("selected_base"):
+        plain = PLAIN.get(type(model).__name__, "its plain forest (equal tree weights)")
+        return f"{name}, which kept {plain}: nothing beat it on the rows held out in training"
+    return name
+
+
 @dataclass(frozen=True, eq=False)
 class Explanation:
     """One row's explanation, as plain numpy/pandas values (no model needed to show it).
@@ -181,7 +194,7 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         if near.size and near.max() >= summary.X_train.shape[0]:
             raise ValueError("the summary's X_train must be the rows given to the model's fit")
     return Explanation(
-        model_name=MODEL_NAMES.get(type(model).__name__, type(model).__name__), task=task,
+        model_name=model_name(model), task=task,
         row=x, row_id=None if row_id is None else str(row_id),
         feature_names=summary.feature_names, prediction=prediction, classes=classes,
         predicted_class=predicted_class, threshold=threshold, decision_rule=rule,
