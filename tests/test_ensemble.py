@@ -4,6 +4,7 @@ own predictions."""
 
 import numpy as np
 import pytest
+from sklearn.base import is_regressor
 from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import (
     ExtraTreesClassifier,
@@ -17,6 +18,7 @@ from forestviz.attention import AttentionForestClassifier, AttentionForestRegres
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.trees.ensemble import ForestEnsemble, WeightedEnsemble, as_ensemble
+from forestviz.trees.fitted import estimator_trees
 
 T = 12
 
@@ -137,3 +139,30 @@ def test_only_tree_ensembles_are_accepted():
     model = AttentionForestRegressor(T, random_state=0)
     assert as_ensemble(model) is model and isinstance(model, WeightedEnsemble)
     assert ForestEnsemble(forest).diagnostics() == {}
+
+
+def test_node_outputs_hold_each_trees_output_at_its_leaves_and_expectations_above(fitted):
+    """At the leaf a row reaches, node_outputs is the tree's f_k(x) the prediction uses; at a
+    split node it is the count-weighted mean of its children (so a path telescopes)."""
+    _, model, X = fitted
+    ensemble = as_ensemble(model)
+    values, counts = ensemble.node_outputs()
+    trees = estimator_trees(model)
+    offsets = np.concatenate([[0], np.cumsum([t.tree_.node_count for t in trees])[:-1]])
+    leaves = np.stack([t.apply(X.astype(np.float32)) for t in trees], axis=1) + offsets
+    np.testing.assert_allclose(values[leaves], ensemble.tree_predictions(X), rtol=1e-12)
+    for k, tree in enumerate(trees):  # brute force: every split node from its two children
+        t = tree.tree_
+        for node in np.flatnonzero(t.children_left >= 0):
+            a, b = offsets[k] + t.children_left[node], offsets[k] + t.children_right[node]
+            here = offsets[k] + node
+            assert counts[here] == pytest.approx(counts[a] + counts[b])
+            if counts[here] > 0:
+                np.testing.assert_allclose(
+                    values[here], (counts[a] * values[a] + counts[b] * values[b]) / counts[here],
+                    rtol=1e-10, atol=1e-12)
+    if isinstance(model, (RandomForestClassifier, RandomForestRegressor, ExtraTreesRegressor)):
+        stored = np.concatenate([t.tree_.value[:, 0, :] for t in trees])
+        if is_regressor(model):
+            stored = stored[:, 0]
+        np.testing.assert_allclose(values, stored, rtol=1e-10, atol=1e-12)

@@ -59,6 +59,7 @@ from forestviz.trees.checks import (
 )
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
+from forestviz.trees.leaf_values import tree_covers
 
 GRADIENT_ROW_CAP = 4000
 """ABRF-2/3 train on (and early-stop on) at most this many rows, drawn with ``random_state``,
@@ -290,6 +291,17 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         leaves, D = self._softmax_part(self._check_X(X))
         parts = self._weight_parts(D)
         return EnsembleOutputs(parts[0] + parts[1], parts, self._leaf_predictions(leaves))
+
+    def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The leaf values the attention combines: the means of all training rows in each
+        leaf (leaf statistics, algorithms.md §0) with their counts, or, when the search kept
+        the forest itself (candidate ``"base"``), the trees' own values and bootstrap counts."""
+        check_is_fitted(self)
+        values = self._values[:, 0] if self._task == "regression" else self._values
+        chosen = self.search_results_.loc[self.search_results_["selected"], "candidate"]
+        if chosen.iloc[0] == "base":
+            return values, tree_covers(self.estimators_)
+        return values, self.leaf_stats_.counts
 
     def contamination(self) -> tuple[float, np.ndarray]:
         """(ε, w): the contamination weight and the trained tree weights w (Eq. 15)."""

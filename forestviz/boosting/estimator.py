@@ -56,7 +56,7 @@ from forestviz.trees.checks import (
 )
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
-from forestviz.trees.leaf_values import node_values
+from forestviz.trees.leaf_values import node_values, tree_covers
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 
@@ -323,6 +323,12 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         D, V = self._attention(X)
         parts = self._weight_parts(D)
         return EnsembleOutputs(parts[0] + parts[1], parts, V, offset=float(self.init_))
+
+    def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The scaled tree values V_k = T·ν·h_k in every node (the boosting trees' own values
+        scaled) and the trees' own sample counts."""
+        check_is_fitted(self)
+        return self.leaf_stats_.leaf_values, tree_covers(self.estimators_)
 
     def contamination(self) -> tuple[float, np.ndarray]:
         """(ε, w): the contamination weight and the trained (or uniform) tree weights w."""

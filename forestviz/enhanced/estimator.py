@@ -37,6 +37,7 @@ from forestviz.trees.checks import (
 )
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
+from forestviz.trees.leaf_values import tree_covers
 from forestviz.trees.rows import split_rows, standard_scaling
 
 
@@ -317,6 +318,12 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         return EnsembleOutputs(weights, uniform_parts(weights), values,
                                scores={"S": scores.S, "S1": scores.S1, "S2": scores.S2},
                                neighbors=(self.train_indices_[near], distance.copy()))
+
+    def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The trees' own class frequencies (what ``predict_proba`` averages) and their own
+        (weighted) sample counts."""
+        check_is_fitted(self)
+        return self._leaf_table.values, tree_covers(self._leaf_table.trees)
 
     def diagnostics(self) -> dict[str, object]:
         """``"rounds"``: Algorithm 1's history (one dict per round) and ``"best_round"`` its

@@ -39,6 +39,12 @@ from sklearn.ensemble import (
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from forestviz.trees.fitted import estimator_trees
+from forestviz.trees.leaf_values import (
+    fill_split_nodes,
+    node_class_values,
+    node_values,
+    tree_covers,
+)
 
 SKLEARN_FORESTS = (RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
                    ExtraTreesRegressor)
@@ -88,6 +94,21 @@ class WeightedEnsemble:
     def tree_predictions(self, X) -> np.ndarray:
         """f_k(x): (n, T) values or (n, T, C) class probabilities."""
         return self.ensemble_outputs(X).tree_predictions
+
+    def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(values, counts) per node of the flat numbering (:mod:`forestviz.trees.flat`); only
+        the leaves count: ``values`` is f_k for every row that reaches the leaf ((N,) values or
+        (N, C) class probabilities, as :meth:`tree_predictions`), ``counts`` the (weighted)
+        training rows that value summarises."""
+        raise NotImplementedError(f"{type(self).__name__} must implement leaf_outputs")
+
+    def node_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`leaf_outputs` with every split node set to the count-weighted mean of the
+        leaves below it (:func:`~forestviz.trees.leaf_values.fill_split_nodes`): the root holds
+        the tree's expected output, and the values along a row's path change step by step from
+        it to f_k(x), which path contributions and drawings read."""
+        values, counts = self.leaf_outputs()
+        return fill_split_nodes(estimator_trees(self), values, counts)
 
     def contamination(self) -> tuple[float, np.ndarray]:
         """(ε, w) of the contamination part, w over the T trees: (0, 1/T) without one."""
@@ -172,6 +193,16 @@ class ForestEnsemble(WeightedEnsemble):
             values = np.stack([tree.predict(X) for tree in trees], axis=1)
         weights = np.full(values.shape[:2], 1.0 / len(trees))
         return EnsembleOutputs(weights, uniform_parts(weights), values)
+
+    def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The trees' own stored values (class frequencies over the codes 0..C−1) and their
+        own sample counts: exactly what ``predict``/``predict_proba`` average."""
+        trees = self.forest.estimators_
+        if is_classifier(self.forest):
+            values = node_class_values(trees, np.arange(len(self.forest.classes_)))
+        else:
+            values = node_values(trees)
+        return values, tree_covers(trees)
 
 
 def as_ensemble(model) -> WeightedEnsemble:

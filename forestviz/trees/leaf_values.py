@@ -87,3 +87,43 @@ def estimator_leaf_values(estimator, trees):
         return classes, node_class_values(trees, classes)
     classes = np.asarray(estimator.classes_)
     return classes, node_class_values(trees, np.arange(classes.size))
+
+
+def tree_covers(trees) -> np.ndarray:
+    """The (weighted) number of training rows each tree saw through every node, in the flat
+    numbering (N,): scikit-learn's ``weighted_n_node_samples``, what the trees' own values
+    average over (for a bootstrap forest, the tree's own bootstrap sample)."""
+    return np.concatenate([tree.tree_.weighted_n_node_samples for tree in trees])
+
+
+def fill_split_nodes(trees, values, counts) -> tuple[np.ndarray, np.ndarray]:
+    """Leaf values and counts (flat numbering; what split nodes hold is ignored) with every
+    split node set to the count-weighted mean of the leaves below it and their total count.
+
+    For a tree's own values with its own ``weighted_n_node_samples`` this gives back what
+    scikit-learn stored in the split nodes; for any other leaf values (leaf means over all
+    training rows, AGBoost's scaled values) it gives the matching expectations, so the values
+    along a path telescope from the root's (the tree's expected output) to the leaf's. A split
+    node whose leaves hold no rows takes the plain mean of its children. Vectorised by depth:
+    one step per level.
+    """
+    values = np.array(values, dtype=np.float64)
+    counts = np.array(counts, dtype=np.float64)
+    left = np.concatenate([tree.tree_.children_left for tree in trees])
+    right = np.concatenate([tree.tree_.children_right for tree in trees])
+    sizes = [tree.tree_.node_count for tree in trees]
+    shift = np.repeat(np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+    split = left >= 0
+    left = np.where(split, left + shift, -1)
+    right = np.where(split, right + shift, -1)
+    depth = np.concatenate([tree.tree_.compute_node_depths() for tree in trees])
+    counts[split] = 0.0
+    shape = (-1,) + (1,) * (values.ndim - 1)
+    for level in range(int(depth.max(initial=0)) - 1, -1, -1):
+        nodes = np.flatnonzero(split & (depth == level + 1))  # sklearn's depths start at 1
+        a, b = left[nodes], right[nodes]
+        total = counts[a] + counts[b]
+        share = np.where(total > 0, counts[a] / np.where(total > 0, total, 1.0), 0.5)
+        values[nodes] = share.reshape(shape) * values[a] + (1.0 - share).reshape(shape) * values[b]
+        counts[nodes] = total
+    return values, counts
