@@ -7,7 +7,9 @@ Goals (Explanation engine issue, n = 20,000, m = 20, T = 200): ``DecisionMachine
 from the cache. Each part is a function taking the shared forest, so more parts (e.g. the
 timing of ``explain()``) can be added next to them. ``explain()`` of an ERF and an ABRF
 classifier (n, m, T as above): ≤ 5 ms median per row, ≥ 10× faster than the same forest's
-single-row ``predict_proba``.
+single-row ``predict_proba``. Feature contributions of one row (issue 14, item 5) on the
+same two models: ≤ 50 ms median per row (path contributions, the default, and TreeSHAP), next
+to the same forests' single-row ``predict_proba``.
 """
 
 import importlib
@@ -21,8 +23,10 @@ from bench.timing import best_time, forest_size_arguments
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
+from forestviz.explain.contributions import ContributionModel
 from forestviz.explain.summary import TrainingSummary
 from forestviz.trees import DecisionMachine
+from forestviz.trees.ensemble import as_ensemble
 
 
 def make_forest(n, features, trees, seed=0):
@@ -99,7 +103,7 @@ def median_ms(fn, rows, clock=time.perf_counter):
     return float(np.median(times)) * 1e3
 
 
-def bench_explain(n, features, trees, rows=200, seed=0):
+def bench_explain(n, features, trees, rows=200, seed=0, contribution_rows=100):
     """``explain()`` without drawings (top 5 trees, 5 neighbours) on an ERF and an ABRF
     classifier, per row, against single-row ``predict_proba`` of the model itself and of a
     scikit-learn forest of the same shape (the ERF's: depth 6; the ABRF's own ``forest_``).
@@ -119,7 +123,7 @@ def bench_explain(n, features, trees, rows=200, seed=0):
         "ABRF": (AttentionForestClassifier(trees, eps=0.5, tau=1.0, n_jobs=2,
                                            random_state=seed), lambda model: model.forest_),
     }
-    results = {}
+    results, contributions = {}, {}
     for name, (model, reference) in models.items():
         fit = best_time(lambda model=model: model.fit(X, y), 1)
         start = time.perf_counter()
@@ -138,7 +142,32 @@ def bench_explain(n, features, trees, rows=200, seed=0):
                          "explain CPU ms": cpu,
                          "model predict_proba ms": own, "forest predict_proba ms": sklearn,
                          "forest / explain": sklearn / ours}
-    return results
+        contributions[name] = bench_contributions(model, queries[:contribution_rows], sklearn)
+    return results, contributions
+
+
+def bench_contributions(model, queries, forest_ms):
+    """Feature contributions of one row (median over ``queries``): the per-model build once,
+    then per row path contributions (with the row's α given, as ``explain()`` has it, and with
+    α computed through the protocol) and TreeSHAP (α given), against ``forest_ms``, the
+    single-row ``predict_proba`` of the reference forest measured in the same run."""
+    start = time.perf_counter()
+    built = ContributionModel.from_model(model)
+    build = time.perf_counter() - start
+    weights = as_ensemble(model).tree_weights(queries)
+    rows = list(zip(queries, weights, strict=True))
+    start = time.perf_counter()
+    built.explain(queries[0], weights[0], method="treeshap")  # builds the shap model once
+    shap_build = time.perf_counter() - start
+    path = median_ms(lambda row: built.explain(row[0], row[1]), rows)
+    path_cpu = median_ms(lambda row: built.explain(row[0], row[1]), rows, clock=time.thread_time)
+    with_weights = median_ms(lambda row: built.explain(row[0]), rows)
+    treeshap = median_ms(lambda row: built.explain(row[0], row[1], method="treeshap"), rows)
+    return {"build s": build, "shap build s": shap_build, "path ms": path,
+            "path CPU ms": path_cpu, "path with α computed ms": with_weights,
+            "treeshap ms": treeshap, "treeshap work": built.treeshap_work,
+            "forest predict_proba ms": forest_ms, "forest / path": forest_ms / path,
+            "forest / treeshap": forest_ms / treeshap}
 
 
 def main():
@@ -163,10 +192,15 @@ def main():
         print(f"render_tree path-only, {label}: " + ", ".join(
             f"{name} {value:.3f}" for name, value in figures.items())
             + "   goal: first <= 1 s, cached <= 20 ms")
-    for name, figures in bench_explain(args.n, args.features, args.trees).items():
+    explained, contributions = bench_explain(args.n, args.features, args.trees)
+    for name, figures in explained.items():
         print(f"explain() {name}, median per row: " + ", ".join(
             f"{key} {value:.3f}" for key, value in figures.items())
             + "   goal: explain <= 5 ms, forest / explain >= 10")
+    for name, figures in contributions.items():
+        print(f"contributions {name}, median per row: " + ", ".join(
+            f"{key} {value:.3f}" for key, value in figures.items())
+            + "   goal: <= 50 ms a row")
 
 
 if __name__ == "__main__":

@@ -79,6 +79,8 @@ if bench.is_training_row(position):
 explanation = bench.explain(values=original, row_id=row_id)
 st.subheader(as_text(f"Row {row_id}"), anchor=False)  # no "#row-<id>" link from the ID
 view.prediction_card(explanation, actual)
+view.why_and_warnings(explanation)
+view.missing_note(explanation)
 
 charts = explanation.figures()
 left, right = st.columns(2)
@@ -92,6 +94,10 @@ if explanation.weight_parts is None:
     right.caption("This model has no learned contamination part (ε = 0): the point shows how "
                   "this row's weight splits between the heaviest trees.")
 
+if "contributions" in charts:
+    left, right = st.columns(2)
+    left.plotly_chart(charts["contributions"], key="explain_contributions")
+    right.plotly_chart(charts["contributions_by_tree"], key="explain_contributions_by_tree")
 st.subheader(f"The {len(explanation.top_trees)} trees that carry this prediction")
 st.caption("Each drawing shows only this row's path; open a tree's expander for the whole tree.")
 svgs = {}
@@ -102,10 +108,11 @@ for rank, tree in enumerate(explanation.top_trees):
     view.tree_section(bench, explanation, rank, svg)
 
 st.subheader("This row beside the training rows")
-features = explanation.features.round({"percentile": 1}).rename(
-    columns={"percentile": "percentile among training rows"})
-st.dataframe(features, hide_index=True, key="explain_features")
-st.plotly_chart(charts["features"], key="explain_features_chart")
+st.caption("Percentile (numeric columns): the share of training rows with a lower value. Share "
+           "(categorical columns): the share of training rows with this row's level.")
+st.dataframe(view.feature_table(explanation), hide_index=True, key="explain_features")
+if "features" in charts:
+    st.plotly_chart(charts["features"], key="explain_features_chart")
 st.subheader("Most similar training rows")
 st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True, key="explain_neighbours")
 

@@ -12,6 +12,7 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
+from sklearn.impute import SimpleImputer
 
 from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
@@ -159,7 +160,8 @@ def test_feature_table_against_numpy_and_scipy(fitted):
     for x in (rows[0], rows[5]):
         table = explain(model, x, summary=summary).features
         assert list(table["feature"]) == [f"x{j}" for j in range(5)]
-        np.testing.assert_array_equal(table["value"], x)
+        assert list(table["value"]) == [f"{v:.4g}" for v in x]
+        assert not table["missing"].any() and set(table["kind"]) == {"numeric"}
         np.testing.assert_array_equal(table["median"], np.median(X, axis=0))
         expected = [percentileofscore(X[:, j], x[j], kind="mean") for j in range(5)]
         np.testing.assert_allclose(table["percentile"], expected, rtol=1e-12)
@@ -225,8 +227,8 @@ def test_clear_errors():
         explain(forest, X[0, :4], summary=summary)
     with pytest.raises(ValueError, match="one row of 5 features"):
         explain(forest, X[:2], summary=summary)
-    with pytest.raises(ValueError, match="missing or infinite"):
-        explain(forest, np.r_[X[0, :4], np.nan], summary=summary)
+    with pytest.raises(ValueError, match="infinite"):
+        explain(forest, np.r_[X[0, :4], np.inf], summary=summary)
     with pytest.raises(ValueError, match="needs the training rows"):
         explain(forest, X[0])
     other = RandomForestRegressor(4, max_depth=2, random_state=1).fit(X, y)
@@ -248,3 +250,27 @@ def test_row_machine_reuses_only_the_same_row():
     first[0, 0] = -1  # a caller changing its copy does not change the cache
     np.testing.assert_array_equal(machine.apply(X[3][None]), plain.apply(X[3][None]))
     np.testing.assert_array_equal(machine.apply(X[:5]), forest.apply(X[:5].astype(np.float32)))
+
+
+def test_a_missing_value_is_imputed_with_the_training_median_and_said_so():
+    """NaN in the row: the model sees the training median (as scikit-learn's SimpleImputer
+    would give it), and the table, the paths and the flips say the value was missing."""
+    X, y = _regression()
+    forest = RandomForestRegressor(8, max_depth=4, random_state=0).fit(X, y)
+    summary = TrainingSummary.from_data(forest, X, y)
+    x = X[3].copy()
+    x[1] = np.nan
+    e = explain(forest, x, summary=summary, top_k=8, n_alternatives=2)
+    filled = SimpleImputer(strategy="median").fit(X).transform(x[None, :])[0]
+    np.testing.assert_array_equal(e.row, filled)
+    assert e.prediction == pytest.approx(forest.predict(filled[None, :])[0], rel=1e-12)
+    assert e.missing == frozenset({"x1"})
+    row = e.features.set_index("feature").loc["x1"]
+    assert row["missing"] and row["value"] == "missing" and np.isnan(row["percentile"])
+    assert row["used as"] == f"{np.median(X[:, 1]):.4g} (the training median)"
+    tests = [s for steps in e.paths for s in steps if s.feature == 1]
+    assert tests, "no top tree tests x1: pick another row"
+    for step in tests:
+        assert e.step_sentence(step).startswith("x1 is missing (imputed as ")
+    for step in (s for steps in e.paths for s in steps if s.feature != 1):
+        assert e.step_sentence(step) == step.sentence()

@@ -82,8 +82,8 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, key):
         assert attrs.get("src", "data:image/svg+xml;base64,").startswith(
             "data:image/svg+xml;base64,")
     figures = e.figures()
-    assert set(figures) == ({"weights", "scores", "kde", "simplex", "features"} if key == "erf"
-                            else {"weights", "kde", "simplex", "features"})
+    common = {"weights", "kde", "simplex", "features", "contributions", "contributions_by_tree"}
+    assert set(figures) == (common | {"scores"} if key == "erf" else common)
     assert rest.count("<script") == 1 + len(figures)  # the bundle, then one per figure
     for markup in ("<script>alert", "<img src=x", "<img src=y", "<svg onload", "<b>healthy",
                    "<i>p", "<u>ward"):
@@ -92,12 +92,12 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, key):
         assert html.escape(text) in rest
     for steps in e.paths:  # every path sentence, escaped
         for step in steps:
-            assert html.escape(step.sentence()) in rest
+            assert html.escape(e.step_sentence(step)) in rest
     assert len(e.alternatives) == len(e.top_trees) and any(e.alternatives)
     for others in e.alternatives:  # every nearest other leaf's tests, escaped
         for other in others:
-            for flip in other.tests:
-                assert html.escape(flip.sentence()) in rest
+            assert html.escape(e.flips_sentence(other)) in rest
+    assert html.escape(e.why) in rest  # names short enough to be shown whole
     assert f"{e.effective_trees:.1f}" in rest and f"{e.top5_share:.0%}" in rest
 
 

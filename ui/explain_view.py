@@ -10,9 +10,12 @@ import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation
+from forestviz.explain.narrative import interval_note, interval_text, why
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
 from ui.display import as_text
+
+MISSING = "(missing: no level)"
 
 
 def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
@@ -21,17 +24,19 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
     grid = st.columns(4)
     for i, (column, median, levels) in enumerate(bench.editable_columns()):
         cell = grid[i % 4]
-        if levels is None:
-            value = original[column]
-            start = median if pd.isna(value) else float(value)
-            values[column] = cell.number_input(as_text(column), value=start, key=f"{key}@{column}",
-                                               format="%g")
+        value = original[column]
+        if levels is None:  # an empty field stays missing: the model then uses the median
+            values[column] = cell.number_input(
+                as_text(column), value=None if pd.isna(value) else float(value),
+                key=f"{key}@{column}", format="%g",
+                placeholder=f"missing (imputed as {median:.4g}, the training median)")
         else:
-            current = str(original[column])
-            values[column] = cell.selectbox(as_text(column), levels, key=f"{key}@{column}",
-                                            index=levels.index(current) if current in levels
-                                            else 0)
-    return pd.Series(values)
+            options = (MISSING, *levels)
+            current = MISSING if pd.isna(value) else str(value)
+            chosen = cell.selectbox(as_text(column), options, key=f"{key}@{column}",
+                                    index=options.index(current) if current in options else 0)
+            values[column] = None if chosen == MISSING else chosen
+    return pd.Series(values, dtype=object)
 
 
 def prediction_card(e: Explanation, actual) -> None:
@@ -49,12 +54,40 @@ def prediction_card(e: Explanation, actual) -> None:
     columns[3].metric("Effective number of trees", f"{e.effective_trees:.1f}",
                       help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
     columns[4].metric("Weight of the top 5 trees", f"{e.top5_share:.0%}")
+    if e.interval is not None:
+        text = interval_text(e)
+        st.caption(as_text(f"{text[0].upper()}{text[1:]} ({interval_note(e)})."))
     notes = [f"Model: {e.model_name}", f"{e.n_trees} trees"]
     if e.decision_rule:
         notes.append(f"Rule: {e.decision_rule}")
     if actual is not None:
         notes.append(f"Recorded outcome: {actual}")
     st.caption(as_text(" · ".join(notes)))
+
+
+def why_and_warnings(e: Explanation) -> None:
+    """The one-sentence reason, then plain warnings about how far to trust this prediction."""
+    st.info(as_text(why(e, elide)), icon=":material/lightbulb:")
+    for warning in e.warnings:
+        st.warning(as_text(warning), icon=":material/warning:")
+
+
+def missing_note(e: Explanation) -> None:
+    """Which of the row's values were missing and what the model used instead."""
+    if not e.missing:
+        return
+    table = e.features.set_index("feature")
+    said = [f"{elide(c)} (imputed as {table.loc[c, 'used as']})" if table.loc[c, "kind"] ==
+            "numeric" else f"{elide(c)} (no level set)" for c in table.index if c in e.missing]
+    st.warning(as_text("Missing in this row: " + "; ".join(said) + ". The explanation shows "
+                       "what the model used."), icon=":material/help:")
+
+
+def feature_table(e: Explanation) -> pd.DataFrame:
+    """The row per column as the page shows it: numbers rounded, empty cells where a measure
+    does not apply (percentile for levels, share for numbers)."""
+    table = e.features.drop(columns="kind").round({"percentile": 1, "share": 3})
+    return table.assign(missing=table["missing"].map({True: "missing", False: ""}))
 
 
 def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None) -> str | None:
@@ -80,16 +113,17 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -
     if svg is not None:
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
     steps = e.paths[rank]
-    table = pd.DataFrame({"test on the path": [s.sentence(elide) for s in steps],
+    table = pd.DataFrame({"test on the path": [e.step_sentence(s, elide) for s in steps],
                           "margin": [s.margin for s in steps],
                           "most fragile": ["yes" if s.fragile else "" for s in steps]})
     right.dataframe(table, hide_index=True, key=f"path@{rank}")
     fragile = [s for s in steps if s.fragile]
     if fragile:
-        right.caption(as_text(f"Most fragile test: {fragile[0].sentence(elide)} (the smallest "
+        right.caption(as_text(f"Most fragile test: {e.step_sentence(fragile[0], elide)} (the "
+                              "smallest "
                               "margin relative to the feature's spread)."))
     for alternative in e.alternatives[rank]:
-        right.caption(as_text("Nearest other leaf: " + alternative.sentence(elide)))
+        right.caption(as_text("Nearest other leaf: " + e.alternative_sentence(alternative, elide)))
     with st.expander(f"Full drawing of tree {tree + 1}"):
         if st.toggle("Draw the whole tree (may take a few seconds the first time)",
                      key=f"full@{rank}"):

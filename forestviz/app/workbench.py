@@ -252,7 +252,7 @@ class Workbench:
         x = model.preprocessor.transform(frame)[0]
         return explain(model.estimator, x, top_k=top_k, summary=model.summary,
                        original_row=pd.Series(values), row_id=row_id,
-                       n_alternatives=ALTERNATIVES)
+                       n_alternatives=ALTERNATIVES, intervals=model.intervals)
 
     def is_training_row(self, position: int) -> bool:
         return bool(np.isin(position, self._model().train_rows))

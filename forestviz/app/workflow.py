@@ -26,8 +26,10 @@ from sklearn.metrics import accuracy_score, f1_score, mean_absolute_error, r2_sc
 from forestviz.attention.estimators import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting.estimator import AttentionBoostingRegressor
 from forestviz.enhanced.estimator import EnhancedForestClassifier
+from forestviz.explain.columns import ColumnMap
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.treeviz import TreeContext
+from forestviz.explain.uncertainty import IntervalModel, min_calibration_rows
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
@@ -53,6 +55,7 @@ REGRESSION_ONLY = {"agboost"}
 ATTENTION_MODES = {"abrf1_qp": ("abrf1", "l2"), "abrf1_lp": ("abrf1", "l1"),
                    "abrf2": ("abrf2", "l2"), "abrf3": ("abrf3", "l2"), "softmax": ("softmax", "l2")}
 BASES = {"random": "Random Forest", "extra": "Extra Trees"}
+INTERVAL_CONFIDENCE = 0.9  # the level of a value's conformal interval
 PAYLOAD_KEYS = {"settings", "choice", "dataset_name", "estimator", "preprocessor",
                 "train_rows", "test_rows"}
 
@@ -174,6 +177,7 @@ class Bundle:
     test_weights: np.ndarray  # (n_test, T) tree weights of the trained model
     context: TreeContext  # tree drawings
     summary: TrainingSummary  # explanations: medians, nearest rows, decision paths
+    intervals: IntervalModel | None  # on the held-out rows (None: see interval_model)
 
     @property
     def name(self) -> str:
@@ -247,10 +251,31 @@ def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, tes
                                       target_name=dataset.target, class_names=classes),
         summary=TrainingSummary.from_data(
             estimator, X_train, y_train, feature_names=names, ids=ids[train_rows],
-            original=dataset.X.iloc[train_rows]),
+            original=dataset.X.iloc[train_rows],
+            columns=ColumnMap.from_preprocessor(preprocessor, dataset.X.iloc[train_rows])),
+        intervals=interval_model(dataset.task, estimator,
+                                 predictions[FAMILIES[settings.family]], y_test),
     )
     progress("done", 1.0)
     return bundle
+
+
+def interval_model(task: str, estimator, outputs, y_test) -> IntervalModel | None:
+    """The trained model's calibrated interval, fitted on the held-out rows (``outputs``: its
+    predictions or P(class 1) there): split-conformal at ``INTERVAL_CONFIDENCE`` for a value,
+    Venn-ABERS for a binary risk. The held-out metrics score the point predictions, which it
+    leaves unchanged; only the interval's own coverage can no longer be measured on these
+    rows. None for more than two classes, a held-out side with one outcome only, or too few
+    held-out rows."""
+    if task == "regression":
+        if len(y_test) < min_calibration_rows(INTERVAL_CONFIDENCE):
+            return None
+        return IntervalModel.from_outputs(outputs, y_test, task=task,
+                                          confidence=INTERVAL_CONFIDENCE)
+    classes = np.asarray(estimator.classes_)
+    if classes.size != 2 or np.unique(y_test).size != 2:
+        return None
+    return IntervalModel.from_outputs(outputs, y_test, task=task, positive=classes[1])
 
 
 def predictions_csv(bundle: Bundle) -> bytes:

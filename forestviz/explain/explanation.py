@@ -18,13 +18,17 @@ none of its own, decision paths) comes from a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from forestviz.explain.columns import ColumnMap
+from forestviz.explain.contributions import Contributions
+from forestviz.explain.narrative import why as why_sentence
 from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.uncertainty import IntervalModel, TreeSpread, spread_warnings, tree_spread
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.paths import Alternative, PathStep, path_table
@@ -66,11 +70,24 @@ class Explanation:
     ({"S", "S1", "S2"}, ERF) or None, ``offset`` (F_0 of AGBoost, else 0). ``top_trees``: tree
     indices (from 0) best first; ``paths[i]`` the row's decision path in ``top_trees[i]``.
     ``effective_trees`` = 1/Σα², ``top5_share`` = the weight of the 5 heaviest trees.
-    ``features``: feature, value, median, percentile; ``neighbors``: nearest training rows
-    (position ``row``, ``id`` when known, ``distance`` in standardised units, ``outcome``,
-    then their values). ``eps`` and ``w``: the model's contamination ε and tree weights w
-    (0 and 1/T without a contamination part); ``alternatives[i]``: the nearest other leaves
-    of ``top_trees[i]``, one test flip away, nearest first.
+    ``features``: the row per user column (:meth:`TrainingSummary.row_table`: feature, kind,
+    value as given or "missing", missing, used as, median and percentile for numeric columns,
+    most common level and the share of the row's level for categorical ones); ``missing``: the
+    columns whose value was missing (the model used the training median, or no level);
+    ``columns``: the :class:`~forestviz.explain.columns.ColumnMap` that words tests in those
+    columns (:meth:`step_sentence`, :meth:`alternative_sentence`); ``neighbors``: nearest
+    training rows (position ``row``, ``id`` when known, ``distance`` in standardised units,
+    ``outcome``, then their values). ``eps`` and ``w``: the model's contamination ε and tree
+    weights w (0 and 1/T without a contamination part); ``alternatives[i]``: the nearest other
+    leaves of ``top_trees[i]``, one test flip away, nearest first.
+
+    How sure and why (:mod:`forestviz.explain.uncertainty`, :mod:`.contributions`,
+    :mod:`.narrative`): ``spread`` the trees' predictions under α (weighted quantiles, vote
+    shares); ``interval`` (low, high) from the model's calibrated interval when one was given,
+    named ``interval_name`` ("90 % interval" of a value, "Venn-ABERS range" of a binary risk,
+    with ``calibrated_risk`` its calibrated value) and explained by ``interval_note``;
+    ``warnings`` in plain words (few effective trees, ε = 1);
+    ``contributions`` per user column (base value + Σ = the prediction); ``why`` one sentence.
     """
 
     model_name: str
@@ -98,10 +115,39 @@ class Explanation:
     eps: float = 0.0
     w: np.ndarray | None = None
     alternatives: tuple[tuple[Alternative, ...], ...] = ()
+    columns: ColumnMap | None = None
+    missing: frozenset[str] = frozenset()
+    spread: TreeSpread | None = None
+    interval: tuple[float, float] | None = None
+    interval_name: str | None = None
+    interval_note: str | None = None
+    calibrated_risk: float | None = None
+    warnings: tuple[str, ...] = ()
+    contributions: Contributions | None = None
+    why: str = ""
 
     @property
     def n_trees(self) -> int:
         return self.tree_weights.size
+
+    def step_sentence(self, step: PathStep, name=str) -> str:
+        """A test on the row's path in the user's columns: "sex = F", "sex is not M", "mean
+        radius is missing (imputed as 13.3, the training median), so = 13.3 ≤ 14.1"."""
+        if self.columns is None:
+            return step.sentence(name)
+        return self.columns.test_sentence(step, self.missing, name)
+
+    def flips_sentence(self, other: Alternative, name=str) -> str:
+        """The tests an alternative leaf needs, in the user's columns: "sex were F and age were
+        above 40"."""
+        if self.columns is None:
+            return " and ".join(flip.sentence(name) for flip in other.tests)
+        return " and ".join(self.columns.flip_sentence(flip, self.missing, name)
+                            for flip in other.tests)
+
+    def alternative_sentence(self, other: Alternative, name=str) -> str:
+        """"if sex were F and age were above 40, this tree would say …"."""
+        return f"if {self.flips_sentence(other, name)}, this tree would say {other.prediction_text}"
 
     def path_tables(self) -> list[pd.DataFrame]:
         """The top trees' paths as tables (:func:`forestviz.trees.paths.path_table`)."""
@@ -125,9 +171,19 @@ def _check_row(x, n_features) -> np.ndarray:
     if x.ndim > 2 or (x.ndim == 2 and x.shape[0] != 1) or x.size != n_features:
         raise ValueError(f"expected one row of {n_features} features, got shape {x.shape}")
     x = x.ravel()
-    if not np.isfinite(x).all():
-        raise ValueError("the row has missing or infinite values; fill them in first")
+    if np.isinf(x).any():
+        raise ValueError("the row has infinite values")
     return x
+
+
+def _missing(columns: ColumnMap, detected, original_row) -> frozenset[str]:
+    """The columns whose value was missing: NA in ``original_row`` when it holds every column
+    (an unseen level sets no indicator either, but is no missing value), else what
+    :meth:`ColumnMap.fill_missing` found."""
+    if original_row is None or not set(columns.names) <= set(pd.Series(original_row).index):
+        return detected
+    original_row = pd.Series(original_row)
+    return frozenset(name for name in columns.names if pd.isna(original_row[name])) | detected
 
 
 def _decision(model, proba, classes):
@@ -146,14 +202,21 @@ def _decision(model, proba, classes):
 
 
 def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
-            original_row=None, row_id=None, n_neighbors=5, n_alternatives=0) -> Explanation:
+            original_row=None, row_id=None, n_neighbors=5, n_alternatives=0,
+            intervals: IntervalModel | None = None, contributions: str | None = "path"
+            ) -> Explanation:
     """Explain ``model``'s prediction for the row ``x`` (m feature values).
 
     Pass a :class:`TrainingSummary` of the model's training rows as ``summary`` (build it once
     with ``TrainingSummary.from_data``); ``X_train`` and ``y_train`` build one on the fly.
-    ``original_row``: the row's values as the user knows them (shown in the report).
+    ``x`` may hold NaN: a missing value, filled as the summary's columns say (by default the
+    training median) and marked missing. ``original_row``: the row's values as the user knows
+    them (shown in the report; its NA entries are the missing columns).
     ``n_alternatives``: how many nearest other leaves (one test flip away) to find in each
     top tree (each costs a few milliseconds: :meth:`DecisionMachine.alternatives`).
+    ``intervals``: the model's :class:`~forestviz.explain.uncertainty.IntervalModel` (fitted on
+    held-out rows) for a calibrated interval; ``contributions``: the method of
+    :meth:`ContributionModel.explain` ("path" or "treeshap"), or None for none.
     """
     ensemble = as_ensemble(model)
     check_is_fitted(model)
@@ -168,7 +231,8 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         raise ValueError("the summary was built for another model")
     if top_k < 1 or n_neighbors < 1 or n_alternatives < 0:
         raise ValueError("top_k and n_neighbors must be at least 1, n_alternatives at least 0")
-    x = _check_row(x, summary.n_features)
+    x, detected = summary.columns.fill_missing(_check_row(x, summary.n_features))
+    missing = _missing(summary.columns, detected, original_row)
     names = getattr(model, "feature_names_in_", None)
     X = x[None, :] if names is None else pd.DataFrame(x[None, :], columns=names)
     out = ensemble.ensemble_outputs(X)
@@ -193,7 +257,19 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         near, distance = (part[0, :n_neighbors] for part in out.neighbors)
         if near.size and near.max() >= summary.X_train.shape[0]:
             raise ValueError("the summary's X_train must be the rows given to the model's fit")
-    return Explanation(
+    found = None
+    if contributions is not None:
+        found = summary.contributions.explain(x, weights, method=contributions).fold(
+            [summary.columns.names[j] for j in summary.columns.owner])
+    interval = interval_name = calibrated = None
+    if intervals is not None and (task == "regression" or classes.size == 2):
+        output = prediction if task == "regression" else prediction[1]
+        interval = intervals.interval(output)
+        if intervals.kind == "conformal":
+            interval_name = f"{intervals.confidence:.0%} interval"
+        else:
+            interval_name, calibrated = "Venn-ABERS range", intervals.calibrated_risk(output)
+    e = Explanation(
         model_name=model_name(model), task=task,
         row=x, row_id=None if row_id is None else str(row_id),
         feature_names=summary.feature_names, prediction=prediction, classes=classes,
@@ -204,11 +280,19 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         effective_trees=float(effective_trees(weights)),
         top5_share=float(np.sort(weights)[-5:].sum()),
         paths=tuple(tuple(summary.machine.path(x, int(k))) for k in top),
-        features=summary.feature_table(x), neighbors=summary.neighbor_table(near, distance),
+        features=summary.row_table(x, missing, original_row),
+        neighbors=summary.neighbor_table(near, distance),
         original_row=None if original_row is None else pd.Series(original_row),
         eps=eps, w=w,
         alternatives=tuple(tuple(summary.machine.alternatives(x, int(k), max_flips=1)
-                                 [:n_alternatives]) if n_alternatives else () for k in top))
+                                 [:n_alternatives]) if n_alternatives else () for k in top),
+        columns=summary.columns, missing=missing,
+        spread=tree_spread(tree_predictions, weights, out.offset), interval=interval,
+        interval_name=interval_name, interval_note=None if interval is None else intervals.label,
+        calibrated_risk=calibrated,
+        warnings=tuple(spread_warnings(float(effective_trees(weights)), eps, weights.size)),
+        contributions=found)
+    return replace(e, why=why_sentence(e))
 
 
 def contamination_parts(parts) -> tuple[np.ndarray, np.ndarray] | None:

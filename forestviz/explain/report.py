@@ -14,7 +14,6 @@ wrap long words; images and charts shrink to the page.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import html
 import numbers
 from collections.abc import Mapping
@@ -25,6 +24,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from forestviz.explain.narrative import interval_note, interval_text, target_column, why
+from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
 from forestviz.explain.plots.density import attention_kde
 from forestviz.explain.plots.row_vs_training import row_vs_median
 from forestviz.explain.plots.ternary import simplex_figure
@@ -39,6 +40,7 @@ table{border-collapse:collapse;margin:.5em 0 1.5em;table-layout:fixed;width:100%
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;overflow-wrap:anywhere}
 th{background:#f2f4f7}.card{font-size:1.3em;background:#f2f6fb;padding:.8em 1em}
 .fragile{background:#fff3cd}img,.plotly-graph-div{max-width:100%}
+.warning{background:#fff3cd;padding:.4em .8em}
 img.tree{border:1px solid #ddd}
 table.names th:first-child{width:30%}table.names td{word-break:break-all}
 """
@@ -50,7 +52,10 @@ def figures(explanation) -> dict[str, go.Figure]:
     """The row's standard figures: ``weights`` (stacked (1−ε)·D and ε·w when known),
     ``scores`` (ERF score S), ``kde`` (ABRF Fig. 3, with the Softmax weights D when known),
     ``simplex`` (ABRF Fig. 1: D, w and α = (1−ε)·D + ε·w) and ``features`` (the row's
-    percentiles against the training medians)."""
+    percentiles against the training medians, for the numeric columns the row has a value in;
+    absent when it has none), and with contributions ``contributions`` (a waterfall from the
+    weighted base value to the prediction, per column) and ``contributions_by_tree`` (what the
+    top trees add per column)."""
     e = explanation
     parts = e.weight_parts
     out = {"weights": tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees))}
@@ -66,7 +71,20 @@ def figures(explanation) -> dict[str, go.Figure]:
     D, eps = (e.tree_weights, 0.0) if softmax is None else (softmax, e.eps)
     w = np.full(e.n_trees, 1.0 / e.n_trees) if e.w is None else e.w
     out["simplex"] = simplex_figure(D, w, eps, alpha=e.tree_weights)
-    out["features"] = row_vs_median(e.features)
+    if e.contributions is not None:
+        column = target_column(e)
+        c = e.contributions
+        pick = (lambda a: a) if column is None else (lambda a: a[..., column])
+        target = "the prediction" if column is None else f"P({e.classes[column]})"
+        values = e.features.set_index("feature")["value"]
+        out["contributions"] = contribution_waterfall(
+            pick(c.base_value), pick(c.total), c.feature_names, target=target,
+            value_texts=[values[name] for name in c.feature_names])
+        out["contributions_by_tree"] = contributions_by_tree(
+            pick(c.weighted_per_tree), c.feature_names, e.top_trees, target=target)
+    numbers = e.features[(e.features["kind"] == "numeric") & ~e.features["missing"]]
+    if len(numbers):  # percentiles mean something for numbers given, not levels or fill-ins
+        out["features"] = row_vs_median(numbers)
     return out
 
 
@@ -140,6 +158,20 @@ def _prediction(e, names) -> str:
             f"<p>Decision rule: {_rule(e, names)}.</p>{_table(probabilities, names)}")
 
 
+def _trust(e, names) -> str:
+    """The calibrated interval, the sentence of why and the warnings."""
+    parts = []
+    if e.interval is not None:
+        text = interval_text(e)
+        parts.append(f"<p>{_text(text[0].upper() + text[1:])} ({_text(interval_note(e))}).</p>")
+    parts.append(f'<p class="why"><b>Why:</b> {_text(why(e, names))}</p>')
+    if e.missing:
+        parts.append("<p>Missing in this row (the model used the training median, or no "
+                     f"level): {', '.join(_name(names, c) for c in sorted(e.missing))}.</p>")
+    parts.extend(f'<p class="warning">{_text(w)}</p>' for w in e.warnings)
+    return "".join(parts)
+
+
 def _full_names(names: DisplayNames) -> str:
     """The closing table of every name shown cut (or with a " #k" suffix), in full."""
     shortened = names.shortened()
@@ -158,8 +190,7 @@ def _tree_section(e, position, k, svg, names) -> str:
     if e.tree_scores is not None:
         title += f", score S {e.tree_scores['S'][k]:.3f}"
     steps = e.paths[position]
-    sentences = [dataclasses.replace(s, feature_name=names(s.feature_name)).sentence()
-                 for s in steps]
+    sentences = [e.step_sentence(s, names) for s in steps]
     path = pd.DataFrame({
         "depth": [s.depth for s in steps], "test": sentences,
         "margin (value − threshold)": [s.margin for s in steps],
@@ -170,8 +201,8 @@ def _tree_section(e, position, k, svg, names) -> str:
     body = _table(path, names, ["fragile" if s.fragile else "" for s in steps]) if steps else (
         "<p>This tree is a single leaf.</p>")
     nearest = "".join(
-        f"<li>if {_text(' and '.join(flip.sentence(names) for flip in other.tests))}, this "
-        f"tree would say {_tree_value(e, np.asarray(other.prediction), names)}</li>"
+        f"<li>if {_text(e.flips_sentence(other, names))}, this tree would say "
+        f"{_tree_value(e, np.asarray(other.prediction), names)}</li>"
         for other in (e.alternatives[position] if e.alternatives else ()))
     others = f"<p>Nearest other leaves (one test flipped):</p><ul>{nearest}</ul>" if nearest else ""
     said = _tree_value(e, e.tree_predictions[k], names)
@@ -202,7 +233,9 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None) -> str:
     original = "" if e.original_row is None else (
         "<h2>The row as entered</h2>" + _table(pd.DataFrame(
             {"column": e.original_row.index, "value": e.original_row.to_numpy()}), names))
-    tables = _table(e.features, names) + original
+    features = e.features.assign(missing=e.features["missing"].map({True: "missing",
+                                                                    False: ""}))
+    tables = _table(features.drop(columns="kind"), names) + original
     neighbors = _table(e.neighbors, names)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -210,7 +243,7 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None) -> str:
 <script>{get_plotlyjs()}</script></head><body>
 <h1>Explanation of {heading}</h1>
 <p>Model: {_text(e.model_name)} with {e.n_trees} trees.</p>
-<h2>Prediction</h2>{prediction}
+<h2>Prediction</h2>{prediction}{_trust(e, names)}
 <h2>How concentrated the forest's attention is</h2>
 <p>Effective number of trees 1/Σα² = {e.effective_trees:.1f} of {e.n_trees}
 (equal weights would give {e.n_trees}); the 5 heaviest trees carry
@@ -218,7 +251,9 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None) -> str:
 <h2>Charts</h2>{charts}
 <h2>The trees that carry this prediction</h2>{trees}
 <h2>This row beside the training data</h2>
-<p>Percentile: the share of training rows with a lower value (ties count half).</p>
+<p>Percentile (numeric columns): the share of training rows with a lower value (ties count
+half). Share (categorical columns): the share of training rows with the row's level. A missing
+value is marked: the model used the training median (numbers) or no level (categories).</p>
 {tables}
 <h2>The most similar training rows</h2>
 <p>Distance in standard deviations of each feature (Euclidean).</p>{neighbors}

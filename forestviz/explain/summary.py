@@ -5,7 +5,8 @@ names, the training medians and sorted columns (a row's percentiles by ``np.sear
 the exact nearest-row search over the standardised rows x̃ = (x − mean)/std
 (:class:`~forestviz.enhanced.neighbors.TrainingNeighbors`, the search the Enhanced Random
 Forest weights its trees with), the model's :class:`~forestviz.trees.machine.DecisionMachine`
-(decision paths) and, optionally, row ids and the training rows' original values (e.g.
+(decision paths), the model's :class:`~forestviz.explain.contributions.ContributionModel`
+(feature contributions) and, optionally, row ids and the training rows' original values (e.g.
 ``TablePreprocessor.inverse_transform``).
 """
 
@@ -17,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from forestviz.enhanced.neighbors import TrainingNeighbors
+from forestviz.explain.columns import ColumnMap
+from forestviz.explain.contributions import ContributionModel
 from forestviz.trees.machine import DecisionMachine
 from forestviz.trees.rows import standard_scaling
 
@@ -62,16 +65,21 @@ class TrainingSummary:
     leaf_ids: np.ndarray
     ids: np.ndarray | None
     original: pd.DataFrame | None
+    columns: ColumnMap  # the user's columns behind the features (missing values, levels)
+    contributions: ContributionModel  # per-tree feature contributions of this model
 
     @classmethod
     def from_data(cls, model, X_train, y_train, *, feature_names=None, ids=None,
-                  original=None) -> TrainingSummary:
+                  original=None, columns=None) -> TrainingSummary:
         """Summarise the rows ``model`` was trained on (for an ``EnhancedForestClassifier``:
         exactly the rows given to its ``fit``, whose positions its ``neighbors`` returns).
 
         ``feature_names`` default to the model's ``feature_names_in_``, else ``x0, x1, …``;
         ``ids`` (n,) label the training rows; ``original`` (a DataFrame of n rows) holds their
-        values as the user knows them, shown beside the nearest rows.
+        values as the user knows them, shown beside the nearest rows; ``columns`` (a
+        :class:`~forestviz.explain.columns.ColumnMap`, e.g. ``ColumnMap.from_preprocessor``)
+        the user's columns behind the features, by default each feature a numeric column whose
+        missing values are filled with its training median.
         """
         X = np.asarray(X_train, dtype=np.float64)
         y = np.asarray(y_train)
@@ -92,19 +100,26 @@ class TrainingSummary:
         for name, labels in (("ids", ids), ("original", original)):
             if labels is not None and len(labels) != X.shape[0]:
                 raise ValueError(f"{name} needs one entry per training row ({X.shape[0]})")
+        medians = np.median(X, axis=0)
+        if columns is None:
+            columns = ColumnMap.identity(feature_names, medians)
+        elif columns.owner.size != m:
+            raise ValueError(f"columns map {columns.owner.size} features, the model has {m}")
         center, scale = standard_scaling(X)
         neighbors = TrainingNeighbors((X - center) / scale, NEIGHBORS, np.random.RandomState(0))
         machine = RowMachine.from_estimator(model, feature_names=feature_names,
                                             feature_scale=scale)
         owner = np.repeat(np.arange(machine.n_trees), np.diff(machine.leaf_offsets))
         return cls(
-            feature_names=feature_names, X_train=X, y_train=y, medians=np.median(X, axis=0),
+            feature_names=feature_names, X_train=X, y_train=y, medians=medians,
             sorted_columns=np.sort(X, axis=0).T.copy(), center=center, scale=scale,
             neighbors=neighbors, machine=machine,
             leaf_ids=machine.flat.offsets[owner] + machine.leaf_nodes,
             ids=None if ids is None else np.asarray(ids),
             original=None if original is None else pd.DataFrame(original).reset_index(
-                drop=True))
+                drop=True),
+            columns=columns,
+            contributions=ContributionModel.from_model(model, feature_names=feature_names))
 
     @property
     def n_features(self) -> int:
@@ -123,6 +138,14 @@ class TrainingSummary:
                          for col, v in zip(self.sorted_columns, x, strict=True)])
         return pd.DataFrame({"feature": self.feature_names, "value": x, "median": self.medians,
                              "percentile": 100.0 * (below + 0.5 * (upto - below)) / n})
+
+    def row_table(self, x, missing=frozenset(), original=None) -> pd.DataFrame:
+        """The row per user column (:meth:`ColumnMap.row_table`): the value as given or
+        "missing", what the model used, the median and percentile of numeric columns
+        (:meth:`feature_table`), the training share of the row's level for categorical ones."""
+        encoded = self.feature_table(x)
+        return self.columns.row_table(x, missing, original, medians=encoded["median"].to_numpy(),
+                                      percentiles=encoded["percentile"].to_numpy())
 
     def nearest(self, x, k) -> tuple[np.ndarray, np.ndarray]:
         """Positions and standardised Euclidean distances of the ``k`` nearest training rows,

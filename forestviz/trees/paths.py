@@ -35,7 +35,7 @@ class PathStep:
     def sentence(self, name=str) -> str:
         """E.g. "Glucose (mg/dL) = 148 > 127.5"; ``name`` shows the feature name (e.g.
         ``forestviz.names.elide`` for display)."""
-        value, threshold = _distinct_numbers(self.value, self.threshold)
+        value, threshold = distinct_numbers(self.value, self.threshold)
         sign = "≤" if self.direction == "<=" else ">"
         return f"{name(self.feature_name)} = {value} {sign} {threshold}"
 
@@ -57,7 +57,7 @@ class Flip:
     def sentence(self, name=str) -> str:
         """E.g. "Glucose were above 120.5" (``name`` as in :meth:`PathStep.sentence`)."""
         where = "at most" if self.direction == "<=" else "above"
-        return f"{name(self.feature_name)} were {where} {_distinct_numbers(self.threshold)[0]}"
+        return f"{name(self.feature_name)} were {where} {distinct_numbers(self.threshold)[0]}"
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def path_table(steps) -> pd.DataFrame:
     return frame
 
 
-def _distinct_numbers(*numbers) -> list[str]:
+def distinct_numbers(*numbers) -> list[str]:
     """Short decimal forms, with more digits only where two numbers would print the same."""
     for digits in range(4, 18):
         texts = [f"{v:.{digits}g}" for v in numbers]

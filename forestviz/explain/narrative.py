@@ -1,0 +1,128 @@
+"""One sentence of why, in the user's words, from an explanation's own numbers.
+
+"Predicted malignant (risk 0.80, calibrated 0.82, Venn-ABERS range 0.81–0.86) mainly because
+worst concave points = 0.26 (tested in 4 of the 5 top trees, above 0.14–0.17)." The reasons
+are the columns
+whose contributions (:mod:`forestviz.explain.contributions`, through the row's own tree
+weights) move the prediction most from the weighted base value in the direction it went; the
+evidence in brackets is read off the top trees' decision paths. Nothing is said that the
+explanation does not hold: a column is named only when its contribution has the sign of the
+move, and the trees are counted, not guessed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from forestviz.trees.paths import distinct_numbers
+
+SECOND_REASON = 0.5  # a second column is named when it moves the prediction at least half as much
+
+
+def target_column(e) -> int | None:
+    """The class column the sentence speaks of: the risk P(last class) of a binary model, the
+    predicted class's probability otherwise; None for a value."""
+    if e.task != "classification":
+        return None
+    if e.classes.size == 2:
+        return 1
+    return int(np.flatnonzero(e.classes == e.predicted_class)[0])
+
+
+def headline(e, name=str) -> str:
+    """"Predicted malignant (risk 0.80, calibrated 0.82, Venn-ABERS range 0.81–0.86)" or
+    "Predicted 151 (90 % interval 98.2–204)"."""
+    shown = target_column(e)
+    if shown is None:
+        head = f"Predicted {e.prediction:.4g}"
+        inner = []
+    else:
+        what = "risk" if e.classes.size == 2 else f"P({name(e.predicted_class)})"
+        head = f"Predicted {name(e.predicted_class)}"
+        inner = [f"{what} {e.prediction[shown]:.2f}"]
+    if e.interval is not None:
+        inner.append(interval_text(e))
+    return head + (f" ({', '.join(inner)})" if inner else "")
+
+
+def interval_text(e) -> str:
+    """"90 % interval 98.2–204" for a value; "calibrated 0.82, Venn-ABERS range 0.81–0.86" for
+    a binary risk (a range with no confidence level: see
+    :mod:`forestviz.explain.uncertainty`)."""
+    low, high = e.interval
+    if e.calibrated_risk is None:
+        return f"{e.interval_name} {low:.4g}–{high:.4g}"
+    return f"calibrated {e.calibrated_risk:.2f}, {e.interval_name} {low:.2f}–{high:.2f}"
+
+
+def interval_note(e) -> str:
+    """Where the interval comes from and, for a risk, whether the model's own risk lies in the
+    calibrated range."""
+    note = e.interval_note
+    if e.calibrated_risk is not None:
+        risk = float(e.prediction[1])
+        low, high = e.interval
+        if not low <= risk <= high:
+            note += (f"; the model's own risk {risk:.2f} lies outside it: on the held-out rows, "
+                     f"risks like this one came true {e.calibrated_risk:.0%} of the time")
+    return note
+
+
+def _value_text(e, column: str, name) -> str:
+    row = e.features.set_index("feature").loc[column]
+    if row["missing"]:
+        return (f"{name(column)} is missing (imputed as {row['used as'].split(' ')[0]})"
+                if row["kind"] == "numeric" else f"{name(column)} is missing")
+    return f"{name(column)} = {name(row['value'])}"
+
+
+def _evidence(e, column: str) -> str:
+    """"tested in 4 of the 5 top trees, above 0.14–0.17": the top trees whose path tests the
+    column, and, for a number, the direction and thresholds of their last test on it."""
+    owner = e.columns.owner
+    index = e.columns.names.index(column)
+    last = []
+    for steps in e.paths:
+        tests = [s for s in steps if owner[s.feature] == index]
+        if tests:
+            last.append(tests[-1])
+    if not last:
+        return ""
+    said = f"tested in {len(last)} of the {len(e.paths)} top trees"
+    if e.columns.columns[index].kind != "numeric":
+        return said
+    directions = {s.direction for s in last}
+    if len(directions) != 1:
+        return said
+    low, high = min(s.threshold for s in last), max(s.threshold for s in last)
+    texts = distinct_numbers(low, high) if low != high else distinct_numbers(low)
+    where = "at most" if directions == {"<="} else "above"
+    return f"{said}, {where} {'–'.join(texts)}"
+
+
+def why(e, name=str) -> str:
+    """The sentence for an explanation ``e`` with contributions folded to the user's columns
+    (``e.contributions``); the headline alone when it has none. ``name`` shows a user-given
+    name or value (e.g. :func:`forestviz.names.elide`)."""
+    head = headline(e, name)
+    c = e.contributions
+    if c is None or e.columns is None:
+        return head + "."
+    shown = target_column(e)
+    total = c.total if shown is None else c.total[:, shown]
+    base = c.base_value if shown is None else c.base_value[shown]
+    move = float(total.sum())
+    if move == 0 or not np.isfinite(move):
+        return f"{head}: the same as the trees' expected output for the training rows."
+    toward = np.flatnonzero(np.sign(total) == np.sign(move))
+    order = toward[np.argsort(-np.abs(total[toward]), kind="stable")]
+    reasons = [order[0]] + [j for j in order[1:2]
+                            if abs(total[j]) >= SECOND_REASON * abs(total[order[0]])]
+    parts = []
+    for j in reasons:
+        column = c.feature_names[j]
+        evidence = _evidence(e, column)
+        parts.append(_value_text(e, column, name) + (f" ({evidence})" if evidence else ""))
+    direction = "up" if move > 0 else "down"
+    return (f"{head} mainly because {' and '.join(parts)}: these move it {direction} from "
+            f"{base:.3g}, the trees' weighted expected output.")

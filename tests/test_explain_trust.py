@@ -1,0 +1,91 @@
+"""What an explanation says about trust (issue 14): contributions that add up to the prediction
+shown, a sentence of why that names only what the numbers hold, the trees' spread, the
+calibrated interval and plain warnings."""
+
+import numpy as np
+import pytest
+import shap
+from sklearn.datasets import make_classification, make_friedman1
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+from forestviz.attention import AttentionForestRegressor
+from forestviz.enhanced import EnhancedForestClassifier
+from forestviz.explain import TrainingSummary, explain
+from forestviz.explain.narrative import target_column
+from forestviz.explain.uncertainty import MIN_EFFECTIVE_TREES, IntervalModel
+
+
+def _fit(kind):
+    if kind == "regression":
+        X, y = make_friedman1(400, n_features=6, random_state=0)
+        return X, y, RandomForestRegressor(25, min_samples_leaf=3, random_state=0).fit(X, y)
+    X, y = make_classification(400, 6, n_informative=4, random_state=0)
+    return X, y, RandomForestClassifier(25, max_depth=5, random_state=0).fit(X, y)
+
+
+@pytest.fixture(scope="module", params=["regression", "classification"])
+def forest(request):
+    X, y, model = _fit(request.param)
+    return X, y, model, TrainingSummary.from_data(model, X[:300], y[:300])
+
+
+def test_contributions_add_up_to_the_prediction_shown(forest):
+    X, _, model, summary = forest
+    for x in X[300:310]:
+        e = explain(model, x, summary=summary)
+        c = e.contributions
+        np.testing.assert_allclose(c.base_value + c.total.sum(axis=0), e.prediction,
+                                   rtol=0, atol=1e-9)
+        # a plain forest: uniform weights, so shap's Saabas values of the forest itself
+        saabas = np.asarray(shap.TreeExplainer(model).shap_values(x[None, :], approximate=True))
+        np.testing.assert_allclose(c.total, saabas[0], rtol=0, atol=1e-9)  # (m,) or (m, C)
+
+
+def test_the_sentence_names_the_column_that_moves_the_prediction_most(forest):
+    X, _, model, summary = forest
+    for x in X[300:320]:
+        e = explain(model, x, summary=summary)
+        column = target_column(e)
+        total = e.contributions.total if column is None else e.contributions.total[:, column]
+        move = total.sum()
+        aligned = np.flatnonzero(np.sign(total) == np.sign(move))
+        first = e.contributions.feature_names[aligned[np.argmax(np.abs(total[aligned]))]]
+        value = e.features.set_index("feature").loc[first, "value"]
+        assert f"mainly because {first} = {value}" in e.why
+        tested = sum(any(s.feature_name == first for s in steps) for steps in e.paths)
+        if tested:
+            assert f"tested in {tested} of the {len(e.paths)} top trees" in e.why
+        else:
+            assert "tested in" not in e.why.split(first, 1)[1].split(" and ")[0]
+        assert ("up" if move > 0 else "down") in e.why.rsplit(":", 1)[1]
+
+
+def test_spread_is_the_weighted_trees_and_the_warning_says_few_trees():
+    X, y = make_friedman1(300, n_features=5, random_state=2)
+    sharp = AttentionForestRegressor(30, eps=0.0, tau=0.01, random_state=0).fit(X, y)
+    summary = TrainingSummary.from_data(sharp, X, y)
+    e = explain(sharp, X[0], summary=summary)
+    assert e.effective_trees < MIN_EFFECTIVE_TREES
+    assert any("fewer than" in w for w in e.warnings)
+    order = np.argsort(e.tree_predictions)
+    cumulative = np.cumsum(e.tree_weights[order])
+    median = e.tree_predictions[order][np.searchsorted(cumulative, 0.5)]
+    assert e.spread.quantiles[e.spread.levels.index(0.5)] == pytest.approx(median)
+    flat = AttentionForestRegressor(30, eps=1.0, tau=1.0, random_state=0).fit(X, y)
+    e = explain(flat, X[0], summary=TrainingSummary.from_data(flat, X, y))
+    assert any("ε is 1" in w for w in e.warnings)
+
+
+def test_the_interval_is_the_calibrated_one_and_the_sentence_quotes_it():
+    X, y = make_classification(600, 6, n_informative=4, random_state=3)
+    model = EnhancedForestClassifier(20, n_iterations=2, random_state=0).fit(X[:300], y[:300])
+    intervals = IntervalModel.fit(model, X[300:500], y[300:500])
+    summary = TrainingSummary.from_data(model, X[:300], y[:300])
+    e = explain(model, X[550], summary=summary, intervals=intervals)
+    low, high = intervals.interval(model.predict_proba(X[550:551])[0, 1])
+    assert e.interval == (pytest.approx(low), pytest.approx(high))
+    assert e.interval_name == "Venn-ABERS range" and "200 held-out rows" in e.interval_note
+    risk = intervals.calibrated_risk(e.prediction[1])
+    assert e.calibrated_risk == pytest.approx(risk)
+    assert f"calibrated {risk:.2f}, Venn-ABERS range {low:.2f}–{high:.2f}" in e.why
+    assert e.why.startswith(f"Predicted {e.predicted_class} (risk {e.prediction[1]:.2f}")
