@@ -94,6 +94,11 @@ def show_results(bench: Workbench) -> None:
         subset=list(comparison.higher_is_better), color="#d3f0d9"))
     if comparison.figure is not None:
         st.plotly_chart(comparison.figure, key="train_comparison")
+    if comparison.calibration is not None:
+        st.subheader(comparison.calibration.title)
+        if comparison.calibration.note:
+            st.caption(as_text(comparison.calibration.note))
+        st.plotly_chart(comparison.calibration.figure, key="train_calibration")
     for i, view in enumerate(comparison.training):
         st.subheader(view.title)
         if view.note:

@@ -126,3 +126,16 @@ def test_grouped_levels_are_one_level_with_their_training_share():
     x, missing = columns.fill_missing(x)
     assert missing == frozenset({"sex", "mean radius"})
     assert x[radius] == pre.medians_["mean radius"]
+
+
+def test_feature_importance_is_per_user_column(bench):
+    bars = bench.global_views().importance.data[0]
+    model = bench.model
+    importance = model.estimator.feature_importances_
+    names = list(model.feature_names)
+    expected = {column: sum(importance[j] for j, name in enumerate(names)
+                            if name == column or name.startswith(f"{column}="))
+                for column in ("sex", "site", "mean radius")}
+    assert sorted(bars.y) == sorted(expected)
+    for label, value in zip(bars.y, bars.x, strict=True):
+        assert value == pytest.approx(expected[label])

@@ -11,7 +11,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from forestviz.attention import AttentionForestRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
-from forestviz.explain.narrative import target_column
+from forestviz.explain.narrative import spread_text, target_column
 from forestviz.explain.uncertainty import MIN_EFFECTIVE_TREES, IntervalModel
 
 
@@ -89,3 +89,20 @@ def test_the_interval_is_the_calibrated_one_and_the_sentence_quotes_it():
     assert e.calibrated_risk == pytest.approx(risk)
     assert f"calibrated {risk:.2f}, Venn-ABERS range {low:.2f}–{high:.2f}" in e.why
     assert e.why.startswith(f"Predicted {e.predicted_class} (risk {e.prediction[1]:.2f}")
+
+
+def test_the_spread_sentence_quotes_the_weighted_quantiles_and_votes(forest):
+    X, _, model, summary = forest
+    e = explain(model, X[305], summary=summary)
+    said = spread_text(e)
+    if e.task == "regression":
+        f = np.sort(e.tree_predictions)  # equal weights: the inverted-CDF quantiles by count
+        low, high = f[int(np.ceil(0.05 * f.size)) - 1], f[int(np.ceil(0.95 * f.size)) - 1]
+        assert f"range from {low:.4g} to {high:.4g}" in said
+    else:
+        votes = np.zeros(2)
+        for p in e.tree_predictions:  # a tree tied between the classes gives each half
+            top = np.flatnonzero(p == p.max())
+            votes[top] += 1.0 / top.size / e.n_trees
+        assert said == (f"weighted votes of the trees: {e.classes[0]} {votes[0]:.0%}, "
+                        f"{e.classes[1]} {votes[1]:.0%}")

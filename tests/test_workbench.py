@@ -4,6 +4,7 @@ numbers it shows against independent computations, and the save/load round trip.
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.calibration import calibration_curve
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import mean_absolute_error, r2_score, roc_auc_score
 
@@ -190,3 +191,17 @@ def test_the_train_page_says_why_in_numbers_of_the_search_table(abrf_bench, erf_
         else:
             assert "improved on" in sentence
             assert f"{base['difference_se']:.3g}" in sentence
+
+
+def test_the_reliability_curve_is_scikit_learns_on_the_held_out_rows(erf_bench, pima):
+    model = erf_bench.model
+    view = erf_bench.comparison().calibration
+    positive = pima.classes[1]
+    risk = model.test_predictions[model.name]
+    share, mean = calibration_curve(model.y_test == positive, risk, n_bins=10,
+                                    strategy="quantile")
+    curve = next(trace for trace in view.figure.data if trace.name == "held-out rows")
+    np.testing.assert_allclose(curve.x, mean, rtol=1e-12)
+    np.testing.assert_allclose(curve.y, share, rtol=1e-12)
+    assert f"{model.intervals.n_calibration} held-out rows" in view.note
+    assert model.intervals.n_calibration == len(model.test_rows)

@@ -10,7 +10,7 @@ import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation
-from forestviz.explain.narrative import interval_note, interval_text, why
+from forestviz.explain.narrative import interval_note, interval_text, spread_text, why
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
 from ui.display import as_text
@@ -54,6 +54,9 @@ def prediction_card(e: Explanation, actual) -> None:
     columns[3].metric("Effective number of trees", f"{e.effective_trees:.1f}",
                       help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
     columns[4].metric("Weight of the top 5 trees", f"{e.top5_share:.0%}")
+    spread = spread_text(e, elide)
+    if spread is not None:
+        st.caption(as_text(spread[0].upper() + spread[1:] + "."))
     if e.interval is not None:
         text = interval_text(e)
         st.caption(as_text(f"{text[0].upper()}{text[1:]} ({interval_note(e)})."))

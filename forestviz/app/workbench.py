@@ -61,6 +61,7 @@ class Comparison:
     figure: go.Figure | None  # ROC curves (binary) or predicted against actual (regression)
     training: tuple[View, ...]  # what the fit learned: ERF rounds, the ε–τ search
     selection: str | None = None  # why the model chose attention or its plain base model
+    calibration: View | None = None  # binary risk: the reliability curve on held-out rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,7 +136,20 @@ class Workbench:
             figure = None
         higher = tuple(c for c in ("AUC", "F1", "accuracy", "R²") if c in model.results)
         return Comparison(model.results.set_index("model"), higher, figure,
-                          self._training_views(), self._selection_note())
+                          self._training_views(), self._selection_note(), self._calibration())
+
+    def _calibration(self) -> View | None:
+        """The trained model's reliability curve on the held-out rows (binary risks) and what
+        its explanations' intervals rest on."""
+        model = self._model()
+        if model.task != "classification" or len(model.class_names) != 2:
+            return None
+        note = None if model.intervals is None else (
+            f"Explanations show the {model.intervals.label}: on these rows, the share of "
+            f"{model.class_names[1]} among rows with a similar risk.")
+        figure = plots.reliability_figure(model.y_test, model.test_predictions[model.name],
+                                          self.dataset.classes[1])
+        return View("Is the risk calibrated? (held-out rows)", note, figure)
 
     def _selection_note(self) -> str | None:
         """The search's verdict in words, from its own table (``search_results_``): which
@@ -281,7 +295,9 @@ class Workbench:
             shown, ids = shown[keep], ids[keep]
         return GlobalViews(
             hardest=hardest, sample_weights=weights,
-            importance=plots.importance_bars(importance, model.feature_names),
+            # per user column: a category's indicators together (impurity decreases add up)
+            importance=plots.importance_bars(model.summary.columns.fold(importance),
+                                             model.summary.columns.names),
             heatmap=plots.weight_heatmap(shown, row_labels=list(ids)), heatmap_note=note,
             effective=plots.effective_trees_histogram(effective_trees(model.test_weights),
                                                       model.n_trees))

@@ -55,6 +55,22 @@ def interval_text(e) -> str:
     return f"calibrated {e.calibrated_risk:.2f}, {e.interval_name} {low:.2f}–{high:.2f}"
 
 
+def spread_text(e, name=str) -> str | None:
+    """How the weighted trees disagree: their weighted 5–95 % range of values, or their weighted
+    votes per class. None for boosting (its trees fit successive residuals: their spread is no
+    spread of outcomes)."""
+    s = e.spread
+    if s is None or e.offset:
+        return None
+    if s.vote_shares is None:
+        low, high = s.quantiles[s.levels.index(0.05)], s.quantiles[s.levels.index(0.95)]
+        return (f"the trees, weighted for this row, range from {low:.4g} to {high:.4g} "
+                "(5–95 %): how much they disagree, not where the outcome will fall")
+    votes = ", ".join(f"{name(c)} {v:.0%}" for c, v in zip(e.classes, s.vote_shares,
+                                                            strict=True))
+    return f"weighted votes of the trees: {votes}"
+
+
 def interval_note(e) -> str:
     """Where the interval comes from and, for a risk, whether the model's own risk lies in the
     calibrated range."""

@@ -24,7 +24,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from forestviz.explain.narrative import interval_note, interval_text, target_column, why
+from forestviz.explain.narrative import (
+    interval_note,
+    interval_text,
+    spread_text,
+    target_column,
+    why,
+)
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
 from forestviz.explain.plots.density import attention_kde
 from forestviz.explain.plots.row_vs_training import row_vs_median
@@ -161,6 +167,9 @@ def _prediction(e, names) -> str:
 def _trust(e, names) -> str:
     """The calibrated interval, the sentence of why and the warnings."""
     parts = []
+    spread = spread_text(e, names)
+    if spread is not None:
+        parts.append(f"<p>{_text(spread[0].upper() + spread[1:])}.</p>")
     if e.interval is not None:
         text = interval_text(e)
         parts.append(f"<p>{_text(text[0].upper() + text[1:])} ({_text(interval_note(e))}).</p>")
