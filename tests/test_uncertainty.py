@@ -120,7 +120,8 @@ def test_conformal_interval_is_the_prediction_plus_minus_the_order_statistic():
     one = model.interval(float(new[0]))
     assert isinstance(one[0], float) and one == pytest.approx((low[0], high[0]))
     assert model.kind == "conformal" and model.n_calibration == n
-    assert model.label == "80% conformal interval (calibrated on 57 held-out rows)"
+    assert model.label == ("split-conformal, fitted on 57 held-out rows: on new rows it holds "
+                           "the outcome at least 80% of the time")
 
 
 def test_the_fewest_calibration_rows_give_a_finite_interval_and_fewer_are_refused():
@@ -212,7 +213,7 @@ def test_venn_abers_range_is_isotonic_regression_with_the_row_labelled_0_and_1(t
     np.testing.assert_allclose(calibrated, high / (1 - low + high))
     assert np.all(low <= calibrated) and np.all(calibrated <= high)
     assert model.confidence is None and model.positive == "yes"
-    assert model.label.startswith("Venn-ABERS range")
+    assert model.label.startswith("Venn-ABERS, fitted on 80 held-out rows")
 
 
 def test_venn_abers_is_calibrated_on_fresh_rows_where_the_model_is_not():

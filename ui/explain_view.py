@@ -59,7 +59,7 @@ def prediction_card(e: Explanation, actual) -> None:
         st.caption(as_text(spread[0].upper() + spread[1:] + "."))
     if e.interval is not None:
         text = interval_text(e)
-        st.caption(as_text(f"{text[0].upper()}{text[1:]} ({interval_note(e)})."))
+        st.caption(as_text(f"{text[0].upper()}{text[1:]}: {interval_note(e)}."))
     notes = [f"Model: {e.model_name}", f"{e.n_trees} trees"]
     if e.decision_rule:
         notes.append(f"Rule: {e.decision_rule}")
@@ -80,8 +80,9 @@ def missing_note(e: Explanation) -> None:
     if not e.missing:
         return
     table = e.features.set_index("feature")
-    said = [f"{elide(c)} (imputed as {table.loc[c, 'used as']})" if table.loc[c, "kind"] ==
-            "numeric" else f"{elide(c)} (no level set)" for c in table.index if c in e.missing]
+    said = [f"{elide(c)} (imputed as {table.loc[c, 'used as'].replace(' (', ', ')[:-1]})"
+            if table.loc[c, "kind"] == "numeric" else f"{elide(c)} (no level set)"
+            for c in table.index if c in e.missing]
     st.warning(as_text("Missing in this row: " + "; ".join(said) + ". The explanation shows "
                        "what the model used."), icon=":material/help:")
 

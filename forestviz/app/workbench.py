@@ -145,8 +145,8 @@ class Workbench:
         if model.task != "classification" or len(model.class_names) != 2:
             return None
         note = None if model.intervals is None else (
-            f"Explanations show the {model.intervals.label}: on these rows, the share of "
-            f"{model.class_names[1]} among rows with a similar risk.")
+            "Explanations show each row's calibrated risk of "
+            f"{model.class_names[1]} with its range ({model.intervals.label}).")
         figure = plots.reliability_figure(model.y_test, model.test_predictions[model.name],
                                           self.dataset.classes[1])
         return View("Is the risk calibrated? (held-out rows)", note, figure)

@@ -192,9 +192,10 @@ def _decision(model, proba, classes):
     if classes.size == 2 and np.isscalar(threshold):
         threshold = float(threshold)
         chosen = classes[int(proba[1] >= threshold)]
+        rows = ("the rows held out while training" if as_ensemble(model).diagnostics().get(
+            "search") is not None else "the training rows")
         return chosen, threshold, (f"{classes[1]} when P({classes[1]}) ≥ {threshold:.3f} "
-                                   "(Youden's J on the training rows), else "
-                                   f"{classes[0]}")
+                                   f"(Youden's J on {rows}), else {classes[0]}")
     chosen = classes[int(np.argmax(proba))]
     if classes.size == 2:
         return chosen, 0.5, "the class with the larger probability (threshold 0.5)"

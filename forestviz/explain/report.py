@@ -172,7 +172,7 @@ def _trust(e, names) -> str:
         parts.append(f"<p>{_text(spread[0].upper() + spread[1:])}.</p>")
     if e.interval is not None:
         text = interval_text(e)
-        parts.append(f"<p>{_text(text[0].upper() + text[1:])} ({_text(interval_note(e))}).</p>")
+        parts.append(f"<p>{_text(text[0].upper() + text[1:])}: {_text(interval_note(e))}.</p>")
     parts.append(f'<p class="why"><b>Why:</b> {_text(why(e, names))}</p>')
     if e.missing:
         parts.append("<p>Missing in this row (the model used the training median, or no "

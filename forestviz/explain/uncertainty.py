@@ -238,10 +238,12 @@ class IntervalModel:
     @property
     def label(self) -> str:
         """What the interval is, in words, for a page."""
-        rows = f"calibrated on {self.n_calibration} held-out rows"
+        rows = f"fitted on {self.n_calibration} held-out rows"
         if self.kind == "conformal":
-            return f"{self.confidence:.0%} conformal interval ({rows})"
-        return f"Venn-ABERS range of the calibrated risk ({rows})"
+            return (f"split-conformal, {rows}: on new rows it holds the outcome at least "
+                    f"{self.confidence:.0%} of the time")
+        return (f"Venn-ABERS, {rows}: the calibrated risk lies in this range whichever outcome "
+                "the row turns out to have")
 
 
 def _outputs(outputs) -> np.ndarray:
