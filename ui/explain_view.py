@@ -28,8 +28,9 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
         if levels is None:  # an empty field stays missing: the model then uses the median
             values[column] = cell.number_input(
                 as_text(column), value=None if pd.isna(value) else float(value),
-                key=f"{key}@{column}", format="%g",
-                placeholder=f"missing (imputed as {median:.4g}, the training median)")
+                key=f"{key}@{column}", format="%g", placeholder=f"missing → {median:.4g}",
+                help=f"Leave empty for a missing value: the model then uses the training "
+                     f"median, {median:.4g}.")
         else:
             options = (MISSING, *levels)
             current = MISSING if pd.isna(value) else str(value)
