@@ -38,13 +38,13 @@ def shared_tmp(tmp_path, monkeypatch):
 def seen_during_render(monkeypatch):
     """[(temporary directory, its files)] as ``dot`` starts, one entry per render."""
     seen = []
-    run_dot = treeviz._run_dot
+    run_dot = treeviz.run_dot
 
     def spy(source, timeout):
         seen.append((tempfile.gettempdir(), sorted(os.listdir(tempfile.gettempdir()))))
         return run_dot(source, timeout)
 
-    monkeypatch.setattr(treeviz, "_run_dot", spy)
+    monkeypatch.setattr(treeviz, "run_dot", spy)
     return seen
 
 
@@ -98,7 +98,7 @@ def test_a_foreign_file_in_the_private_directory_survives(require_dot, clinic, s
     """Another thread's temporary file, created in our directory during a render (tempdir is
     process-wide), is neither deleted nor lost: the directory stays with just that file."""
     forest, context, X = clinic
-    run_dot, private = treeviz._run_dot, []
+    run_dot, private = treeviz.run_dot, []
 
     def other_thread_writes(source, timeout):
         private.append(tempfile.gettempdir())
@@ -106,7 +106,7 @@ def test_a_foreign_file_in_the_private_directory_survives(require_dot, clinic, s
             other.write("someone else's data")
         return run_dot(source, timeout)
 
-    monkeypatch.setattr(treeviz, "_run_dot", other_thread_writes)
+    monkeypatch.setattr(treeviz, "run_dot", other_thread_writes)
     svg = render_tree(forest, 0, X[4], context=context, fancy=True)
     assert drawn_nodes(svg)
     (directory,) = private

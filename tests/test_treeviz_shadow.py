@@ -1,7 +1,6 @@
 """What dtreeviz is told about a fitted tree (forestviz.explain.shadow.ForestShadowTree): node
 rows, class names and counts as the model has them, checked in the rendered SVG."""
 
-import xml.etree.ElementTree as ET
 
 import matplotlib as mpl
 import numpy as np
@@ -17,7 +16,7 @@ from forestviz.explain.treeviz import (
     display_names,
     render_tree,
 )
-from tests.treeviz_helpers import HOSTILE, SVG, texts
+from tests.treeviz_helpers import HOSTILE, drawn_nodes, leaf_texts, texts, texts_by_node
 
 pytestmark = pytest.mark.usefixtures("empty_cache")
 
@@ -35,15 +34,6 @@ def rows_through(tree, X):
             rows[t.children_left[node]] = rows[node][left]
             rows[t.children_right[node]] = rows[node][~left]
     return rows
-
-
-def texts_by_node(svg):
-    """{graphviz node title: its texts}; render under ``svg.fonttype: none`` so matplotlib's
-    node and leaf images keep their text (``n=…``, class names) as text, not paths."""
-    root = ET.fromstring(svg)
-    return {group.find(f"{SVG}title").text: ["".join(el.itertext())
-                                               for el in group.iter(f"{SVG}text")]
-            for group in root.iter(f"{SVG}g") if group.get("class") == "node"}
 
 
 @pytest.fixture(scope="module")
@@ -90,10 +80,10 @@ def test_shadow_tree_node_rows_and_classes(hostile_labels):
 
 
 @pytest.mark.parametrize("lone", [False, True], ids=["tree of a forest", "lone tree"])
-def test_drawn_counts_and_class_names_are_the_models(require_dot, hostile_labels, monkeypatch,
-                                                     lone):
-    """Each drawn leaf says n = the training rows reaching it and the model's class, named
-    from the forest's (or the lone tree's) labels; dtreeviz's own row loop never runs."""
+def test_drawn_counts_and_votes_are_the_models(require_dot, hostile_labels, monkeypatch, lone):
+    """Each drawn leaf says n = the training rows reaching it and the tree's own vote (its
+    class and, under the pie, that class's share), named from the forest's (or the lone tree's)
+    labels; dtreeviz's own row loop never runs."""
     forest, X, y = hostile_labels
     model = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y) if lone else forest
     tree = model if lone else forest.estimators_[2]
@@ -112,10 +102,17 @@ def test_drawn_counts_and_class_names_are_the_models(require_dot, hostile_labels
     assert shown == ["‹ill›", "O’well", "a and b"]
     leaves = [n for n in range(tree.tree_.node_count) if tree.tree_.children_left[n] < 0]
     assert {name for name in drawn if name.startswith("leaf")} == {f"leaf{n}" for n in leaves}
+    row_leaf = tree.apply(X[:1].astype(np.float32))[0]
     for leaf in leaves:
-        majority = np.argmax(np.bincount(np.searchsorted(model.classes_, y[rows[leaf]]),
-                                         minlength=3))
-        assert drawn[f"leaf{leaf}"] == [f"n={rows[leaf].size}", shown[majority]]
+        share = tree.tree_.value[leaf, 0] / tree.tree_.value[leaf, 0].sum()  # predict_proba's
+        vote = int(np.argmax(share))
+        words, image = leaf_texts(svg, leaf)
+        assert image == [f"n={rows[leaf].size}", shown[vote]]
+        if leaf == row_leaf:  # a line too long for the leaf breaks after a ", "
+            assert " ".join(words[:2]) == "this tree says: " + ", ".join(
+                f"P({name}) = {p:.2f}" for name, p in zip(shown, share, strict=True))
+        else:
+            assert words == [f"P({shown[vote]}) = {share[vote]:.2f}"]
     assert set(shown) <= set(drawn["legend"])
     monkeypatch.undo()
     named = TreeContext.from_data(X, y, feature_names=HOSTILE[:3], target_name="state",
@@ -132,11 +129,39 @@ def test_regression_leaves_show_their_rows(require_dot):
     tree = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, y)
     context = TreeContext.from_data(X, y, feature_names=["a", "b", "c"], target_name="y")
     with mpl.rc_context({"svg.fonttype": "none"}):
-        drawn = texts_by_node(render_tree(tree, 0, X[0], context=context, mode="full",
-                                          fancy=False))
+        svg = render_tree(tree, 0, X[0], context=context, mode="full", fancy=False)
     for node, rows in rows_through(tree, X).items():
         if tree.tree_.children_left[node] < 0:
-            assert drawn[f"leaf{node}"][-2:] == [f"y={y[rows].mean():.2f}", f"n={rows.size}"]
+            value, n = leaf_texts(svg, node)[1][-2:]
+            name, printed = value.split("=")
+            assert (name, float(printed)) == ("y", float(f"{y[rows].mean():.4g}"))
+            assert n == f"n={rows.size}"
+
+
+def test_a_leaf_no_training_row_reaches_is_a_box_of_words(require_dot):
+    """Drawn over other rows than the tree's own (a lone tree over a subset), a leaf with no
+    row has no pie: it still says what the tree says, and that no training row reached it."""
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(200, 2)), 2)
+    y = np.where(X[:, 0] > 0, "up", "down")
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    leaves = tree.apply(X.astype(np.float32))
+    empty = leaves[0]
+    keep = leaves != empty
+    context = TreeContext.from_data(X[keep], y[keep], feature_names=["a", "b"])
+    share = tree.tree_.value[empty, 0] / tree.tree_.value[empty, 0].sum()
+    top = int(np.argmax(share))
+    full = render_tree(tree, 0, X[1 + np.argmax(keep[1:])], context=context, mode="full",
+                       fancy=False)
+    assert f"leaf{empty}" in drawn_nodes(full)
+    assert leaf_texts(full, empty) == ([f"P({tree.classes_[top]}) = {share[top]:.2f}",
+                                        "no training rows"], [])
+    path = render_tree(tree, 0, X[0], context=context, mode="path", fancy=False)
+    assert drawn_nodes(path)[f"leaf{empty}"]  # the row's leaf, highlighted
+    assert leaf_texts(path, empty)[0] == [
+        "this tree says: " + ", ".join(f"P({c}) = {p:.2f}"
+                                       for c, p in zip(tree.classes_, share, strict=True)),
+        "(the tree's own leaf value)", "training rows in this leaf: none"]
 
 
 def test_the_row_box_moves_only_off_dtreevizs_own_edge(caplog):

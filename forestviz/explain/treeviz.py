@@ -12,16 +12,25 @@ fingerprint), so the call stays ``render_tree(model, tree_index, x, context=...,
 * dtreeviz is not thread-safe (every render writes the same per-process temporary files), so
   renders are serialised by a process-wide lock; finished SVGs go to a bounded LRU cache
   (cachetools, behind a lock) keyed by content: (tree arrays' fingerprint, training-data
-  fingerprint, float32 row, options).
+  fingerprint, row, the tree's outputs, options; for a boosting tree also the trees before it).
 * dtreeviz writes its node images into ``tempfile.gettempdir()`` and never removes them: each
-  render runs in a private temporary directory, removed afterwards (:func:`_private_tempdir`).
-* dtreeviz compares the row as given; we pass it rounded to float32, as scikit-learn compares,
-  so the highlighted path is the one ``apply`` reports. Rows must be finite (impute first).
+  render runs in a private temporary directory, removed afterwards
+  (:func:`~forestviz.explain.drawing_files.private_tempdir`).
+* One source of truth per number. The leaves show the model's own f_k, the tree's output as
+  the prediction uses it (:mod:`~forestviz.explain.tree_outputs`: a bootstrap tree's own vote,
+  an attention forest's leaf mean, AGBoost's V_k = T·ν·h_k), and say in words what the tree
+  says and what dtreeviz's pies, dots and ``n`` count, the training rows in the leaf
+  (:mod:`~forestviz.explain.leaf_text`). Thresholds and the row's values print as the page's
+  path sentences do (:mod:`~forestviz.explain.drawn_numbers`), while the highlighted path is
+  the one ``apply`` reports (the row as float32, the exact thresholds). Rows must be finite
+  (impute first).
 * dtreeviz sees a tree through :class:`~forestviz.explain.shadow.ForestShadowTree`, a
   subclass of its scikit-learn shadow tree overriding public hooks: the node → training rows
-  map (dtreeviz loops over rows in Python) is one sparse transpose of ``decision_path``, and the
+  map (dtreeviz loops over rows in Python) is one sparse transpose of ``decision_path``, the
   classes are the model's (a forest's trees are fitted on codes 0..C-1; names come from the
-  forest). The one edit of dtreeviz's output is :func:`_hang_row_box`.
+  forest), and predictions, thresholds and the path are the model's. dtreeviz's output is
+  edited in one place (:func:`_hang_row_box`) and added to in one
+  (:func:`~forestviz.explain.leaf_text.add_leaf_labels`: no hook exists for a leaf's text).
 * Speed: besides that map, ``fancy=None`` keeps node histograms to small drawings
   (``FANCY_SPLIT_LIMIT``); bigger ones show split nodes as text.
 * Full trees of more than ``FULL_TREE_NODE_LIMIT`` nodes are drawn down to the depth that
@@ -34,15 +43,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import re
 import shutil
-import subprocess
-import tempfile
 import threading
 import unicodedata
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import cycle
 
@@ -53,7 +56,11 @@ import numpy as np
 from dtreeviz.utils import inline_svg_images
 from sklearn.base import is_classifier
 
-from forestviz.explain.shadow import ForestShadowTree
+from forestviz.explain.drawing_files import TreeRenderError, private_tempdir, run_dot
+from forestviz.explain.drawn_numbers import drawn_numbers
+from forestviz.explain.leaf_text import LeafWords, add_leaf_labels, dot_string
+from forestviz.explain.shadow import ForestShadowTree, class_codes, node_rows
+from forestviz.explain.tree_outputs import SCALED, origin, tree_outputs
 from forestviz.names import NAME_LIMIT, elide, elide_unique
 from forestviz.trees.fitted import estimator_trees
 
@@ -70,10 +77,6 @@ CACHE_BYTES = 64 << 20
 
 _RENDER_LOCK = threading.Lock()  # dtreeviz + matplotlib + tempfile.tempdir: one at a time
 _log = logging.getLogger(__name__)
-
-
-class TreeRenderError(RuntimeError):
-    """A tree could not be drawn; the message says why and what to do."""
 
 
 _LOOKALIKES = {"<": "‹", ">": "›", "'": "’", "&": " and "}
@@ -174,14 +177,14 @@ class _SvgCache:
 
 
 _SVG_CACHE = _SvgCache(CACHE_ENTRIES, CACHE_BYTES)
-_MODELS = cachetools.LRUCache(maxsize=8)  # dtreeviz models; used under _RENDER_LOCK
+_NODE_ROWS = cachetools.LRUCache(maxsize=8)  # node -> training rows maps; under _RENDER_LOCK
 
 
 def clear_cache() -> None:
-    """Forget every cached drawing and dtreeviz model."""
+    """Forget every cached drawing and node -> training rows map."""
     _SVG_CACHE.clear()
     with _RENDER_LOCK:
-        _MODELS.clear()
+        _NODE_ROWS.clear()
 
 
 def render_tree(model, tree_index: int, x, *, context: TreeContext, mode: str = "path",
@@ -206,39 +209,51 @@ def render_tree(model, tree_index: int, x, *, context: TreeContext, mode: str = 
         raise ValueError(f"x has {row.size} values, the training rows {context.X_train.shape[1]}")
     if not np.isfinite(row).all():
         raise TreeRenderError("The row has missing or infinite values; fill them in first.")
-    row = row.astype(np.float32).astype(np.float64)
     classes = getattr(model, "classes_", getattr(tree, "classes_", None))
+    outputs = tree_outputs(model, trees, tree_index, row)
+    # a boosting tree's drawing shows the residuals the trees before it left: they are content
+    earlier = "".join(_tree_fingerprint(t, None) for t in trees[:tree_index]) * outputs.additive
     key = (_tree_fingerprint(tree, classes), context.fingerprint, tree_index, row.tobytes(),
-           mode, max_depth, fancy)
+           outputs.digest(), earlier, mode, max_depth, fancy)
     svg = _SVG_CACHE.get(key)
     if svg is None:
         with _RENDER_LOCK:
             svg = _SVG_CACHE.get(key)
             if svg is None:
-                svg = _draw(tree, tree_index, classes, row, context, key[:2], mode, max_depth,
-                            fancy, timeout)
+                svg = _draw(trees, tree_index, classes, row, context, outputs, key[:2], mode,
+                            max_depth, fancy, timeout)
         _SVG_CACHE.put(key, svg)
     return svg
 
 
-def _draw(tree, tree_index, classes, row, context, model_key, mode, max_depth, fancy, timeout):
+def _draw(trees, tree_index, classes, row, context, outputs, model_key, mode, max_depth, fancy,
+          timeout):
     if shutil.which("dot") is None:
         raise TreeRenderError("Tree drawings need Graphviz: the `dot` program is not installed "
                               "(Debian/Ubuntu: apt-get install graphviz).")
+    tree = trees[tree_index]
     path = tree.decision_path(row[None, :].astype(np.float32)).indices  # root first
     depth_range, note = _depth_range(tree, tree_index, mode, max_depth)
     if fancy is None:
         fancy = _auto_fancy(tree, path, context, mode, depth_range)
+    shown = _shown(tree, path, mode, depth_range)
     try:
-        viz = _dtreeviz_model(tree, classes, context, model_key)
+        shadow, numbers, words = _shadow(trees, tree_index, classes, row, path, context,
+                                         outputs, model_key, shown)
+        if mode == "full":
+            note = words.note() if note is None else f"{note}\n{words.note()}"
+        leaves = {leaf: words.lines(leaf, on_path=leaf == path[-1])
+                  for leaf in sorted(shown) if tree.tree_.children_left[leaf] < 0}
         # view() writes node images, dot embeds them by path, inline_svg_images reads them back
-        with _private_tempdir(), mpl.rc_context({"text.parse_math": False}):
-            render = viz.view(x=row, show_just_path=mode == "path", fancy=fancy,
-                              depth_range_to_display=depth_range, fontname=FONT, title=note)
-            dot = render.dot
+        with private_tempdir(), mpl.rc_context({"text.parse_math": False}):
+            render = dtreeviz.DTreeVizAPI(shadow).view(
+                x=numbers.row_values(), show_just_path=mode == "path", fancy=fancy,
+                depth_range_to_display=depth_range, fontname=FONT, precision=numbers.precision,
+                title=None if note is None else dot_string(note))
+            dot = add_leaf_labels(render.dot, leaves, path_leaf=int(path[-1]), fontname=FONT)
             if depth_range is not None and path.size - 1 > depth_range[1]:
                 dot = _hang_row_box(dot, path[-1], path[depth_range[1]])
-            return inline_svg_images(_run_dot(dot, timeout))
+            return inline_svg_images(run_dot(dot, timeout))
     except TreeRenderError:
         raise
     except Exception as exc:  # dtreeviz/matplotlib failures reach the app as one error type
@@ -262,67 +277,9 @@ def _hang_row_box(dot, leaf, node):
     return dot.replace(edge, f"node{node} -> X_y")
 
 
-@contextmanager
-def _private_tempdir() -> Iterator[str]:
-    """A new directory (mode 0700) as ``tempfile.tempdir`` for one render; call under
-    ``_RENDER_LOCK``.
-
-    dtreeviz writes ``node<k>_<pid>.svg``, ``leaf<k>_<pid>.svg`` and ``legend_<pid>.svg`` into
-    ``tempfile.gettempdir()`` on every render, with no parameter for the directory, and never
-    removes them: in a shared ``/tmp`` they pile up on a long-running server and their fixed,
-    predictable names invite symlink attacks. ``tempfile.tempdir`` is the documented hook
-    ``gettempdir()`` reads; it is restored on leaving, success or failure, and the directory
-    is removed then.
-
-    ``tempfile.tempdir`` is process-wide, so another thread may create a temporary file of its
-    own in this directory during the render. Only files named as dtreeviz names them for this
-    process are deleted; a directory still holding anything else is left in place (with a
-    warning in the log) rather than lose a file that is not ours.
-    """
-    previous = tempfile.tempdir
-    path = tempfile.mkdtemp(prefix="forestviz-tree-")
-    tempfile.tempdir = path
-    try:
-        yield path
-    finally:
-        tempfile.tempdir = previous
-        _remove_drawing_files(path)
-
-
-def _remove_drawing_files(path: str) -> None:
-    """Delete dtreeviz's files for this process in ``path``, then ``path`` if it is empty."""
-    ours = re.compile(rf"(?:(?:node|leaf)\d+|legend)_{os.getpid()}\.svg")
-    with suppress(FileNotFoundError), os.scandir(path) as entries:
-        for entry in entries:
-            if ours.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
-                with suppress(FileNotFoundError):
-                    os.unlink(entry.path)
-    try:
-        os.rmdir(path)
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        _log.warning("left the temporary directory %s (%s): it holds files that are not "
-                     "dtreeviz's", path, exc.strerror)
-
-
-def _run_dot(source, timeout):
-    try:
-        done = subprocess.run(["dot", "-Tsvg"], input=source.encode("utf-8"),
-                              capture_output=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise TreeRenderError(f"Drawing the tree took longer than {timeout:g} s; draw only the "
-                              "path or choose a smaller depth.") from exc
-    except OSError as exc:
-        raise TreeRenderError(f"Graphviz's `dot` could not be started: {exc}") from exc
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip()[-500:]
-        raise TreeRenderError(f"Graphviz's `dot` failed (exit {done.returncode}): {message}")
-    return done.stdout.decode("utf-8")
-
-
 def _depth_range(tree, tree_index, mode, max_depth):
-    """dtreeviz's inclusive depth range and the note shown when a full tree is cut."""
+    """dtreeviz's inclusive depth range and the note shown when a full tree is cut (trees
+    numbered from 1, as the Explain page numbers them)."""
     if max_depth is not None:
         return (0, int(max_depth)), None
     if mode == "path" or tree.tree_.node_count <= FULL_TREE_NODE_LIMIT:
@@ -330,7 +287,7 @@ def _depth_range(tree, tree_index, mode, max_depth):
     per_level = np.bincount(tree.tree_.compute_node_depths() - 1)
     depth = max(int(np.searchsorted(np.cumsum(per_level), FULL_TREE_NODE_LIMIT,
                                     side="right")) - 1, 0)
-    note = (f"Tree {tree_index}: depth 0-{depth} of {tree.tree_.max_depth} shown "
+    note = (f"Tree {tree_index + 1}: depth 0-{depth} of {tree.tree_.max_depth} shown "
             f"({tree.tree_.node_count} nodes); choose a maximum depth to see more")
     return (0, depth), note
 
@@ -345,20 +302,44 @@ def _auto_fancy(tree, path, context, mode, depth_range):
     return int(split.sum()) <= FANCY_SPLIT_LIMIT
 
 
-def _dtreeviz_model(tree, classes, context, model_key):
-    """dtreeviz's model of one tree (LRU, under the render lock), seen through
-    :class:`~forestviz.explain.shadow.ForestShadowTree` with drawable names."""
-    viz = _MODELS.get(model_key)
-    if viz is None:
-        classifier = is_classifier(tree)
-        names = context.class_names or (tuple(map(str, classes)) if classifier else None)
-        shadow = ForestShadowTree(tree, context.X_train, context.y_train,
-                                  classes=classes if classifier else None,
-                                  feature_names=display_names(context.feature_names),
-                                  target_name=display_name(context.target_name),
-                                  class_names=None if names is None else display_names(names))
-        viz = _MODELS[model_key] = dtreeviz.DTreeVizAPI(shadow)
-    return viz
+def _shown(tree, path, mode, depth_range) -> set[int]:
+    """The nodes a drawing shows: the path's or all, down to the depth range's end."""
+    nodes = path if mode == "path" else np.arange(tree.tree_.node_count)
+    if depth_range is not None:
+        nodes = nodes[tree.tree_.compute_node_depths()[nodes] - 1 <= depth_range[1]]
+    return {int(node) for node in nodes}
+
+
+def _shadow(trees, tree_index, classes, row, path, context, outputs, model_key, shown):
+    """The :class:`~forestviz.explain.shadow.ForestShadowTree` of one drawing (drawable names,
+    the model's outputs, the printed thresholds), the numbers it prints
+    (:class:`~forestviz.explain.drawn_numbers.DrawnNumbers`) and its leaves' :class:`LeafWords`.
+
+    The node → training rows map is kept per (tree, training data) in an LRU (under the render
+    lock). The rows drawn are the training targets, or, for a boosting tree, the residuals it
+    was fitted to on the scale of V_k (:func:`~forestviz.explain.tree_outputs.origin`), named
+    ``V_k``."""
+    tree = trees[tree_index]
+    rows = _NODE_ROWS.get(model_key)
+    if rows is None:
+        rows = _NODE_ROWS[model_key] = node_rows(tree, context.X_train)
+    classifier = is_classifier(tree)
+    codes = class_codes(classes, context.y_train) if classifier else None
+    source, residuals = origin(outputs, trees, tree_index, rows, context.X_train,
+                               codes if classifier else context.y_train)
+    names = context.class_names or (tuple(map(str, classes)) if classifier else None)
+    names = None if names is None else tuple(display_names(names))
+    target = display_name(context.target_name)
+    y = context.y_train if residuals is None else residuals
+    if source == SCALED:
+        target = "V_k"
+    numbers = drawn_numbers(tree, row, path, shown, None if classifier else outputs.values)
+    shadow = ForestShadowTree(tree, context.X_train, y, classes=classes if classifier else None,
+                              feature_names=display_names(context.feature_names),
+                              target_name=target, class_names=names, rows_by_node=rows,
+                              outputs=outputs.values, thresholds=numbers.threshold_values(),
+                              path=path)
+    return shadow, numbers, LeafWords(outputs, source, rows, codes, names, target)
 
 
 def _tree_fingerprint(tree, classes) -> str:
