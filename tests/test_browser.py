@@ -1,5 +1,6 @@
 """The real app in Debian Chromium: home page with the default data set, then a CSV uploaded
-through the Data page's file input. Column names from the file must stay text (no dialog)."""
+through the Data page's file input, trained and explained on a row with missing values. Column
+names from the file must stay text (no dialog); a missing value is said to be missing."""
 
 import numpy as np
 import pandas as pd
@@ -15,14 +16,18 @@ TIMEOUT = 30_000  # ms; the first script run imports pandas, scikit-learn and th
 def test_home_then_upload_a_csv(page, dialogs, artifacts_dir, tmp_path):
     rng = np.random.default_rng(0)
     upload = tmp_path / "ward_7.csv"
-    pd.DataFrame(
+    table = pd.DataFrame(
         {
             "bed": [f"B{i:02d}" for i in range(24)],
             "lactate (mmol/L)": rng.normal(2, 0.5, 24).round(2),
             HOSTILE: rng.integers(0, 3, 24),
+            "ward": rng.choice(["north", "south"], 24),
             "sepsis": np.where(np.arange(24) % 3 == 0, "yes", "no"),
         }
-    ).to_csv(upload, index=False)
+    )
+    table.loc[[3, 9], "lactate (mmol/L)"] = np.nan
+    table.loc[[3, 15], "ward"] = np.nan
+    table.to_csv(upload, index=False)
 
     page.goto("/")
     main = page.get_by_test_id("stMain")
@@ -46,5 +51,26 @@ def test_home_then_upload_a_csv(page, dialogs, artifacts_dir, tmp_path):
     page.screenshot(path=screenshot)
     print(f"screenshot: {screenshot}")
     assert screenshot.stat().st_size > 0
+
+    # train, then explain bed B03 (lactate and ward missing): said, not silently filled
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Train").click()
+    main.get_by_role("button", name="Train", exact=True).click()
+    expect(main.get_by_text("Trained.")).to_be_visible(timeout=TIMEOUT * 4)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Explain").click()
+    expect(main.get_by_test_id("stMetric").first).to_be_visible(timeout=TIMEOUT)
+    main.get_by_text("By ID or row number").click()
+    box = main.get_by_role("textbox", name="ID, or row number")
+    box.fill("B03")
+    box.press("Enter")
+    expect(page.get_by_test_id("stHeading").filter(has_text="Row B03")).to_be_visible(
+        timeout=TIMEOUT)
+    note = main.get_by_test_id("stAlert").filter(has_text="Missing in this row")
+    expect(note).to_contain_text("lactate (mmol/L) (imputed as ")
+    expect(note).to_contain_text("ward (no level set)")
+    why = main.get_by_test_id("stAlert").filter(has_text="Predicted").first
+    expect(why).to_contain_text("mainly because")
+    features = main.get_by_test_id("stDataFrame").filter(has_text="used as")
+    expect(features).to_contain_text("missing")
+    page.screenshot(path=artifacts_dir / "explain-missing-values.png", full_page=True)
     assert dialogs == []
     assert page.locator("img[src='x']").count() == 0

@@ -2,6 +2,7 @@
 explanation, a hostile upload through Enhanced RF to an explanation, a malformed file, and two
 browser sessions at once. Screenshots go to the temporary artifacts directory."""
 
+import html
 import re
 import time
 
@@ -94,6 +95,9 @@ def expect_report_of_the_page(page: Page, report: str, row: str) -> None:
     assert len(sections) == top and sections == on_page
     assert report.count('<img class="tree"') == top
     assert report.count('src="data:image/svg+xml;base64,') == top
+    why = main.get_by_test_id("stAlert").filter(has_text="mainly because").first.get_by_test_id(
+        "stMarkdownContainer").inner_text()
+    assert f"<b>Why:</b> {html.escape(why.strip())}</p>" in report
 
 
 def shoot(page: Page, artifacts_dir, name: str) -> None:
@@ -171,7 +175,8 @@ def test_hostile_names_through_enhanced_rf(page, dialogs, artifacts_dir, tmp_pat
     features = main.get_by_test_id("stDataFrame").filter(has_text="percentile").first
     expect(features).to_contain_text(HOSTILE)
     expect(features).to_contain_text("a&b")
-    expect(features).to_contain_text("ward=north")
+    expect(features).to_contain_text("ward")  # the user's column, with its level
+    expect(features).not_to_contain_text("ward=")  # not its one-hot indicators
     shoot(page, artifacts_dir, "2-hostile-explain")
     report = download_report(page)
     assert HOSTILE not in report and "&lt;img src=x onerror=alert(1)&gt;" in report
