@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-RUNTIME_DEBS := graphviz fonts-dejavu-core
+RUNTIME_DEBS := graphviz fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0
 TEST_DEBS := $(RUNTIME_DEBS) chromium
 PORT ?= 8501
 # pytest-xdist workers for the unit and slow test tiers; each keeps BLAS to one thread, as

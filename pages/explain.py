@@ -6,6 +6,9 @@ import numpy as np
 import streamlit as st
 
 from forestviz.app.workbench import Workbench
+from forestviz.explain.report import to_html
+from forestviz.explain.report_pdf import to_pdf
+from forestviz.explain.report_record import ReportContext, edited_values, settings_text
 from ui import explain_view as view
 from ui import models
 from ui.display import as_text
@@ -64,6 +67,11 @@ if bench is None:
     st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
     st.stop()
 dataset = bench.dataset
+if len(bench.trained) > 1:
+    chosen = st.selectbox("Model", list(bench.trained), index=list(bench.trained).index(
+        bench.label), key="explain_model", help="Every model trained on this data set here.")
+    if chosen != bench.label:
+        models.use_model(bench, chosen)
 position = pick_row(bench)
 row_id = str(dataset.ids.iloc[position])
 original = dataset.X.iloc[position]
@@ -77,6 +85,10 @@ if bench.is_training_row(position):
     st.caption("This row was used for training: its prediction is optimistic.")
 
 explanation = bench.explain(values=original, row_id=row_id)
+if len(bench.trained) > 1:
+    with st.expander("This row under every trained model"):
+        if st.toggle("Compare the models on this row", key="explain_compare"):
+            st.dataframe(bench.row_across_models(values=original), key="explain_across")
 st.subheader(as_text(f"Row {row_id}"), anchor=False)  # no "#row-<id>" link from the ID
 view.prediction_card(explanation, actual)
 view.why_and_warnings(explanation)
@@ -116,6 +128,22 @@ if "features" in charts:
 st.subheader("Most similar training rows")
 st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True, key="explain_neighbours")
 
-st.download_button("Download report (HTML)", partial(explanation.to_html, tree_svgs=svgs),
-                   file_name=f"forestviz-report-{position}.html", mime="text/html",
-                   key="explain_report", on_click="ignore", icon=":material/download:")
+edited = (edited_values(dataset.X.iloc[position], original)
+          if st.session_state["explain_picker"] == "whatif" else {})
+
+
+def report(write):
+    """The report, made when a download button is clicked: ``write`` is to_html or to_pdf."""
+    model = bench.model
+    context = ReportContext(dataset=dataset.name, model=model.name,
+                            settings=settings_text(model.estimator),
+                            metrics=bench.comparison().table, held_out_rows=len(model.test_rows))
+    return write(explanation, tree_svgs=svgs, context=context, edited=edited)
+
+
+buttons = st.container(horizontal=True)
+for write, kind, mime in ((to_html, "HTML", "text/html"), (to_pdf, "PDF", "application/pdf")):
+    buttons.download_button(f"Download report ({kind})", partial(report, write),
+                            file_name=f"forestviz-report-{position}.{kind.lower()}", mime=mime,
+                            key=f"explain_report_{kind.lower()}", on_click="ignore",
+                            icon=":material/download:")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from forestviz import persistence
 from forestviz.app import workflow
-from forestviz.app.workbench import Workbench
+from forestviz.app.workbench import MAX_MODELS, Workbench
 from ui import models, state
 from ui.display import as_text, show_error
 from ui.state import CHOICE, DATASET
@@ -90,8 +90,24 @@ def show_results(bench: Workbench) -> None:
     comparison = bench.comparison()
     if comparison.selection:
         st.info(as_text(comparison.selection), icon=":material/balance:")
-    st.dataframe(comparison.table.style.format("{:.3f}", na_rep="—").highlight_max(
-        subset=list(comparison.higher_is_better), color="#d3f0d9"))
+    table = bench.models_table()
+    numbers = [c for c in table.columns if table[c].dtype.kind == "f"]
+    st.dataframe(table.style.format("{:.3f}", subset=numbers, na_rep="—").highlight_max(
+        subset=list(comparison.higher_is_better), color="#d3f0d9"), key="train_models")
+    st.caption(as_text(f"Every model trained on this data set in this session (at most "
+                       f"{MAX_MODELS}) and the baselines; the current one is {bench.label}. "
+                       "Sensitivity and specificity are at each model's own threshold."))
+    if len(bench.trained) > 1:
+        chosen = st.selectbox("Current model (Explain and Forest show it)", list(bench.trained),
+                              index=list(bench.trained).index(bench.label), key="train_current")
+        if chosen != bench.label:
+            models.use_model(bench, chosen)
+            st.rerun()
+    confusion = bench.confusion()
+    if confusion is not None:
+        st.caption(as_text(f"Held-out confusion matrix of {bench.label} at its threshold "
+                           "(rows: recorded, columns: predicted)."))
+        st.dataframe(confusion, key="train_confusion")
     if comparison.figure is not None:
         st.plotly_chart(comparison.figure, key="train_comparison")
     if comparison.calibration is not None:

@@ -135,7 +135,7 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
     assert any("No row has the ID" in w.value for w in at.warning)
     assert at.session_state["explain_row"] == dataset.frame.index.get_loc(3)
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download report (HTML)"]
+    assert labels == ["Download report (HTML)", "Download report (PDF)"]
     at.radio(key="explain_picker").set_value("ranked").run()
     at.selectbox(key="explain_ranked").set_value(position).run()
 
@@ -172,8 +172,8 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
     bundle = train(at, family, trees=20, auto=auto)
     assert bundle.settings.family == family and bundle.n_trees == 20
     results = at.dataframe[0].value
-    assert list(results.index) == [workflow.FAMILIES[family], "Vanilla RF (baseline)",
-                                   "Gradient boosting (baseline)"]
+    assert list(results.index) == [f"{workflow.FAMILIES[family]} · 20 trees",
+                                   "Vanilla RF (baseline)", "Gradient boosting (baseline)"]
     model_row = results.iloc[0]
     X, y = bundle.X_test, bundle.y_test
     positive = bundle.estimator.classes_[-1] if bundle.task == "classification" else None
@@ -352,3 +352,23 @@ def test_paper_lab_figures():
     assert table["this row's leaf"].sum() == 1  # exactly one exit leaf
     assert (table["B·h"] <= table["depth"]).all()
     assert len(at.get("image")) == 1
+
+
+def test_two_models_side_by_side_and_the_explain_page_switches_between_them():
+    at = app()
+    first = train(at, "vanilla", trees=10)
+    second = train(at, "erf", trees=10)
+    table = next(df.value for df in at.dataframe if "parameters" in df.value.columns)
+    labels = [f"{first.name} · 10 trees", f"{second.name} · 10 trees"]
+    assert list(table.index) == [*labels, "Vanilla RF (baseline)",
+                                 "Gradient boosting (baseline)"]
+    assert at.session_state["model"] is second
+    at.switch_page("pages/explain.py").run()
+    assert at.selectbox(key="explain_model").value == labels[1]
+    at.selectbox(key="explain_model").set_value(labels[0]).run()
+    assert not at.exception
+    assert at.session_state["model"] is first
+    (shown,) = [m.value for m in at.metric if "Yes" in m.label]
+    x = first.X_test[list(first.test_rows).index(at.session_state["explain_row"])]
+    risk = first.estimator.predict_proba(x[None, :])[0, 1]
+    assert float(shown) == pytest.approx(risk, abs=0.005)

@@ -5,11 +5,16 @@ browser sessions at once. Screenshots go to the temporary artifacts directory.""
 import html
 import re
 import time
+from datetime import datetime
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
+
+from forestviz import __version__
+from tests.test_report_record import Document
 
 pytestmark = pytest.mark.browser
 
@@ -57,11 +62,32 @@ def expect_explanation(page: Page, probability: str) -> None:
     assert image.evaluate("img => img.naturalWidth") > 0
 
 
+def download(page: Page, kind: str) -> Path:
+    """Click "Download report (``kind``)" (HTML or PDF) once the page's run has ended (no
+    element left from an earlier run: a button of one holds a file the server has dropped) and
+    return the downloaded file."""
+    expect(page.get_by_test_id("stMain").locator('[data-stale="true"]')).to_have_count(
+        0, timeout=TIMEOUT)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
+    with page.expect_download(timeout=TIMEOUT) as download:
+        page.get_by_test_id("stMain").get_by_role(
+            "button", name=f"Download report ({kind})", exact=True).click()
+    return download.value.path()
+
+
 def download_report(page: Page) -> str:
     """Click "Download report (HTML)" and return the file's text."""
-    with page.expect_download(timeout=TIMEOUT) as download:
-        page.get_by_test_id("stMain").get_by_role("button", name="Download report").click()
-    return download.value.path().read_text(encoding="utf-8")
+    return download(page, "HTML").read_text(encoding="utf-8")
+
+
+def download_pdf_text(page: Page) -> str:
+    """Click "Download report (PDF)" and return its pages' text (pypdf), white space single."""
+    from pypdf import PdfReader
+
+    path = download(page, "PDF")
+    reader = PdfReader(path)
+    print(f"PDF report: {path.stat().st_size:,} bytes, {len(reader.pages)} pages")
+    return " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
 
 
 def metric(page: Page, label: str) -> str:
@@ -94,10 +120,72 @@ def expect_report_of_the_page(page: Page, report: str, row: str) -> None:
                main.get_by_text(re.compile(r"^Tree \d+: weight")).all_inner_texts())]
     assert len(sections) == top and sections == on_page
     assert report.count('<img class="tree"') == top
-    assert report.count('src="data:image/svg+xml;base64,') == top
+    charts = re.findall(r'<img class="chart" alt="([^"]*)"', report)
+    assert len(charts) >= 5 and any("ABRF Fig. 1" in alt for alt in charts)  # the simplex too
+    assert report.count('src="data:image/svg+xml;base64,') == top + len(charts)
+    assert "<script" not in report and len(report.encode()) < 2_000_000
     why = main.get_by_test_id("stAlert").filter(has_text="mainly because").first.get_by_test_id(
         "stMarkdownContainer").inner_text()
     assert f"<b>Why:</b> {html.escape(why.strip())}</p>" in report
+
+
+def expect_record(page: Page, report: str, row: str, since: datetime,
+                  edited: str = "none") -> dict[str, str]:
+    """The HTML report's record names the row, the data set, the model, the date (after
+    ``since``), forestviz's version and the edited values, with the held-out metrics of the
+    model and its two baselines; the PDF report, downloaded too, holds the same record, the
+    metrics and the prediction the page shows. Returns the record."""
+    print(f"HTML report: {len(report.encode()):,} bytes")
+    doc = Document(report)
+    record = doc.record()
+    assert record["Row ID"] == row and record["Data set"] == "pima_diabetes"
+    assert record["Model"].startswith("Enhanced RF (ERF): Enhanced random forest")
+    assert since <= datetime.fromisoformat(record["Report created"]) <= datetime.now().astimezone()
+    assert record["forestviz version"] == __version__
+    assert record["Values edited (what-if)"] == edited
+    metrics = doc.table("metrics")  # a column per model, a line per metric
+    assert metrics["head"] == ["metric", "Enhanced RF (ERF)", "Vanilla RF (baseline)",
+                               "Gradient boosting (baseline)"]
+    assert metrics["rows"][-1] == ["this report's model", "yes", "", ""]
+    assert {r[0] for r in metrics["rows"]} >= {"AUC", "F1", "accuracy", "fit seconds"}
+
+    text = download_pdf_text(page)
+    created = re.search(r"Report created (\S+ \S+) ", text)
+    assert created is not None  # the PDF is made when its button is clicked, after the HTML
+    assert datetime.fromisoformat(record["Report created"]) <= datetime.fromisoformat(
+        created[1]) <= datetime.now().astimezone()
+    for said in (f"Explanation of row {row}", "Data set pima_diabetes",
+                 f"forestviz version {__version__}", f"Values edited (what-if) {edited}",
+                 f"Effective number of trees 1/Σα² = {metric(page, 'Effective number of trees')}",
+                 "Held-out metrics", "ABRF Fig. 1", "The most similar training rows"):
+        assert said in text, said
+    for cells in metrics["rows"][:-1]:
+        assert " ".join(cells) in text  # each metric of the three models, as in the HTML
+    shown = re.search(r"probability No [0-9.e-]+ Yes ([0-9.e-]+)", text)
+    assert shown is not None
+    assert abs(float(shown[1]) - float(metric(page, "P(Yes)"))) <= 0.005 + 1e-9
+    return record
+
+
+def what_if(page: Page, column: str, value: str, risk: str = "P(Yes)") -> str:
+    """Switch to the what-if editor, set ``column`` to ``value`` and wait until the page has
+    explained the edited row (its ``risk`` changed, the run ended); returns the value before."""
+    main = page.get_by_test_id("stMain")
+    main.get_by_text("Edit the values (what-if)").click()
+    box = main.get_by_test_id("stNumberInput").filter(has_text=column).locator("input")
+    expect(box).to_be_visible(timeout=TIMEOUT)
+    expect(main.get_by_test_id("stHeading").filter(has_text="(edited)").first).to_be_visible(
+        timeout=TIMEOUT)
+    before, shown = box.input_value(), metric(page, risk)
+    assert before != value
+    box.fill(value)
+    box.press("Enter")
+    box.blur()
+    card = main.get_by_test_id("stMetric").filter(has_text=risk).first
+    expect(card.get_by_test_id("stMetricValue")).not_to_have_text(shown, timeout=TIMEOUT)
+    page.wait_for_timeout(600)  # Streamlit shows its running icon once a run lasts 500 ms
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
+    return before
 
 
 def shoot(page: Page, artifacts_dir, name: str) -> None:
@@ -145,8 +233,22 @@ def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server
     expect(main.get_by_text("Most fragile test").first).to_be_visible()
     shoot(page, artifacts_dir, "1-explain")
     row = page.get_by_test_id("stHeading").filter(has_text="Row P").first.inner_text().split()[1]
+    since = datetime.now().astimezone().replace(microsecond=0)
     report = download_report(page)
     expect_report_of_the_page(page, report, row)
+    expect_record(page, report, row, since)
+    after = "80"  # a low glucose: the risk the page shows changes
+    before = what_if(page, "Glucose (mg/dL)", after)  # both reports say what was edited
+    shoot(page, artifacts_dir, "1-explain-what-if")
+    report = download_report(page)
+    expect_report_of_the_page(page, report, f"{row} (edited)")
+    expect_record(page, report, f"{row} (edited)", since,
+                  edited=f"Glucose (mg/dL): now {after}, was {before}")
+    doc = Document(report)
+    marks = doc.column(doc.table("features"), "marks")
+    assert marks["Glucose (mg/dL)"] == f"edited (was {before})"
+    assert [m for m in marks.values() if m] == [f"edited (was {before})"]
+    main.get_by_text("Held-out rows, highest predicted risk first").click()
     main.get_by_text("Most similar training rows").scroll_into_view_if_needed()
     shoot(page, artifacts_dir, "1-explain-lower")
     go_to(page, "Forest")

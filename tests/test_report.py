@@ -1,6 +1,7 @@
-"""The HTML report: self-contained (nothing fetched from a network), hostile names stay text,
-tree drawings and path sentences are in it, long names never widen it; and it renders offline
-in Debian Chromium within the width of A4."""
+"""The HTML report: self-contained (no script, nothing fetched from a network), hostile names
+stay text, charts and tree drawings are embedded pictures, path sentences are in it, long names
+never widen it; and it renders offline in Debian Chromium within the width of A4. The record
+fields, edited values, sizes and the PDF: tests/test_report_record.py."""
 
 import base64
 import html
@@ -10,7 +11,6 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 import pytest
-from plotly.offline import get_plotlyjs
 from sklearn.datasets import make_classification
 
 from forestviz.attention import AttentionForestClassifier
@@ -61,16 +61,22 @@ def hostile():
     return out
 
 
+@pytest.fixture(scope="module")
+def hostile_reports(hostile):
+    """Each explanation's report without tree drawings (the charts take a second to draw)."""
+    return {key: e.to_html() for key, (_, e, *_) in hostile.items()}
+
+
 def without_plotly(report: str) -> str:
-    bundle = get_plotlyjs()
-    assert report.count(bundle) == 1
-    return report.replace(bundle, "")
+    """The report, checked to hold no script at all (the charts are pictures)."""
+    assert "<script" not in report.lower() and "plotly" not in report.lower()
+    return report
 
 
 @pytest.mark.parametrize("key", ["erf", "abrf"])
-def test_report_is_self_contained_and_escapes_user_text(hostile, key):
+def test_report_is_self_contained_and_escapes_user_text(hostile, hostile_reports, key):
     _, e, *_ = hostile[key]
-    report = e.to_html()
+    report = hostile_reports[key]
     rest = without_plotly(report)
     assert EXTERNAL.search(rest) is None
     tags = Tags(report).found
@@ -84,7 +90,10 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, key):
     figures = e.figures()
     common = {"weights", "kde", "simplex", "features", "contributions", "contributions_by_tree"}
     assert set(figures) == (common | {"scores"} if key == "erf" else common)
-    assert rest.count("<script") == 1 + len(figures)  # the bundle, then one per figure
+    charts = [attrs for tag, attrs in tags if tag == "img" and attrs.get("class") == "chart"]
+    assert len(charts) == len(figures)  # one picture per figure, in figures' order
+    assert [c["alt"] for c in charts] == [
+        html.unescape(" ".join(f.layout.title.text.split("<br>"))) for f in figures.values()]
     for markup in ("<script>alert", "<img src=x", "<img src=y", "<svg onload", "<b>healthy",
                    "<i>p", "<u>ward"):
         assert markup not in rest
@@ -101,9 +110,9 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, key):
     assert f"{e.effective_trees:.1f}" in rest and f"{e.top5_share:.0%}" in rest
 
 
-def test_report_shows_prediction_threshold_and_neighbours(hostile):
+def test_report_shows_prediction_threshold_and_neighbours(hostile, hostile_reports):
     model, e, X, *_ = hostile["erf"]
-    rest = without_plotly(e.to_html())
+    rest = without_plotly(hostile_reports["erf"])
     assert f"{model.threshold_:.3f}" in rest  # Youden's J in the decision rule
     assert html.escape(str(model.predict(X[5:6])[0])) in rest
     for p in model.predict_proba(X[5:6])[0]:
@@ -130,15 +139,16 @@ def test_report_embeds_tree_drawings(hostile, require_dot):
     rest = without_plotly(report)
     assert EXTERNAL.search(rest) is None
     assert rest.count('<img class="tree"') == 2
+    assert rest.count('<img class="chart"') == len(e.figures())
     with pytest.raises(ValueError, match="not top trees"):
         e.to_html(tree_svgs={int(np.setdiff1d(np.arange(12), e.top_trees)[0]): "<svg/>"})
 
 
 @pytest.mark.browser
-def test_report_renders_offline_in_chromium(hostile, browser, tmp_path):
+def test_report_renders_offline_in_chromium(hostile, hostile_reports, browser, tmp_path):
     _, e, *_ = hostile["erf"]
     path = tmp_path / "report.html"
-    path.write_text(e.to_html(), encoding="utf-8")
+    path.write_text(hostile_reports["erf"], encoding="utf-8")
     context = browser.new_context()
     requests, dialogs = [], []
     context.route("**/*", lambda route: (
@@ -147,9 +157,12 @@ def test_report_renders_offline_in_chromium(hostile, browser, tmp_path):
     page = context.new_page()
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(path.as_uri())
-    page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
-    assert page.locator(".plotly-graph-div").count() == len(e.figures())  # 5 figures
-    assert page.locator(".plotly-graph-div .main-svg").first.is_visible()
+    page.wait_for_load_state("load")
+    charts = page.locator("img.chart")
+    assert charts.count() == len(e.figures())
+    widths = charts.evaluate_all("imgs => imgs.map(img => img.complete && img.naturalWidth)")
+    assert all(width > 0 for width in widths), widths  # every picture decoded
+    assert charts.first.is_visible()
     assert page.get_by_role("heading", name=re.compile("The trees that carry")).is_visible()
     assert requests == [] and dialogs == []
     assert page.locator("img[src='x'], img[src='y']").count() == 0
@@ -208,9 +221,14 @@ def long_named():
     return model, e, X, labels, names
 
 
-def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named):
+@pytest.fixture(scope="module")
+def long_report(long_named):
+    return long_named[1].to_html()
+
+
+def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named, long_report):
     e = long_named[1]
-    report = e.to_html()
+    report = long_report
     layout = Layout(report)
     shown = " ".join(layout.texts)
     for name in (LONG, LONG + " (mmol/L)", SICK, e.row_id):
@@ -232,11 +250,10 @@ def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named
     assert html.escape(LONG) in rest and html.escape("<img src=x onerror=alert(1)>") in rest
 
 
-def test_report_css_bounds_the_width(long_named):
-    css = Layout(long_named[1].to_html()).css
+def test_report_css_bounds_the_width(long_report):
+    css = Layout(long_report).css
     for rule in ("max-width:190mm", "table-layout:fixed;width:100%", "overflow-wrap:anywhere",
-                 "img,.plotly-graph-div{max-width:100%}", "word-break:break-all",
-                 "@page{size:A4"):
+                 "img{max-width:100%}", "word-break:break-all", "@page{size:A4"):
         assert rule in css
 
 
@@ -254,10 +271,11 @@ def test_report_with_long_names_fits_a4_in_chromium(long_named, browser, tmp_pat
                     encoding="utf-8")
     page = browser.new_context(viewport={"width": A4_PX, "height": 1200}).new_page()
     page.goto(path.as_uri())
-    page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
+    page.wait_for_load_state("load")
     assert page.locator("img.tree").count() == 2
+    assert page.locator("img.chart").count() == len(e.figures())
     widths = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth,"
-                           " ...[...document.querySelectorAll('table, img, .plotly-graph-div')]"
+                           " ...[...document.querySelectorAll('table, img')]"
                            ".map(el => el.getBoundingClientRect().right)]")
     assert max(widths) <= A4_PX, widths
     page.context.close()

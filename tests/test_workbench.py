@@ -46,7 +46,8 @@ def test_training_and_the_comparison_against_scikit_learn(erf_bench):
     baseline = RandomForestClassifier(30, random_state=0).fit(model.X_train, model.y_train)
     assert comparison.table.loc["Vanilla RF (baseline)", "AUC"] == pytest.approx(
         roc_auc_score(model.y_test == positive, baseline.predict_proba(model.X_test)[:, 1]))
-    assert set(comparison.higher_is_better) == {"AUC", "F1", "accuracy"}
+    assert set(comparison.higher_is_better) == {"AUC", "F1", "accuracy", "sensitivity",
+                                                "specificity"}
     assert comparison.figure is not None  # ROC curves of a binary target
     titles = [view.title for view in comparison.training]
     assert titles == ["Enhanced RF: the reweighting rounds"]

@@ -23,7 +23,8 @@ from forestviz.persistence.files import ModelFileError
 from ui.display import as_text
 from ui.state import CHOICE, DATASET, limits
 
-MODEL = "model"  # the session's Bundle
+MODEL = "model"  # the session's current Bundle
+MODELS = "models"  # every model trained on the data set in use: label → Bundle
 ROW = "explain_row"  # position in the data set of the row the Explain page shows
 TRAINING = "training"  # the session's training SessionJob until its outcome is collected
 OUTCOME = "training_outcome"  # (kind, message) of the last finished training, shown once
@@ -59,6 +60,7 @@ def current_model() -> workflow.Bundle | None:
     bundle = st.session_state.get(MODEL)
     if bundle is not None and bundle.choice != st.session_state.get(CHOICE):
         del st.session_state[MODEL]
+        st.session_state.pop(MODELS, None)
         return None
     return bundle
 
@@ -69,7 +71,13 @@ def workbench() -> Workbench | None:
     bundle = current_model()
     if bundle is None:
         return None
-    return Workbench(st.session_state[DATASET], st.session_state[CHOICE], model=bundle)
+    return Workbench(st.session_state[DATASET], st.session_state[CHOICE], model=bundle,
+                     trained=st.session_state.get(MODELS))
+
+
+def use_model(bench: Workbench, label: str) -> None:
+    """Make the trained model ``label`` the session's current one."""
+    st.session_state[MODEL] = bench.use(label)
 
 
 def start_training(dataset: Dataset, choice: DataChoice, settings: workflow.Settings,
@@ -149,6 +157,10 @@ def collect_training() -> SessionJob | None:
                                               "Data page.")
         return None
     if training.choice == st.session_state.get(CHOICE):
+        bench = Workbench(st.session_state[DATASET], training.choice,
+                          trained=st.session_state.get(MODELS))
+        bench.adopt(bundle)  # kept beside the session's other models (bounded)
+        st.session_state[MODELS] = bench.trained
         st.session_state[MODEL] = bundle
         done = "Model loaded." if training.origin == "load" else "Trained."
         st.session_state[OUTCOME] = ("success", f"{done} Open the Explain page to look inside "

@@ -16,6 +16,7 @@ every model family is read through the weighted-ensemble protocol
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -24,7 +25,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz import persistence
-from forestviz.app import workflow
+from forestviz.app import compare, workflow
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
@@ -33,6 +34,7 @@ from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees, impurity_importance
 
+MAX_MODELS = 6  # models kept per data set (a session's memory is bounded)
 HEATMAP_ROWS = 150
 HARDEST_ROWS = 15
 TOP_K = 5
@@ -77,15 +79,19 @@ class GlobalViews:
 
 
 class Workbench:
-    """One data set (``dataset``, chosen as ``choice``) and the model trained on it."""
+    """One data set (``dataset``, chosen as ``choice``), the models trained on it
+    (``trained``: label → Bundle, oldest first, at most :data:`MAX_MODELS`) and the current one
+    (``model``, labelled ``label``) that the views show."""
 
     def __init__(self, dataset: Dataset, choice: DataChoice | None = None,
-                 model: Bundle | None = None):
+                 model: Bundle | None = None, trained: Mapping[str, Bundle] | None = None):
         self.dataset = dataset
         self.choice = choice if choice is not None else DataChoice(
             source=f"table:{dataset.name}", target=dataset.target, id_column=dataset.id_column,
             exclude=(), task=dataset.task)
-        self.model = None
+        self.model, self.label = None, None
+        self.trained = {label: bundle for label, bundle in (trained or {}).items()
+                        if bundle.choice == self.choice}
         if model is not None:
             self.adopt(model)
 
@@ -100,11 +106,26 @@ class Workbench:
         return self.adopt(workflow.train_bundle(self.dataset, self.choice, settings, progress))
 
     def adopt(self, model: Bundle) -> Bundle:
-        """Keep a model trained elsewhere (e.g. in a worker process) on this data set."""
+        """Keep a model trained elsewhere (e.g. in a worker process) on this data set and make
+        it the current one; beyond :data:`MAX_MODELS` the oldest other model is dropped."""
         if model.choice != self.choice:
             raise ValueError("this model was trained on another data set or target")
-        self.model = model
+        label = next((name for name, kept in self.trained.items() if kept is model), None)
+        if label is None:
+            label = base = f"{model.name} · {model.n_trees} trees"
+            count = 2
+            while label in self.trained:
+                label, count = f"{base} #{count}", count + 1
+            self.trained[label] = model
+            while len(self.trained) > MAX_MODELS:
+                del self.trained[next(name for name in self.trained if name != label)]
+        self.model, self.label = model, label
         return model
+
+    def use(self, label: str) -> Bundle:
+        """Make the trained model ``label`` the current one."""
+        self.model, self.label = self.trained[label], label
+        return self.model
 
     def save(self) -> bytes:
         """The model file (:func:`forestviz.persistence.dumps` of the model's payload)."""
@@ -134,9 +155,34 @@ class Workbench:
                                                model.target)
         else:
             figure = None
-        higher = tuple(c for c in ("AUC", "F1", "accuracy", "R²") if c in model.results)
+        higher = tuple(c for c in ("AUC", "F1", "accuracy", "sensitivity", "specificity", "R²")
+                       if c in model.results)
         return Comparison(model.results.set_index("model"), higher, figure,
                           self._training_views(), self._selection_note(), self._calibration())
+
+    def models_table(self) -> pd.DataFrame:
+        """Every model trained on this data set and the current model's baselines, on the same
+        held-out rows, with the chosen parameters in words (:func:`compare.models_table`)."""
+        self._model()
+        return compare.models_table(self.trained, self.label)
+
+    def confusion(self) -> pd.DataFrame | None:
+        """The current classifier's held-out confusion matrix at its own threshold."""
+        model = self._model()
+        return compare.confusion(model) if model.task == "classification" else None
+
+    def row_across_models(self, position: int | None = None, *,
+                          values: pd.Series | None = None) -> pd.DataFrame:
+        """One row (by position or edited ``values``) as every trained model explains it."""
+        current = self.label
+        explanations = {}
+        try:
+            for label in self.trained:
+                self.use(label)
+                explanations[label] = self.explain(position, values=values)
+        finally:
+            self.use(current)
+        return compare.row_across_models(explanations)
 
     def _calibration(self) -> View | None:
         """The trained model's reliability curve on the held-out rows (binary risks) and what

@@ -21,7 +21,15 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.metrics import accuracy_score, f1_score, mean_absolute_error, r2_score, roc_auc_score
+from sklearn.metrics import (
+    accuracy_score,
+    brier_score_loss,
+    f1_score,
+    mean_absolute_error,
+    r2_score,
+    recall_score,
+    roc_auc_score,
+)
 
 from forestviz.attention.estimators import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting.estimator import AttentionBoostingRegressor
@@ -134,7 +142,9 @@ def baselines(task: str, settings: Settings) -> dict[str, object]:
 
 
 def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
-    """Held-out metrics: AUC / F1 / accuracy (classification) or R² / MAE (regression)."""
+    """Held-out metrics: AUC / F1 / accuracy, and for two classes the sensitivity and
+    specificity at the model's own decision rule and the Brier score (classification); R² / MAE
+    (regression)."""
     if task == "regression":
         predicted = estimator.predict(X)
         return {"R²": r2_score(y, predicted), "MAE": mean_absolute_error(y, predicted)}
@@ -148,7 +158,16 @@ def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
         auc = np.nan
     f1 = (f1_score(y, predicted, pos_label=classes[1]) if binary
           else f1_score(y, predicted, average="macro"))
-    return {"AUC": auc, "F1": f1, "accuracy": accuracy_score(y, predicted)}
+    found = {"AUC": auc, "F1": f1, "accuracy": accuracy_score(y, predicted)}
+    if binary:  # at the model's own decision rule (ERF: Youden's threshold)
+        positive = y == classes[1]
+        found.update(sensitivity=recall_score(positive, predicted == classes[1],
+                                              zero_division=np.nan),
+                     specificity=recall_score(~positive, predicted != classes[1],
+                                              zero_division=np.nan),
+                     **{"Brier score": brier_score_loss(positive,
+                                                        np.clip(proba[:, 1], 0.0, 1.0))})
+    return found
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,28 +1,29 @@
-"""A self-contained HTML report of an :class:`~forestviz.explain.Explanation`.
+"""A self-contained HTML report of an :class:`~forestviz.explain.Explanation`, fit for a
+record: which data set, model (settings and held-out metrics next to the baselines), row, date
+and forestviz version (:mod:`.report_record`), the prediction with its interval, the
+contributions, the charts, the top trees with their paths, the row (values marked missing or
+edited) and the most similar training rows. :mod:`.report_pdf` prints the same document to PDF.
 
-The report works offline: plotly's JavaScript is embedded inline from the installed package
-(``plotly.offline.get_plotlyjs``), tree drawings are embedded as ``data:`` URIs and nothing
-refers to a network address. Every user-provided text (feature and class names, row ids,
-values) is HTML-escaped; plotly's figure JSON escapes ``<``, ``>`` and ``/`` itself.
+The report works offline and holds no script: the charts are SVG pictures of the plotly
+figures (:mod:`.report_charts`) and the tree drawings are SVG too, each embedded as a ``data:``
+URI; nothing refers to a network address. Every user-provided text is escaped
+(:mod:`.report_markup`).
 
 The page fits the width of A4 (190 mm of text) whatever the names and values: names are cut to
 ``NAME_LIMIT`` characters (:mod:`forestviz.names`) with the whole name in a ``title``
 (shown on hover) and in a closing table of full names; tables have a fixed layout and cells
-wrap long words; images and charts shrink to the page.
+wrap long words; the similar rows are laid side by side (one column per row, however many
+columns the data has); images shrink to the page.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import numbers
 from collections.abc import Mapping
-from functools import partial
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.offline import get_plotlyjs
 
 from forestviz.explain.narrative import (
     interval_note,
@@ -36,22 +37,31 @@ from forestviz.explain.plots.density import attention_kde
 from forestviz.explain.plots.row_vs_training import row_vs_median
 from forestviz.explain.plots.ternary import simplex_figure
 from forestviz.explain.plots.tree_weights import tree_weight_bars
-from forestviz.names import NAME_LIMIT, DisplayNames
+from forestviz.explain.report_charts import UndrawableFigure, figure_svg, plain_text
+from forestviz.explain.report_markup import full_names, side_by_side, svg_image
+from forestviz.explain.report_markup import name as _name
+from forestviz.explain.report_markup import table as _table
+from forestviz.explain.report_markup import text as _text
+from forestviz.explain.report_record import ReportContext, marks, record_section
+from forestviz.names import DisplayNames, elide
 
 _STYLE = """
-@page{size:A4;margin:10mm}
-body{font-family:system-ui,sans-serif;margin:2em auto;padding:0 .5em;max-width:190mm;
-color:#222;overflow-wrap:anywhere}
+@page{size:A4;margin:12mm 10mm;@bottom-right{content:"page " counter(page) " of "
+counter(pages);font:8pt "DejaVu Sans",sans-serif;color:#666}}
+body{font-family:"DejaVu Sans",system-ui,sans-serif;margin:2em auto;padding:0 .5em;
+max-width:190mm;color:#222;overflow-wrap:anywhere;font-size:10pt}
+@media print{body{margin:0;padding:0;max-width:none}}
+h2,h3{break-after:avoid}tr,img{break-inside:avoid}
 table{border-collapse:collapse;margin:.5em 0 1.5em;table-layout:fixed;width:100%}
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;overflow-wrap:anywhere}
 th{background:#f2f4f7}.card{font-size:1.3em;background:#f2f6fb;padding:.8em 1em}
-.fragile{background:#fff3cd}img,.plotly-graph-div{max-width:100%}
+.fragile,.edited{background:#fff3cd}img{max-width:100%}
 .warning{background:#fff3cd;padding:.4em .8em}
-img.tree{border:1px solid #ddd}
+img.tree,img.chart{border:1px solid #ddd;display:block;margin:.5em 0}
 table.names th:first-child{width:30%}table.names td{word-break:break-all}
+table.record th{width:28%}table.metrics th:first-child,table.side th:first-child,
+table.features th:first-child{width:24%}
 """
-# Columns whose cells are names (cut like column names); other cells are values that wrap.
-_NAME_COLUMNS = frozenset({"feature", "column", "class", "id", "outcome"})
 
 
 def figures(explanation) -> dict[str, go.Figure]:
@@ -81,7 +91,7 @@ def figures(explanation) -> dict[str, go.Figure]:
         column = target_column(e)
         c = e.contributions
         pick = (lambda a: a) if column is None else (lambda a: a[..., column])
-        target = "the prediction" if column is None else f"P({e.classes[column]})"
+        target = "the prediction" if column is None else f"P({elide(e.classes[column])})"
         values = e.features.set_index("feature")["value"]
         out["contributions"] = contribution_waterfall(
             pick(c.base_value), pick(c.total), c.feature_names, target=target,
@@ -102,36 +112,6 @@ def tree_drawings(model, explanation, context, *, mode="path") -> dict[int, str]
 
     return {int(k): render_tree(model, int(k), explanation.row, context=context, mode=mode)
             for k in explanation.top_trees}
-
-
-def _text(value) -> str:
-    if isinstance(value, float | np.floating):
-        return f"{value:.4g}"
-    return html.escape(str(value))
-
-
-def _name(names: DisplayNames, value) -> str:
-    """A user-given name (column, feature, class, id) as the report shows it: escaped, cut to
-    ``NAME_LIMIT`` characters and, when cut, whole in a ``title`` attribute. Numbers are
-    values (:func:`_text`)."""
-    if isinstance(value, numbers.Number):
-        return _text(value)
-    shown = html.escape(names(value))
-    if not names.is_shortened(value):
-        return shown
-    return f'<span title="{html.escape(str(value))}">{shown}</span>'
-
-
-def _table(frame: pd.DataFrame, names: DisplayNames, row_classes=None) -> str:
-    """An HTML table: column names and the cells of ``_NAME_COLUMNS`` through :func:`_name`."""
-    head = "".join(f"<th>{_name(names, c)}</th>" for c in frame.columns)
-    shows = [partial(_name, names) if c in _NAME_COLUMNS else _text for c in frame.columns]
-    rows = []
-    for i, values in enumerate(frame.itertuples(index=False)):
-        cls = f' class="{row_classes[i]}"' if row_classes is not None and row_classes[i] else ""
-        cells = "".join(f"<td>{show(v)}</td>" for show, v in zip(shows, values, strict=True))
-        rows.append(f"<tr{cls}>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def _tree_value(e, value, names) -> str:
@@ -181,19 +161,6 @@ def _trust(e, names) -> str:
     return "".join(parts)
 
 
-def _full_names(names: DisplayNames) -> str:
-    """The closing table of every name shown cut (or with a " #k" suffix), in full."""
-    shortened = names.shortened()
-    if not shortened:
-        return ""
-    rows = "".join(f"<tr><td>{html.escape(shown)}</td><td>{html.escape(full)}</td></tr>"
-                   for full, shown in shortened.items())
-    return (f"<h2>Full names</h2><p>Names longer than {NAME_LIMIT} characters are cut in this "
-            "report, ending in “…” (names that would then look alike get “#2”, “#3”, …); "
-            "here they are in full.</p><table class=\"names\"><thead><tr><th>shown as</th>"
-            f"<th>full name</th></tr></thead><tbody>{rows}</tbody></table>")
-
-
 def _tree_section(e, position, k, svg, names) -> str:
     title = f"Tree {k + 1}: weight {e.tree_weights[k]:.3f}"
     if e.tree_scores is not None:
@@ -204,9 +171,7 @@ def _tree_section(e, position, k, svg, names) -> str:
         "depth": [s.depth for s in steps], "test": sentences,
         "margin (value − threshold)": [s.margin for s in steps],
         "most fragile": ["yes" if s.fragile else "" for s in steps]})
-    drawing = "" if svg is None else (
-        f'<img class="tree" alt="{_text(title)}" src="data:image/svg+xml;base64,'
-        f'{base64.b64encode(svg.encode()).decode()}">')
+    drawing = "" if svg is None else svg_image(svg, title, "tree")
     body = _table(path, names, ["fragile" if s.fragile else "" for s in steps]) if steps else (
         "<p>This tree is a single leaf.</p>")
     nearest = "".join(
@@ -219,53 +184,125 @@ def _tree_section(e, position, k, svg, names) -> str:
             f"<p>The row's path (the highlighted test is the closest call):</p>{body}{others}")
 
 
-def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None) -> str:
-    """The report: prediction, concentration of the weights, charts, the top trees (drawing
-    when ``tree_svgs`` has it, keyed by tree index from 0, e.g. from
-    :func:`forestviz.explain.treeviz.render_tree`, and path table), the row against the training
-    medians and the nearest training rows, then the full names of the names it shows cut."""
+def _contributions(e, names) -> str:
+    """Each column's contribution, largest first, from the weighted base value to the
+    prediction (the numbers of the waterfall chart)."""
+    c = e.contributions
+    if c is None:
+        return ""
+    column = target_column(e)
+    pick = (lambda a: a) if column is None else (lambda a: a[..., column])
+    target = "the predicted value" if column is None else f"P({names(e.classes[column])})"
+    total = np.asarray(pick(c.total), dtype=float)
+    values = e.features.set_index("feature")["value"]
+    order = np.argsort(-np.abs(total), kind="stable")
+    frame = pd.DataFrame({"column": [c.feature_names[j] for j in order],
+                          "value": [values[c.feature_names[j]] for j in order],
+                          "contribution": [f"{total[j]:+.4g}" for j in order]})
+    base = float(pick(c.base_value))
+    return (f"<h2>Contributions</h2><p>What each column adds to {html.escape(target)} through "
+            "the trees that carry this row, from the base value (the trees' expected output "
+            f"weighted by this row's tree weights), {base:.4g}, to {base + total.sum():.4g} "
+            f"(method: {_text(c.method)}).</p>" + _table(frame, names, css="contributions"))
+
+
+def _charts(e) -> str:
+    """Every figure of :func:`figures` as an SVG picture (or a note when one cannot be
+    drawn)."""
+    parts = []
+    for fig in figures(e).values():
+        title = plain_text(fig.layout.title.text).replace("\n", " ")
+        try:
+            parts.append(svg_image(figure_svg(fig), title, "chart"))
+        except UndrawableFigure:
+            parts.append(f"<p>The chart “{html.escape(title)}” is on the Explain page only.</p>")
+    return ("<h2>Charts</h2><p>Pictures of the Explain page's interactive charts (there, "
+            "pointing at a bar or point shows its numbers; here, the tables do).</p>"
+            + "".join(parts))
+
+
+def _row_tables(e, names, edited) -> str:
+    """The row beside the training data, and the row as entered, each value marked missing or
+    edited (with its value before the edit)."""
+    features = e.features.drop(columns=["kind", "missing"])
+    said = marks(e.features["feature"], e.missing, edited)
+    features.insert(2, "marks", said)
+    rows = _table(features, names, ["edited" if "edited" in m else "" for m in said],
+                  css="features")
+    if e.original_row is not None:
+        columns = [str(c) for c in e.original_row.index]
+        said = marks(columns, e.missing, edited)
+        rows += "<h2>The row as entered</h2>" + _table(pd.DataFrame(
+            {"column": columns, "value": e.original_row.to_numpy(), "marks": said}), names,
+            ["edited" if "edited" in m else "" for m in said], css="entered")
+    return rows
+
+
+def _neighbors(e, names) -> str:
+    """The most similar training rows side by side, the explained row first."""
+    frame = e.neighbors
+    heads = (frame["id"] if "id" in frame else frame["row"].map("row {}".format)).tolist()
+    if "id" in frame:
+        frame = frame.drop(columns="row")
+    mine = {"id": "this row" if e.row_id is None else e.row_id, "distance": 0.0}
+    values = e.features.set_index("feature")["value"]
+    mine |= {c: values[c] for c in frame.columns if c in values.index}
+    if e.original_row is not None:
+        mine |= {c: v for c, v in e.original_row.items() if c in frame.columns}
+    return side_by_side(frame, names, heads=heads, first=pd.Series(mine, dtype=object))
+
+
+def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
+            context: ReportContext | None = None,
+            edited: Mapping[str, object] | None = None) -> str:
+    """The report: the record (row, data set, model and settings, date, version, missing and
+    edited values, held-out metrics next to the baselines, from ``context``; without one, the
+    date and version), the prediction with its interval, the contributions, the concentration
+    of the weights, the charts, the top trees (drawing when ``tree_svgs`` has it, keyed by tree
+    index from 0, e.g. from :func:`tree_drawings`, and path table), the row against the
+    training medians, the row as entered, the nearest training rows side by side, then the
+    full names of the names it shows cut. ``edited``: the columns a what-if changed, each with
+    its value before the edit (:func:`~forestviz.explain.report_record.edited_values`)."""
     e = explanation
     tree_svgs = dict(tree_svgs or {})
     unknown = set(tree_svgs) - {int(k) for k in e.top_trees}
     if unknown:
         raise ValueError(f"tree_svgs has trees that are not top trees: {sorted(unknown)}")
+    context = ReportContext() if context is None else context
+    edited = dict(edited or {})
     names = DisplayNames()
     subject = heading = "this row"
     if e.row_id is not None:  # <title> holds text only: no title attribute there
         subject, heading = f"row {html.escape(names(e.row_id))}", f"row {_name(names, e.row_id)}"
-    charts = "".join(
-        fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
-        for fig in figures(e).values())
+    record = record_section(e, context, names, edited)
     prediction = _prediction(e, names)
     trees = "".join(_tree_section(e, i, int(k), tree_svgs.get(int(k)), names)
                     for i, k in enumerate(e.top_trees))
-    original = "" if e.original_row is None else (
-        "<h2>The row as entered</h2>" + _table(pd.DataFrame(
-            {"column": e.original_row.index, "value": e.original_row.to_numpy()}), names))
-    features = e.features.assign(missing=e.features["missing"].map({True: "missing",
-                                                                    False: ""}))
-    tables = _table(features.drop(columns="kind"), names) + original
-    neighbors = _table(e.neighbors, names)
+    created = html.escape(context.created.isoformat(timespec="seconds"))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>forestviz explanation of {subject}</title><style>{_STYLE}</style>
-<script>{get_plotlyjs()}</script></head><body>
+<meta name="generator" content="forestviz {html.escape(context.version)}">
+<meta name="dcterms.created" content="{created}">
+<title>forestviz explanation of {subject}</title><style>{_STYLE}</style></head><body>
 <h1>Explanation of {heading}</h1>
-<p>Model: {_text(e.model_name)} with {e.n_trees} trees.</p>
+{record}
 <h2>Prediction</h2>{prediction}{_trust(e, names)}
+{_contributions(e, names)}
 <h2>How concentrated the forest's attention is</h2>
 <p>Effective number of trees 1/Σα² = {e.effective_trees:.1f} of {e.n_trees}
 (equal weights would give {e.n_trees}); the 5 heaviest trees carry
 {e.top5_share:.0%} of the weight.</p>
-<h2>Charts</h2>{charts}
+{_charts(e)}
 <h2>The trees that carry this prediction</h2>{trees}
 <h2>This row beside the training data</h2>
 <p>Percentile (numeric columns): the share of training rows with a lower value (ties count
 half). Share (categorical columns): the share of training rows with the row's level. A missing
-value is marked: the model used the training median (numbers) or no level (categories).</p>
-{tables}
+value is marked: the model used the training median (numbers) or no level (categories). An
+edited value (what-if) is marked with its value before the edit.</p>
+{_row_tables(e, names, edited)}
 <h2>The most similar training rows</h2>
-<p>Distance in standard deviations of each feature (Euclidean).</p>{neighbors}
-{_full_names(names)}
+<p>Distance in standard deviations of each feature (Euclidean); this row first.</p>
+{_neighbors(e, names)}
+{full_names(names)}
 </body></html>
 """

@@ -1,0 +1,32 @@
+"""The report as a PDF: the HTML report (:func:`forestviz.explain.report.to_html`) printed on A4
+by WeasyPrint, an HTML-and-CSS-to-PDF library in Python over Pango (a Debian package): no
+browser, no network.
+
+The PDF is the same document as the HTML file: the same tables, the charts as the same SVG
+pictures (vector graphics with their texts, so the PDF's text holds them too), the tree
+drawings, page numbers in the footer. WeasyPrint may only read the ``data:`` URIs the report
+embeds: any other address (a file on the server, a network address) is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from forestviz.explain.report import to_html
+from forestviz.explain.report_record import ReportContext
+
+
+def html_to_pdf(document: str) -> bytes:
+    """A self-contained HTML document printed to PDF bytes (only ``data:`` URIs are read)."""
+    from weasyprint import HTML, URLFetcher  # about a second to import: only when printing
+
+    fetcher = URLFetcher(allowed_protocols={"data"})
+    return HTML(string=document, url_fetcher=fetcher).write_pdf()
+
+
+def to_pdf(explanation, *, tree_svgs: Mapping[int, str] | None = None,
+           context: ReportContext | None = None,
+           edited: Mapping[str, object] | None = None) -> bytes:
+    """The report of ``explanation`` as PDF bytes; the arguments are :func:`to_html`'s."""
+    return html_to_pdf(to_html(explanation, tree_svgs=tree_svgs, context=context,
+                               edited=edited))

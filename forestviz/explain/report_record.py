@@ -1,0 +1,160 @@
+"""What makes a report fit for a record: which data set and model (with its settings and its
+held-out metrics next to the baselines), when it was made and by which forestviz, which row,
+and which of its values were missing or edited by a what-if.
+
+:class:`ReportContext` is a plain object the caller fills (the app from its ``Workbench``; a
+script from whatever it trained); every field is optional, so a report of a bare
+:class:`~forestviz.explain.Explanation` still says when and by which version it was made.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import pandas as pd
+
+from forestviz import __version__
+from forestviz.explain.report_markup import name, side_by_side, text
+from forestviz.names import DisplayNames
+
+SKIPPED = frozenset({"n_jobs", "verbose"})  # how a model runs, not what it is
+LABELS = {
+    "n_estimators": "trees", "max_depth": "maximum depth",
+    "min_samples_leaf": "minimum training rows per leaf",
+    "max_features": "features tried per split", "base": "base trees",
+    "mode": "attention", "loss": "loss", "eps": "contamination ε", "tau": "temperature τ",
+    "discount": "discount γ", "learning_rate": "learning rate", "n_iterations": "rounds",
+    "n_neighbors": "nearest rows M", "top_trees": "top trees L",
+    "validation_fraction": "share of the training rows held out to tune it",
+    "random_state": "random seed", "distance": "distance", "early_stopping": "early stopping",
+}
+VALUES = {"auto": "chosen on held-out training rows", True: "yes", False: "no", None: "none"}
+
+
+def _now() -> datetime:
+    return datetime.now().astimezone()
+
+
+@dataclass(frozen=True, eq=False)
+class ReportContext:
+    """The record fields of a report. ``dataset``: the data set's name; ``model``: the trained
+    model's name as in ``metrics``' index; ``settings``: its settings in words
+    (:func:`settings_text`); ``metrics``: held-out metrics, one row per model (the trained model
+    and its baselines, e.g. ``Workbench.comparison().table``), on ``held_out_rows`` rows;
+    ``created``: when (default: now, with the time zone); ``version``: forestviz's."""
+
+    dataset: str | None = None
+    model: str | None = None
+    settings: str | None = None
+    metrics: pd.DataFrame | None = None
+    held_out_rows: int | None = None
+    created: datetime = field(default_factory=_now)
+    version: str = __version__
+
+
+def _said(key: str, value) -> str:
+    if key == "max_depth" and value is None:
+        return "no limit"
+    if value is None or isinstance(value, bool):
+        return VALUES[value]
+    if isinstance(value, float):
+        return f"{value:g}"
+    return VALUES.get(value, str(value)) if isinstance(value, str) else str(value)
+
+
+def settings_text(estimator) -> str:
+    """A scikit-learn-style estimator's parameters in words, the usual ones first: "trees: 100;
+    maximum depth: 6; …" ("auto" said as chosen on held-out training rows; parameters left at
+    None, such as no cross-validation, left out, but for the depth: "no limit")."""
+    order = list(LABELS)
+    params = sorted(estimator.get_params(deep=False).items(), key=lambda item: (
+        order.index(item[0]) if item[0] in LABELS else len(order), item[0]))
+    return "; ".join(
+        f"{LABELS.get(key, key.replace('_', ' '))}: {_said(key, value)}" for key, value in params
+        if key not in SKIPPED and (isinstance(value, str | numbers.Number) or (
+            value is None and key == "max_depth")))
+
+
+def _same(before, after) -> bool:
+    if pd.isna(before) and pd.isna(after):
+        return True
+    if pd.isna(before) or pd.isna(after):
+        return False
+    if isinstance(before, numbers.Number) and isinstance(after, numbers.Number):
+        return float(before) == float(after)
+    return str(before) == str(after)  # levels: "01" and "1" are two
+
+
+def edited_values(before: pd.Series, after: pd.Series) -> dict[str, object]:
+    """The columns of ``after`` (a row's values after a what-if) whose value differs from
+    ``before`` (the data set's row), each with its value before the edit (a missing value is
+    None). Numbers compare as numbers (6 and 6.0 are one value), anything else as text; NA
+    equals NA."""
+    return {str(column): (None if pd.isna(before.get(column)) else before.get(column))
+            for column in after.index if not _same(before.get(column), after[column])}
+
+
+def was(value) -> str:
+    """How an edited value's old value is said: "was 187", "was missing"."""
+    return "was missing" if value is None or pd.isna(value) else f"was {text(value)}"
+
+
+def marks(columns, missing, edited: Mapping[str, object]) -> list[str]:
+    """Per column: "missing", "edited (was 187)", both, or ""."""
+    out = []
+    for column in columns:
+        said = ["missing"] if column in missing else []
+        if column in edited:
+            said.append(f"edited ({was(edited[column])})")
+        out.append("; ".join(said))
+    return out
+
+
+def _edited_list(e, names, edited) -> str:
+    """"Glucose: now 150, was 187; …" (the values as the explanation used them)."""
+    if not edited:
+        return "none"
+    now = pd.Series(dtype=object) if e.original_row is None else e.original_row
+    said = []
+    for column, old in edited.items():
+        value = now.get(column)
+        value = "missing" if value is None or pd.isna(value) else text(value)
+        said.append(f"{name(names, column)}: now {value}, {was(old)}")
+    return "; ".join(said)
+
+
+def record_section(e, context: ReportContext, names: DisplayNames,
+                   edited: Mapping[str, object]) -> str:
+    """The record's table: row, data set, model and settings, date, version, missing and edited
+    values; then the held-out metrics."""
+    c = context
+    rows = [("Row ID", "not given" if e.row_id is None else name(names, e.row_id))]
+    if c.dataset is not None:
+        rows.append(("Data set", name(names, c.dataset)))
+    model = text(e.model_name) + f" with {e.n_trees} trees"
+    if c.model is not None:
+        model = f"{name(names, c.model)}: {model}"
+    rows.append(("Model", model))
+    if c.settings:
+        rows.append(("Settings", text(c.settings)))
+    if e.weight_parts is not None:
+        rows.append(("Contamination ε (learned)", f"{e.eps:.3f}"))
+    rows += [("Report created", text(c.created.isoformat(sep=" ", timespec="seconds"))),
+             ("forestviz version", text(c.version)),
+             ("Missing values", ", ".join(name(names, m) for m in sorted(e.missing)) or "none"),
+             ("Values edited (what-if)", _edited_list(e, names, edited))]
+    body = "".join(f"<tr><th>{head}</th><td>{cell}</td></tr>" for head, cell in rows)
+    out = f'<table class="record"><tbody>{body}</tbody></table>'
+    if c.metrics is not None and len(c.metrics):
+        models = [str(m) for m in c.metrics.index]
+        frame = c.metrics.reset_index(drop=True).assign(**{
+            "this report's model": ["yes" if m == c.model else "" for m in models]})
+        rows_said = ("" if c.held_out_rows is None else
+                     f" ({c.held_out_rows:,} rows the model did not see while training)")
+        out += (f"<h2>Held-out metrics</h2><p>The model next to the baselines on the held-out "
+                f"rows{rows_said}: one column per model.</p>"
+                + side_by_side(frame, names, heads=models, corner="metric", css="metrics"))
+    return out
