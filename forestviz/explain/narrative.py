@@ -85,7 +85,8 @@ def interval_note(e) -> str:
 
 
 def _value_text(e, column: str, name) -> str:
-    row = e.features.set_index("feature").loc[column]
+    i = e.features["feature"].tolist().index(column)
+    row = {key: e.features[key].iat[i] for key in ("missing", "kind", "used as", "value")}
     if row["missing"]:
         return (f"{name(column)} is missing (imputed as {row['used as'].split(' ')[0]})"
                 if row["kind"] == "numeric" else f"{name(column)} is missing")

@@ -125,27 +125,31 @@ class TrainingSummary:
     def n_features(self) -> int:
         return self.X_train.shape[1]
 
-    def feature_table(self, x) -> pd.DataFrame:
-        """ERF Tables 6-7: per feature the row's value, the training median and the mid-rank
-        percentile 100·(#below + #equal/2)/n among the training rows, what scipy's
-        ``percentileofscore(kind="mean")`` gives (the tests compare them). Two binary searches
-        per feature in the sorted columns: 0.24 ms a row at n = 20,000, m = 20, where
-        ``percentileofscore`` scans every column (2.1 ms, most of ``explain``'s budget)."""
+    def percentiles(self, x) -> np.ndarray:
+        """Per feature the mid-rank percentile 100·(#below + #equal/2)/n of the row's value
+        among the training rows, what scipy's ``percentileofscore(kind="mean")`` gives (the
+        tests compare them). Two binary searches per feature in the sorted columns: 0.24 ms a
+        row at n = 20,000, m = 20, where ``percentileofscore`` scans every column (2.1 ms, most
+        of ``explain``'s budget)."""
         n = self.X_train.shape[0]
         below = np.array([np.searchsorted(col, v, "left")
                           for col, v in zip(self.sorted_columns, x, strict=True)])
         upto = np.array([np.searchsorted(col, v, "right")
                          for col, v in zip(self.sorted_columns, x, strict=True)])
+        return 100.0 * (below + 0.5 * (upto - below)) / n
+
+    def feature_table(self, x) -> pd.DataFrame:
+        """ERF Tables 6-7 per encoded feature: the row's value, the training median and the
+        percentile (:meth:`percentiles`)."""
         return pd.DataFrame({"feature": self.feature_names, "value": x, "median": self.medians,
-                             "percentile": 100.0 * (below + 0.5 * (upto - below)) / n})
+                             "percentile": self.percentiles(x)})
 
     def row_table(self, x, missing=frozenset(), original=None) -> pd.DataFrame:
         """The row per user column (:meth:`ColumnMap.row_table`): the value as given or
-        "missing", what the model used, the median and percentile of numeric columns
-        (:meth:`feature_table`), the training share of the row's level for categorical ones."""
-        encoded = self.feature_table(x)
-        return self.columns.row_table(x, missing, original, medians=encoded["median"].to_numpy(),
-                                      percentiles=encoded["percentile"].to_numpy())
+        "missing", what the model used, the median and percentile of numeric columns, the
+        training share of the row's level for categorical ones."""
+        return self.columns.row_table(x, missing, original, medians=self.medians,
+                                      percentiles=self.percentiles(x))
 
     def nearest(self, x, k) -> tuple[np.ndarray, np.ndarray]:
         """Positions and standardised Euclidean distances of the ``k`` nearest training rows,
