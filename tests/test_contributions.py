@@ -8,47 +8,19 @@ import numpy as np
 import pandas as pd
 import pytest
 import shap
-from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import (
-    ExtraTreesClassifier,
-    ExtraTreesRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
 )
 
-from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
-from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain.contributions import ContributionModel, Contributions, contributions
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees
+from tests.ensemble_models import MODELS, T, classification, friedman
 
-T = 12
 METHODS = ("path", "treeshap")
-
-
-def _classes(n_classes=2):
-    return make_classification(240, 6, n_informative=4, n_classes=n_classes, random_state=1)
-
-
-def _values():
-    return make_friedman1(240, n_features=6, random_state=1)
-
-
-MODELS = {
-    "rf-classifier": (lambda: RandomForestClassifier(T, random_state=0), _classes),
-    "rf-regressor": (lambda: RandomForestRegressor(T, random_state=0), _values),
-    "et-regressor": (lambda: ExtraTreesRegressor(T, random_state=0), _values),
-    "et-3-classes": (lambda: ExtraTreesClassifier(T, random_state=0), lambda: _classes(3)),
-    "abrf1-regressor": (lambda: AttentionForestRegressor(T, eps=0.4, tau=2.0, random_state=0),
-                        _values),
-    "abrf1-classifier": (lambda: AttentionForestClassifier(T, random_state=0), _classes),
-    "softmax-regressor": (lambda: AttentionForestRegressor(T, mode="softmax", random_state=0),
-                          _values),
-    "erf": (lambda: EnhancedForestClassifier(T, n_iterations=2, random_state=0), _classes),
-    "agboost": (lambda: AttentionBoostingRegressor(T, random_state=0), _values),
-}
 
 
 @pytest.fixture(scope="module", params=list(MODELS))
@@ -83,7 +55,7 @@ def test_contributions_add_up_to_the_models_prediction(fitted, method):
 
 
 def test_agboost_keeps_its_offset_in_the_base_value():
-    X, y = _values()
+    X, y = friedman()
     model = AttentionBoostingRegressor(T, random_state=0).fit(X[:200], y[:200])
     c = contributions(model, X[200], weights=np.full(T, 1 / T))
     assert c.offset == pytest.approx(float(model.init_)) and c.offset != 0
@@ -91,16 +63,16 @@ def test_agboost_keeps_its_offset_in_the_base_value():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: RandomForestRegressor(T, random_state=0).fit(*_values()),
-    lambda: RandomForestClassifier(T, random_state=0).fit(*_classes()),
-    lambda: RandomForestClassifier(T, max_depth=4, random_state=0).fit(*_classes(3)),
+    lambda: RandomForestRegressor(T, random_state=0).fit(*friedman()),
+    lambda: RandomForestClassifier(T, random_state=0).fit(*classification()),
+    lambda: RandomForestClassifier(T, max_depth=4, random_state=0).fit(*classification(3)),
 ], ids=["regressor", "classifier", "3-classes"])
 def test_uniform_weights_give_shaps_numbers_on_a_plain_forest(make):
     """path = shap's approximate=True (Saabas), treeshap = shap's exact Tree SHAP, base value =
     shap's expected value. shap 0.51 gives (n, m) for a regressor and (n, m, C) for a
     classifier."""
     forest = make()
-    X = (_values() if isinstance(forest, RandomForestRegressor) else _classes())[0][:25]
+    X = (friedman() if isinstance(forest, RandomForestRegressor) else classification())[0][:25]
     built = ContributionModel.from_model(forest)
     uniform = np.full(T, 1 / T)
     explainer = shap.TreeExplainer(forest)
@@ -116,7 +88,7 @@ def test_uniform_weights_give_shaps_numbers_on_a_plain_forest(make):
 
 def test_missing_values_follow_the_trees_own_routing():
     """A forest fitted on rows with missing values sends them where scikit-learn does."""
-    X, y = _values()
+    X, y = friedman()
     X = X.copy()
     X[np.random.default_rng(0).random(X.shape) < 0.15] = np.nan
     forest = RandomForestRegressor(T, random_state=0).fit(X, y)
@@ -225,7 +197,7 @@ def test_folding_one_hot_columns_preserves_the_total():
 
 
 def test_folding_class_contributions_keeps_the_class_columns():
-    X, y = _classes(3)
+    X, y = classification(3)
     forest = RandomForestClassifier(T, random_state=0).fit(X, y)
     c = contributions(forest, X[0])
     folded = c.fold(["a", "a", "b", "c", "c", "c"])
@@ -237,7 +209,7 @@ def test_folding_class_contributions_keeps_the_class_columns():
 def test_treeshap_with_a_leaf_no_training_row_reaches_still_adds_up():
     """TreeSHAP needs positive covers: an empty leaf gets a tiny one, and the tree's base value
     is recomputed with it, so the identity still holds."""
-    X, y = _values()
+    X, y = friedman()
     forest = RandomForestRegressor(T, random_state=0).fit(X, y)
     values, counts = as_ensemble(forest).node_outputs()
     trees = estimator_trees(forest)
@@ -256,7 +228,7 @@ def test_treeshap_with_a_leaf_no_training_row_reaches_still_adds_up():
 
 
 def test_bad_arguments_are_refused():
-    X, y = _values()
+    X, y = friedman()
     forest = RandomForestRegressor(3, random_state=0).fit(X, y)
     built = ContributionModel.from_model(forest)
     with pytest.raises(ValueError, match="method must be one of"):
@@ -272,10 +244,10 @@ def test_bad_arguments_are_refused():
 
 
 def test_treeshap_work_is_the_sum_of_leaf_depths():
-    X, y = _values()
+    X, y = friedman()
     forest = RandomForestRegressor(3, max_depth=2, random_state=0).fit(X, y)
     built = ContributionModel.from_model(forest)
     assert built.treeshap_work == 3 * 4 * 2  # full trees of depth 2: 4 leaves at depth 2
     with pytest.raises(ValueError, match="class column"):
-        contributions(RandomForestClassifier(3, random_state=0).fit(*_classes()),
-                      _classes()[0][0]).table()
+        contributions(RandomForestClassifier(3, random_state=0).fit(*classification()),
+                      classification()[0][0]).table()

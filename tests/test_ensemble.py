@@ -5,7 +5,6 @@ own predictions."""
 import numpy as np
 import pytest
 from sklearn.base import is_regressor
-from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     ExtraTreesRegressor,
@@ -14,37 +13,11 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 
-from forestviz.attention import AttentionForestClassifier, AttentionForestRegressor
-from forestviz.boosting import AttentionBoostingRegressor
+from forestviz.attention import AttentionForestRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.trees.ensemble import ForestEnsemble, WeightedEnsemble, as_ensemble
 from forestviz.trees.fitted import estimator_trees
-
-T = 12
-
-
-def _classes(n_classes=2):
-    return make_classification(240, 6, n_informative=4, n_classes=n_classes, random_state=1)
-
-
-def _values():
-    return make_friedman1(240, n_features=6, random_state=1)
-
-
-MODELS = {
-    "rf-classifier": (lambda: RandomForestClassifier(T, random_state=0), _classes),
-    "et-regressor": (lambda: ExtraTreesRegressor(T, random_state=0), _values),
-    "rf-3-classes": (lambda: RandomForestClassifier(T, random_state=0), lambda: _classes(3)),
-    "abrf1-regressor": (lambda: AttentionForestRegressor(T, eps=0.4, tau=2.0, random_state=0),
-                        _values),
-    "abrf1-classifier": (lambda: AttentionForestClassifier(T, random_state=0), _classes),
-    "softmax-regressor": (lambda: AttentionForestRegressor(T, mode="softmax", random_state=0),
-                          _values),
-    "erf": (lambda: EnhancedForestClassifier(T, n_iterations=2, random_state=0), _classes),
-    "erf-unweighted": (lambda: EnhancedForestClassifier(T, n_iterations=2, model_weighting=False,
-                                                        random_state=0), _classes),
-    "agboost": (lambda: AttentionBoostingRegressor(T, random_state=0), _values),
-}
+from tests.ensemble_models import MODELS, T, classification, friedman
 
 
 @pytest.fixture(scope="module", params=list(MODELS))
@@ -90,21 +63,21 @@ def test_contamination_part_is_eps_times_w(fitted):
 
 
 def test_plain_forests_are_uniform_over_their_trees_own_predictions():
-    X, y = _classes(3)
+    X, y = classification(3)
     forest = ExtraTreesClassifier(T, random_state=0).fit(X, y)
     out = ForestEnsemble(forest).ensemble_outputs(X[:7])
     np.testing.assert_array_equal(out.weights, np.full((7, T), 1 / T))
     per_tree = np.stack([tree.predict_proba(X[:7].astype(np.float32))
                          for tree in forest.estimators_], axis=1)
     np.testing.assert_allclose(out.tree_predictions, per_tree, rtol=1e-12)
-    Xr, yr = _values()
+    Xr, yr = friedman()
     forest = RandomForestRegressor(T, random_state=0).fit(Xr, yr)
     per_tree = np.stack([tree.predict(Xr[:7]) for tree in forest.estimators_], axis=1)
     np.testing.assert_allclose(ForestEnsemble(forest).tree_predictions(Xr[:7]), per_tree)
 
 
 def test_enhanced_forest_diagnostics_are_its_scores_and_neighbours():
-    X, y = _classes()
+    X, y = classification()
     model = EnhancedForestClassifier(T, n_iterations=2, random_state=0).fit(X[:200], y[:200])
     out = model.ensemble_outputs(X[200:203])
     scores = model.tree_scores(X[200:203])
@@ -120,7 +93,7 @@ def test_enhanced_forest_diagnostics_are_its_scores_and_neighbours():
 
 
 def test_unweighted_enhanced_forest_weights_are_the_ones_it_predicts_with():
-    X, y = _classes()
+    X, y = classification()
     model = EnhancedForestClassifier(T, n_iterations=2, model_weighting=False,
                                      random_state=0).fit(X[:200], y[:200])
     np.testing.assert_array_equal(model.tree_weights(X[200:]), np.full((40, T), 1 / T))
@@ -129,7 +102,7 @@ def test_unweighted_enhanced_forest_weights_are_the_ones_it_predicts_with():
 
 
 def test_only_tree_ensembles_are_accepted():
-    X, y = _values()
+    X, y = friedman()
     with pytest.raises(TypeError, match="GradientBoostingRegressor is not a weighted tree"):
         as_ensemble(GradientBoostingRegressor(n_estimators=3).fit(X, y))
     with pytest.raises(TypeError, match="expected a scikit-learn forest"):
