@@ -1,0 +1,185 @@
+"""A model file made ready to explain many rows: the fitted estimator and preprocessor of a
+Train-page model file (:func:`forestviz.app.workflow.model_payload`), the decision rule of
+:func:`forestviz.explain.explain`, and what is rebuilt from the training table when it is at
+hand: the calibrated interval (fitted on the held-out rows, as :func:`workflow.restore` does).
+
+A :class:`BatchModel` is plain data and pickles: the command line sends it once to every Dask
+worker (:mod:`forestviz.batch.run`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from sklearn.base import is_classifier
+
+from forestviz.explain.contributions import ContributionModel
+from forestviz.explain.uncertainty import IntervalModel
+from forestviz.io.csv_input import DataError, load_csv
+from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.preprocessing import TablePreprocessor
+from forestviz.persistence.archive import ModelFileError
+from forestviz.trees.ensemble import as_ensemble
+
+if TYPE_CHECKING:
+    from forestviz.app.workflow import Settings
+
+MAX_MODEL_BYTES = 1 << 30  # the archive's own caps refuse far less; this bounds the read
+
+
+@dataclass(frozen=True, eq=False)
+class BatchModel:
+    """A saved model's parts for explaining rows in bulk.
+
+    ``columns``: the table columns the preprocessor was fitted on; ``used``: those it encodes
+    (the others were dropped as free text or empty); ``sources[j]``: the user column of encoded
+    feature j. ``classes`` (classification) in the order of the model's probabilities;
+    ``threshold``: P(``classes[1]``) at or above it predicts ``classes[1]`` (ERF: Youden's J;
+    other binary models 0.5; None for regression and more than two classes, where the largest
+    probability decides). ``intervals``: the calibrated interval, or None when the training
+    table was not given or the model has none. ``contributions``: the model's
+    :class:`ContributionModel` once :meth:`with_contributions` built it.
+    """
+
+    estimator: object
+    preprocessor: TablePreprocessor
+    settings: Settings
+    choice: DataChoice
+    dataset_name: str
+    test_rows: np.ndarray
+    n_rows: int  # rows of the training data set (training and held-out)
+    task: str
+    classes: np.ndarray | None
+    threshold: float | None
+    argmax: bool
+    columns: tuple[str, ...]
+    used: tuple[str, ...]
+    numeric: frozenset[str]
+    sources: tuple[str, ...]
+    intervals: IntervalModel | None = None
+    contributions: ContributionModel | None = None
+
+    @classmethod
+    def from_payload(cls, payload) -> BatchModel:
+        """Check a loaded model file's payload (:func:`forestviz.persistence.loads`): the keys
+        and settings the Train page writes, a weighted tree ensemble and a fitted
+        preprocessor of the same width; ModelFileError otherwise."""
+        from forestviz.app import workflow  # the model file's side only: not on the workers
+
+        if not isinstance(payload, dict) or not payload.keys() >= workflow.PAYLOAD_KEYS:
+            raise ModelFileError("This model file was not saved by forestviz's Train page.")
+        try:
+            choice = DataChoice(**{**payload["choice"],
+                                   "exclude": tuple(payload["choice"]["exclude"])})
+        except (TypeError, KeyError) as err:
+            raise ModelFileError(f"This model file's settings could not be read: {err}") from err
+        settings = workflow.check_payload(payload, choice)
+        estimator, pre = payload["estimator"], payload["preprocessor"]
+        try:
+            as_ensemble(estimator)
+        except TypeError as err:
+            raise ModelFileError(f"This model file holds no tree ensemble: {err}") from err
+        if not isinstance(pre, TablePreprocessor) or not hasattr(pre, "source_columns_"):
+            raise ModelFileError("This model file holds no fitted column encoding.")
+        if len(pre.source_columns_) != estimator.n_features_in_:
+            raise ModelFileError("This model file's encoding and model do not fit together.")
+        classify = is_classifier(estimator)
+        classes = np.asarray(estimator.classes_) if classify else None
+        threshold = getattr(estimator, "threshold_", None)
+        binary = classify and classes.size == 2
+        explicit = binary and np.isscalar(threshold)
+        columns = tuple(str(c) for c in pre.feature_names_in_)
+        return cls(
+            estimator=estimator, preprocessor=pre, settings=settings, choice=choice,
+            dataset_name=str(payload["dataset_name"]),
+            test_rows=np.asarray(payload["test_rows"]),
+            n_rows=len(payload["train_rows"]) + len(payload["test_rows"]),
+            task="classification" if classify else "regression", classes=classes,
+            threshold=float(threshold) if explicit else 0.5 if binary else None,
+            argmax=not explicit,
+            columns=columns, used=tuple(c for c in columns if c not in pre.dropped_columns_),
+            numeric=frozenset(map(str, pre.medians_)),
+            sources=tuple(str(s) for s in pre.source_columns_))
+
+    def with_contributions(self) -> BatchModel:
+        """This model with its :class:`ContributionModel` (per-column contributions)."""
+        if self.contributions is not None:
+            return self
+        names = [str(n) for n in self.preprocessor.get_feature_names_out()]
+        return replace(self, contributions=ContributionModel.from_model(
+            self.estimator, feature_names=names))
+
+    def with_training(self, dataset: Dataset) -> BatchModel:
+        """This model with its calibrated interval, fitted on the held-out rows of the
+        training ``dataset`` as the app does when it loads the file
+        (:func:`workflow.interval_model` on the model's outputs there)."""
+        from forestviz.app import workflow
+
+        try:
+            X_test = self.preprocessor.transform(dataset.X.iloc[self.test_rows])
+            y_test = dataset.y.to_numpy()[self.test_rows]
+        except (IndexError, ValueError, KeyError, TypeError) as err:
+            raise ModelFileError(f"The training table does not fit this model: {err}") from err
+        outputs = (self.estimator.predict(X_test) if self.task == "regression"
+                   else self.estimator.predict_proba(X_test)[:, -1])
+        return replace(self, intervals=workflow.interval_model(dataset.task, self.estimator,
+                                                               outputs, y_test))
+
+    @property
+    def trained_on(self) -> str:
+        """Where the model's training table came from, in words."""
+        kind, _, key = self.choice.source.partition(":")
+        if kind in ("bundled", "table"):
+            return f"the table '{key}'"
+        return f"'{self.dataset_name}' (SHA-256 {key[:12]}…)"
+
+
+def read_model(path) -> BatchModel:
+    """The :class:`BatchModel` of a model file on disk (ModelFileError or DataError)."""
+    from forestviz import persistence
+
+    return BatchModel.from_payload(persistence.loads(read_bytes(path, MAX_MODEL_BYTES,
+                                                                "model file")))
+
+
+def read_bytes(path, limit: int, what: str) -> bytes:
+    """A file's bytes, refused in plain words when missing, unreadable or over ``limit``."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise DataError(f"The {what} '{path.name}' is larger than {limit / 2**20:,.0f} MB.")
+        return path.read_bytes()
+    except FileNotFoundError as err:
+        raise DataError(f"There is no {what} '{path}'. Check the path and try again.") from err
+    except IsADirectoryError as err:
+        raise DataError(f"'{path}' is a folder, not a {what}.") from err
+    except OSError as err:
+        raise DataError(f"The {what} '{path}' could not be read ({err.strerror or err}).") from err
+
+
+def training_dataset(model: BatchModel, data: bytes | None = None,
+                     name: str = "uploaded") -> Dataset | None:
+    """The data set ``model`` was trained on, as the app builds it: a bundled table by name
+    (``bundled:`` from the app, ``table:`` from a script's :class:`Workbench`), or the CSV
+    ``data`` when it is the very file (same SHA-256) the model was trained on. None when
+    ``data`` is not that file (or not given), or the table found has another number of rows than
+    the model's split (a synthetic table drawn at another size); DataError when its columns no
+    longer fit."""
+    from forestviz.io.bundled import list_datasets, load_dataset
+
+    kind, _, key = model.choice.source.partition(":")
+    choice = model.choice
+    if kind in ("bundled", "table") and key in {info.name for info in list_datasets()}:
+        found = load_dataset(key)
+    elif kind != "upload" or data is None or hashlib.sha256(data).hexdigest() != key:
+        return None
+    else:
+        found = Dataset.from_frame(load_csv(data), choice.target,
+                                   task=None if choice.task == "auto" else choice.task,
+                                   id_column=choice.id_column, exclude=choice.exclude, name=name)
+    return found if len(found.frame) == model.n_rows else None

@@ -1,0 +1,228 @@
+"""Many rows explained at once: what :func:`forestviz.explain.explain` says of one row, for a
+chunk of rows, from one call of the weighted-ensemble protocol.
+
+For n rows the model's ``ensemble_outputs`` gives the tree weights α (n, T), the per-tree
+predictions f_k and the offset, so the prediction offset + Σ_k α_k(x)·f_k(x) (Utkin &
+Konstantinov, "Attention-based random forest and contamination model", Eq. 8, Eq. 27 for class
+probabilities; Bertsimas & Stoumpou, "Enhanced Random Forests", Eq. 4) and every summary of
+α are vectorised: the effective number of trees 1/Σ_k α_k², the share of the five heaviest
+trees, and the top K trees in ``explain``'s order (ERF: by tree score S, Eq. 8, then weight,
+then index; every other model by weight, then index), found by :func:`top_trees` without
+sorting all T trees of every row. The calibrated interval is the model's
+:class:`~forestviz.explain.uncertainty.IntervalModel` on all rows at once; per-column
+contributions (Saabas path contributions through the row's α,
+:mod:`forestviz.explain.contributions`) are computed row by row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from pyarrow import compute as pc
+
+from forestviz.batch.model import BatchModel
+from forestviz.batch.source import Chunk
+from forestviz.explain.explanation import effective_trees
+from forestviz.io.dataset import as_numbers
+from forestviz.trees.ensemble import as_ensemble
+
+ID = "id"
+TOP_SHARE = 5  # Explanation.top5_share: the weight of the five heaviest trees
+TRUE, FALSE = {"true"}, {"false"}  # load_csv's booleans ("True", "TRUE", "true"), lower-cased
+
+
+def output_columns(model: BatchModel, top_k: int, contributions: bool) -> list[str]:
+    """The output's column names, in order (see :func:`explain_rows`)."""
+    names = [ID]
+    if model.task == "regression":
+        names.append("prediction")
+    else:
+        names += ["predicted_class", *(f"P({c})" for c in model.classes)]
+    if model.threshold is not None:
+        names.append("threshold")
+    if model.intervals is not None:
+        names += ["interval_low", "interval_high"]
+        names += ["calibrated_risk"] if model.intervals.kind == "venn-abers" else []
+    names += ["effective_trees", "top5_share"]
+    for rank in range(1, top_k + 1):
+        names += [f"top_tree_{rank}", f"top_weight_{rank}"]
+    if contributions:
+        names += ["base_value", *(f"contribution[{c}]" for c in dict.fromkeys(model.sources))]
+    return names
+
+
+def encode(model: BatchModel, chunk: Chunk, id_column: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """(the encoded rows (n, m) as the model reads them, their ids as text). CSV text is read
+    as the Train page reads a table (numbers with a decimal comma in semicolon-separated files,
+    thousands separators, True/False); a column the model encodes but the chunk lacks is
+    missing in every row. Rows without an ID column are named by position from 0, as the app
+    names them."""
+    table = chunk.table
+    frame = {}
+    for name in model.columns:
+        if name not in table.column_names:
+            frame[name] = np.full(table.num_rows, np.nan)
+        elif chunk.text and name in model.numeric:
+            frame[name] = _numbers(table[name], chunk.decimal_comma)
+        else:
+            frame[name] = table[name].to_pandas()
+    X = model.preprocessor.transform(pd.DataFrame(frame, index=pd.RangeIndex(table.num_rows)))
+    if id_column is None:
+        ids = np.arange(chunk.start, chunk.start + table.num_rows).astype(str).astype(object)
+    else:
+        ids = np.asarray(pc.cast(table[id_column], pa.string()).fill_null("").to_pylist(),
+                         dtype=object)
+    return X, ids
+
+
+def _numbers(column: pa.ChunkedArray, decimal_comma: bool) -> np.ndarray:
+    if decimal_comma:
+        column = pc.replace_substring(column, ",", ".")
+    try:
+        return pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:  # text that is no plain number: as load_csv and Dataset read it
+        text = column.to_pandas().astype("string").str.strip()
+        lower = text.str.lower()
+        numbers = as_numbers(text).to_numpy(dtype=float, na_value=np.nan)
+        numbers[lower.isin(TRUE).fillna(False).to_numpy(dtype=bool)] = 1.0
+        numbers[lower.isin(FALSE).fillna(False).to_numpy(dtype=bool)] = 0.0
+        return numbers
+
+
+def explain_rows(model: BatchModel, X: np.ndarray, ids, *, top_k: int = 5,
+                 contributions: bool = False) -> pd.DataFrame:
+    """One row per row of ``X`` (encoded, n × m) with the columns of :func:`output_columns`:
+    ``id``; ``prediction`` (regression) or ``predicted_class`` and ``P(<class>)`` per class;
+    ``threshold`` (binary models); ``interval_low``/``interval_high`` (and the Venn-ABERS
+    ``calibrated_risk`` of a binary risk) when the model has a calibrated interval;
+    ``effective_trees`` (1/Σα²), ``top5_share``; ``top_tree_r`` (tree numbers from 1, as the
+    app shows them) and ``top_weight_r`` (their α) for r = 1..``top_k``; with
+    ``contributions``, ``base_value`` and ``contribution[<column>]`` per user column (to the
+    value, the risk P(second class) of a binary model, or the predicted class's probability)."""
+    if top_k < 1:
+        raise ValueError("top_k must be at least 1")
+    names = getattr(model.estimator, "feature_names_in_", None)
+    rows = X if names is None else pd.DataFrame(X, columns=names)
+    out = as_ensemble(model.estimator).ensemble_outputs(rows)
+    weights = out.weights
+    n, T = weights.shape
+    top_k = min(top_k, T)
+    columns = {ID: np.asarray(ids, dtype=object)}
+    if model.task == "regression":
+        # one matrix product per row, as explain() forms it: the same rounding
+        prediction = out.offset + np.matmul(weights[:, None, :],
+                                            out.tree_predictions[:, :, None])[:, 0, 0]
+        columns["prediction"] = prediction
+        output, picked = prediction, None
+    else:
+        proba = np.matmul(weights[:, None, :], out.tree_predictions)[:, 0, :]
+        picked = (np.argmax(proba, axis=1) if model.argmax
+                  else (proba[:, 1] >= model.threshold).astype(np.intp))
+        columns["predicted_class"] = model.classes[picked]
+        columns.update({f"P({c})": proba[:, j] for j, c in enumerate(model.classes)})
+        output = proba[:, 1] if model.classes.size == 2 else None
+    if model.threshold is not None:
+        columns["threshold"] = np.full(n, model.threshold)
+    if model.intervals is not None and output is not None:
+        columns["interval_low"], columns["interval_high"] = model.intervals.interval(output)
+        if model.intervals.kind == "venn-abers":
+            columns["calibrated_risk"] = model.intervals.calibrated_risk(output)
+    columns["effective_trees"] = effective_trees(weights)
+    heaviest = np.partition(weights, T - TOP_SHARE, axis=1)[:, T - TOP_SHARE:] if (
+        T > TOP_SHARE) else weights
+    columns["top5_share"] = np.sort(heaviest, axis=1).sum(axis=1)
+    keys = [-weights] if out.scores is None else [-weights, -out.scores["S"]]
+    top = top_trees(keys, top_k)
+    chosen = np.take_along_axis(weights, top, axis=1)
+    for rank in range(top_k):
+        columns[f"top_tree_{rank + 1}"] = top[:, rank] + 1
+        columns[f"top_weight_{rank + 1}"] = chosen[:, rank]
+    frame = pd.DataFrame(columns)
+    if contributions:
+        frame = pd.concat([frame, _contributions(model, X, weights, picked)], axis=1)
+    return frame
+
+
+def _contributions(model: BatchModel, X, weights, picked) -> pd.DataFrame:
+    """Per row: the base value and the contribution of each user column (Saabas path
+    contributions through the row's α, :meth:`ContributionModel.explain`, folded per column),
+    to the number :func:`forestviz.explain.narrative.target_column` speaks of."""
+    model = model.with_contributions()
+    names = list(dict.fromkeys(model.sources))
+    base, totals = np.empty(len(X)), np.empty((len(X), len(names)))
+    for i, x in enumerate(X):
+        found = model.contributions.explain(x, weights[i]).fold(model.sources)
+        column = None if picked is None else (1 if model.classes.size == 2 else picked[i])
+        base[i] = found.base_value if column is None else found.base_value[column]
+        totals[i] = found.total if column is None else found.total[:, column]
+    frame = pd.DataFrame(totals, columns=[f"contribution[{c}]" for c in names])
+    frame.insert(0, "base_value", base)
+    return frame
+
+
+def top_trees(keys, k: int) -> np.ndarray:
+    """Per row the ``k`` tree indices that ``np.lexsort((index, *keys))`` puts first (the last
+    key is the primary one; ties end on the lower index), in that order, as an (n, k) array.
+
+    Sorting all T trees of every row costs O(T log T) a row; instead one partial sort
+    (``np.partition``) finds the k-th smallest primary key of each row, and only the trees at or
+    below it (k of them, a few more where trees tie with it) are sorted by all keys. Rows where
+    more than ``WIDE`` trees tie (plain forests: equal weights) take :func:`_smallest` instead,
+    which fills the places left after the trees strictly below the k-th with the tied trees in
+    the order of the next key, and finally by index."""
+    keys = [np.asarray(key, dtype=np.float64) for key in keys]
+    primary = keys[-1]
+    n, T = primary.shape
+    k = min(k, T)
+    kth = np.partition(primary, k - 1, axis=1)[:, k - 1 : k]
+    candidate = primary <= kth
+    counts = candidate.sum(axis=1)
+    top = np.empty((n, k), dtype=np.intp)
+    few = counts <= WIDE
+    if few.all():
+        top[:] = _sorted_candidates(keys, candidate, counts, k)
+    elif few.any():
+        rows = np.flatnonzero(few)
+        top[rows] = _sorted_candidates([key[rows] for key in keys], candidate[rows],
+                                       counts[rows], k)
+    if not few.all():
+        rows = np.flatnonzero(~few)
+        part = [key[rows] for key in keys]
+        chosen = _smallest(part, np.full(rows.size, k), np.ones((rows.size, T), dtype=bool))
+        top[rows] = _sorted_candidates(part, chosen, np.full(rows.size, k), k)
+    return top
+
+
+WIDE = 64  # trees at or below a row's k-th key sorted in full; more ties take _smallest
+
+
+def _sorted_candidates(keys, candidate, counts, k) -> np.ndarray:
+    """The first ``k`` of each row's candidate trees in the order of (keys[-1], …, index)."""
+    n, T = candidate.shape
+    rows, trees = np.nonzero(candidate)  # row by row, ascending tree index
+    width = int(counts.max())
+    slot = np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    index = np.full((n, width), T, dtype=np.intp)  # padding sorts after every tree
+    index[rows, slot] = trees
+    gathered = []
+    for key in keys:
+        values = np.full((n, width), np.inf)
+        values[rows, slot] = key[rows, trees]
+        gathered.append(values)
+    order = np.lexsort([index, *gathered], axis=1)[:, :k]
+    return np.take_along_axis(index, order, axis=1)
+
+
+def _smallest(keys, counts, allowed) -> np.ndarray:
+    """A mask of exactly ``counts[i]`` trees of row i among ``allowed``, the first in the order
+    of (keys[-1], keys[-2], …, index)."""
+    primary = np.where(allowed, keys[-1], np.inf)
+    most = int(counts.max())
+    kth = np.partition(primary, np.arange(most), axis=1)[np.arange(len(counts)), counts - 1]
+    below = primary < kth[:, None]
+    tied = allowed & (primary == kth[:, None])
+    need = counts - below.sum(axis=1)
+    if len(keys) > 1:
+        return below | _smallest(keys[:-1], need, tied)
+    return below | (tied & (np.cumsum(tied, axis=1) <= need[:, None]))

@@ -1,0 +1,205 @@
+"""The command line's commands: ``train``, ``explain`` and ``report`` (arguments parsed by
+:mod:`forestviz.cli.main`). Each is the app's own workflow without the pages: the Train page's
+:func:`~forestviz.app.workflow.train_bundle` and model file, the batch explanation of
+:mod:`forestviz.batch`, and the Explain page's :meth:`Workbench.explain` and HTML report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import time
+from pathlib import Path
+
+from forestviz import persistence
+from forestviz.app import workflow
+from forestviz.app.workbench import Workbench
+from forestviz.batch.model import BatchModel, read_bytes, read_model, training_dataset
+from forestviz.batch.run import backend, check_columns, explain_file, id_column_of
+from forestviz.batch.sink import RowSink
+from forestviz.batch.source import RowSource
+from forestviz.cli import progress as bars
+from forestviz.cli.main import FAMILIES
+from forestviz.io.csv_input import DataError, load_csv
+from forestviz.io.dataset import DataChoice, Dataset
+
+MAX_TABLE_BYTES = 200 * 1024 * 1024  # load_csv's cap: a training table is read whole
+SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+# ---------------------------------------------------------------------------------- train
+def train(args) -> int:
+    path = Path(args.data)
+    data = read_bytes(path, MAX_TABLE_BYTES, "table")
+    frame = load_csv(data, max_bytes=MAX_TABLE_BYTES)
+    order = {name: i for i, name in enumerate(frame.columns)}
+    # the Data page lists excluded columns in the table's order
+    exclude = tuple(sorted(dict.fromkeys(args.drop), key=lambda c: order.get(c, len(order))))
+    choice = DataChoice(f"upload:{hashlib.sha256(data).hexdigest()}", args.target, args.id,
+                        exclude, args.task)
+    dataset = Dataset.from_frame(frame, args.target,
+                                 task=None if args.task == "auto" else args.task,
+                                 id_column=args.id, exclude=exclude, name=path.name)
+    for note in dataset.notes:
+        bars.ERRORS.print(bars.Text(note))
+    defaults = workflow.default_settings(dataset.task)
+    family = FAMILIES[args.model] if args.model else defaults.family
+    settings = workflow.Settings(family=family, n_estimators=args.trees,
+                                 random_state=args.seed)
+    workflow.make_estimator(settings, dataset.task)  # DataError: a family the task rules out
+    where = (backend(scheduler=args.scheduler, local_cluster=args.local_cluster)
+             if args.scheduler or args.local_cluster else contextlib.nullcontext())
+    with where, bars.stages("training", args.quiet) as progress:
+        bundle = workflow.train_bundle(dataset, choice, settings, progress)
+    bench = Workbench(dataset, choice, model=bundle)
+    comparison = bench.comparison()
+    for note in bundle.preprocessor.notes_:
+        bars.ERRORS.print(bars.Text(note))
+    bars.print_table(comparison.table, f"{bundle.name} on {dataset.name}: "
+                     f"{len(bundle.train_rows)} training rows, {len(bundle.test_rows)} "
+                     f"held-out rows ({dataset.task})")
+    if comparison.selection:
+        bars.OUTPUT.print(bars.Text(comparison.selection))
+    written = _write_atomic(Path(args.out), bench.save())
+    bars.OUTPUT.print(bars.Text(f"Saved the model to {args.out} ({written:,} bytes)."))
+    return 0
+
+
+def _write_atomic(path: Path, data: bytes) -> int:
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return len(data)
+
+
+# ---------------------------------------------------------------------------------- explain
+def explain(args) -> int:
+    model = read_model(args.model)
+    source = RowSource(args.data)
+    sink = RowSink(args.out)
+    check_columns(model, source)
+    id_column = id_column_of(model, source, args.id)
+    dataset = _training(model, args.training, source.path if not source.parquet else None)
+    if dataset is not None:
+        model = model.with_training(dataset)
+    elif not args.quiet:
+        bars.ERRORS.print(bars.Text(
+            f"No calibrated interval: the model was trained on {model.trained_on}; give that "
+            "file with --training to add it."))
+    if args.contributions:
+        model = model.with_contributions()
+    started = time.perf_counter()
+    with backend(scheduler=args.scheduler, local_cluster=args.local_cluster,
+                 jobs=args.jobs, scatter=[model]), sink, bars.rows(
+            "explaining rows", source.estimated_rows(), args.quiet) as progress:
+        n = explain_file(model, source, sink, top_k=args.top_trees,
+                         contributions=args.contributions, chunk_rows=args.chunk_rows,
+                         id_column=id_column, progress=progress)
+    seconds = time.perf_counter() - started
+    bars.OUTPUT.print(bars.Text(f"Explained {n:,} rows into {args.out} in {seconds:.1f} s "
+                                f"({n / seconds:,.0f} rows/s)."))
+    return 0
+
+
+def _training(model: BatchModel, training, data_path) -> Dataset | None:
+    """The model's training data set: ``training`` (a path, which must be that table), else
+    a bundled table, else ``data_path`` when it is the very file the model was trained on."""
+    if training is not None:
+        path = Path(training)
+        found = training_dataset(model, read_bytes(path, MAX_TABLE_BYTES, "table"), path.name)
+        if found is None:
+            raise DataError(f"'{path.name}' is not the table this model was trained on "
+                            f"({model.trained_on}).")
+        return found
+    found = training_dataset(model)
+    if found is not None or data_path is None or data_path.stat().st_size > MAX_TABLE_BYTES:
+        return found
+    return training_dataset(model, data_path.read_bytes(), data_path.name)
+
+
+# ---------------------------------------------------------------------------------- report
+def report(args) -> int:
+    from forestviz.explain.treeviz import TreeRenderError, render_tree  # drawing only here
+
+    model_bytes = read_bytes(args.model, 1 << 30, "model file")
+    model = BatchModel.from_payload(persistence.loads(model_bytes))
+    path = Path(args.data)
+    data = read_bytes(path, MAX_TABLE_BYTES, "table")
+    training = data if args.training is None else read_bytes(args.training, MAX_TABLE_BYTES,
+                                                             "table")
+    name = path.name if args.training is None else Path(args.training).name
+    dataset = training_dataset(model, training, name)
+    if dataset is None:
+        which = "--training" if args.training else f"'{path.name}'"
+        raise DataError(f"{which} is not the table this model was trained on "
+                        f"({model.trained_on}); the report reads its training rows.")
+    frame = dataset.frame if training is data else load_csv(data, max_bytes=MAX_TABLE_BYTES)
+    ids = _row_ids(frame, model.choice.id_column)
+    wanted = [ids.get(str(row)) for row in args.rows]
+    if None in wanted:
+        missing = args.rows[wanted.index(None)]
+        raise DataError(f"No row of '{path.name}' has the ID '{missing}'.")
+    to_pdf = _pdf_printer() if args.pdf else None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    bench = Workbench(dataset, model.choice)
+    with bars.stages("loading the model", args.quiet) as progress:
+        bench.load(model_bytes, progress)
+    written = []
+    with bars.rows("writing reports", len(wanted), args.quiet) as progress:
+        for row_id, position in zip(args.rows, wanted, strict=True):
+            values = frame.iloc[position]
+            e = bench.explain(values=values[[c for c in values.index
+                                             if c in dataset.feature_columns]],
+                              row_id=str(row_id))
+            svgs = {}
+            for tree in e.top_trees:
+                with contextlib.suppress(TreeRenderError):
+                    svgs[int(tree)] = render_tree(bench.model.estimator, int(tree), e.row,
+                                                  context=bench.model.context, mode="path",
+                                                  fancy=False)
+            target = _report_path(out, str(row_id), written)
+            document = e.to_html(tree_svgs=svgs)
+            target.write_text(document, encoding="utf-8")
+            written.append(target)
+            if to_pdf is not None:
+                written.append(target.with_suffix(".pdf"))
+                written[-1].write_bytes(to_pdf(document))
+            progress(1)
+    for target in written:
+        bars.OUTPUT.print(bars.Text(str(target)))
+    return 0
+
+
+def _pdf_printer():
+    """The report's HTML-to-PDF printer (:mod:`forestviz.explain.report_pdf`); DataError when
+    this version of forestviz has none."""
+    try:
+        from forestviz.explain.report_pdf import html_to_pdf
+    except ImportError as err:
+        raise DataError("This version of forestviz cannot print PDF reports; leave out --pdf "
+                        "for the HTML reports.") from err
+    return html_to_pdf
+
+
+def _row_ids(frame, id_column) -> dict[str, int]:
+    """Row ID (as text) → position in ``frame``: the ID column's values when the table has
+    it, else the row labels from 0 as the app names rows."""
+    labels = frame[id_column] if id_column in frame.columns else frame.index
+    return {str(label): i for i, label in enumerate(labels)}
+
+
+def _report_path(folder: Path, row_id: str, taken) -> Path:
+    """``report-<id>.html`` with the ID cut to letters, digits, ``.``, ``_`` and ``-`` (IDs
+    come from the file: no other path can be named), numbered when two IDs end up alike."""
+    stem = SAFE_NAME.sub("_", row_id).strip("._")[:80] or "row"
+    target, copy = folder / f"report-{stem}.html", 1
+    while target in taken:
+        copy += 1
+        target = folder / f"report-{stem}-{copy}.html"
+    return target

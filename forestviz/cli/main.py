@@ -1,0 +1,192 @@
+"""The ``forestviz`` command: its arguments, help and plain errors (the commands themselves are
+in :mod:`forestviz.cli.commands`).
+
+A problem with the user's files or arguments (a missing or unreadable file, a table or model
+file forestviz refuses, an unknown column, a model file from another version) ends the command
+with exit code 2 and one line on standard error naming the problem, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from forestviz import __version__
+
+FAMILIES = {"erf": "erf", "abrf1": "abrf1_qp", "abrf2": "abrf2", "abrf3": "abrf3",
+            "softmax": "softmax", "agboost": "agboost", "rf": "vanilla"}
+USAGE_ERROR = 2
+
+DESCRIPTION = """\
+Explain tree-ensemble predictions one row at a time, from the command line.
+
+  forestviz train DATA.csv --target COL --out MODEL.skops
+      train a model as the Train page does (same data handling, split, metrics and model
+      file format); the model file loads in the app, and app model files work here
+  forestviz explain MODEL.skops ROWS.csv|ROWS.parquet --out OUT.parquet|OUT.csv
+      one output row per input row: prediction, interval, threshold, effective number of
+      trees, share of the top-5 trees, the top-K trees and their weights, optionally
+      per-column contributions; streamed in chunks, on this machine or a Dask cluster
+  forestviz report MODEL.skops DATA.csv --rows ID ... --out DIR
+      the HTML report of the Explain page for each row
+
+Run 'forestviz COMMAND --help' for a command's options."""
+
+TRAIN = """\
+Train a model on a CSV table exactly as the app's Train page does: the same reading of the
+file, the same split into training and held-out rows, the model next to a vanilla random
+forest and gradient boosting on the held-out rows (the metrics table is printed), and the
+same safe model file. Upload the same CSV in the app with the same target, ID and excluded
+columns (and task) to load the model there.
+
+example:
+  forestviz train registry.csv --target Outcome --id "Patient ID" --model abrf1 \\
+      --trees 200 --out model.skops"""
+
+EXPLAIN = """\
+Explain every row of a CSV or Parquet table with a saved model, chunk by chunk (memory does
+not grow with the file), into a Parquet or CSV file with one row per input row: id,
+prediction (predicted_class and P(<class>) for a classifier), threshold (binary models),
+interval_low/interval_high when the model has a calibrated interval (calibrated_risk for a
+binary risk), effective_trees (1/sum of squared weights), top5_share (weight of the five
+heaviest trees), top_tree_r/top_weight_r for the top K trees (numbered from 1 as in the app)
+and, with --contributions, base_value and contribution[<column>] per column.
+
+The calibrated interval is fitted on the model's held-out rows, so it needs the training
+table: bundled tables are found by name; give an uploaded one with --training (the very
+file the model was trained on) or explain that file itself.
+
+examples:
+  forestviz explain model.skops registry.parquet --out explained.parquet
+  forestviz explain model.skops registry.csv --out explained.csv --local-cluster 2
+  forestviz explain model.skops registry.parquet --out explained.parquet \\
+      --scheduler tcp://10.0.0.5:8786"""
+
+REPORT = """\
+Write the Explain page's HTML report (prediction, tree weights, the top trees drawn with the
+row's path, contributions, the row beside the training rows) for each chosen row, and with
+--pdf the same report as PDF. The report reads the training rows, so DATA.csv must be the
+table the model was trained on, or --training must name it.
+
+example:
+  forestviz report model.skops registry.csv --rows P0001 P0002 --out reports/"""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's parser (its ``--help`` texts are the reference)."""
+    top = argparse.ArgumentParser(prog="forestviz", description=DESCRIPTION,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--version", action="version", version=f"forestviz {__version__}")
+    top.add_argument("--quiet", action="store_true", help="no progress bars")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    raw = argparse.RawDescriptionHelpFormatter
+
+    train = commands.add_parser("train", help="train a model on a CSV table",
+                                description=TRAIN, formatter_class=raw)
+    train.add_argument("data", metavar="DATA.csv", help="the training table (CSV)")
+    train.add_argument("--target", required=True, metavar="COL", help="the column to predict")
+    train.add_argument("--model", choices=list(FAMILIES), default=None,
+                       help="model family (default: erf for classes, abrf1 for numbers): "
+                            "erf Enhanced RF, abrf1/abrf2/abrf3 attention RF, softmax "
+                            "attention RF without trained weights, agboost attention "
+                            "boosting (numbers only), rf vanilla random forest")
+    train.add_argument("--id", metavar="COL", help="the column that names the rows")
+    train.add_argument("--drop", nargs="+", default=[], metavar="COL",
+                       help="columns the model must not use")
+    train.add_argument("--task", choices=["auto", "classification", "regression"],
+                       default="auto", help="what the target is (default: inferred)")
+    train.add_argument("--trees", type=_positive, default=100, metavar="N",
+                       help="number of trees (default 100)")
+    train.add_argument("--seed", type=_natural, default=0, metavar="N",
+                       help="random seed of the split and the model (default 0)")
+    train.add_argument("--out", required=True, metavar="MODEL.skops", help="model file to write")
+    _cluster_options(train, "fit the trees")
+
+    explain = commands.add_parser("explain", help="explain every row of a table",
+                                  description=EXPLAIN, formatter_class=raw)
+    explain.add_argument("model", metavar="MODEL.skops", help="a model file")
+    explain.add_argument("data", metavar="DATA.csv|DATA.parquet", help="the rows to explain")
+    explain.add_argument("--out", required=True, metavar="OUT.parquet|OUT.csv",
+                         help="output file (its ending chooses the format)")
+    explain.add_argument("--top-trees", type=_positive, default=5, metavar="K",
+                         help="top trees per row (default 5)")
+    explain.add_argument("--contributions", action="store_true",
+                         help="add per-column contributions (about 1 ms a row)")
+    explain.add_argument("--chunk-rows", type=_positive, default=5_000, metavar="N",
+                         help="rows per chunk, the unit of work and of memory (default 5000)")
+    explain.add_argument("--id", metavar="COL",
+                         help="the column naming the rows (default: the model's ID column when "
+                              "the file has it, else the row's position from 0)")
+    explain.add_argument("--training", metavar="TRAIN.csv",
+                         help="the table the model was trained on (for the calibrated interval)")
+    explain.add_argument("--jobs", type=_positive, default=1, metavar="N",
+                         help="chunks explained at once on threads of this process (default 1)")
+    _cluster_options(explain, "explain the chunks")
+
+    report = commands.add_parser("report", help="HTML reports of chosen rows",
+                                 description=REPORT, formatter_class=raw)
+    report.add_argument("model", metavar="MODEL.skops", help="a model file")
+    report.add_argument("data", metavar="DATA.csv", help="the table holding the rows")
+    report.add_argument("--rows", nargs="+", required=True, metavar="ID",
+                        help="the rows' IDs (positions from 0 when the table has no ID column)")
+    report.add_argument("--out", required=True, metavar="DIR", help="folder for the reports")
+    report.add_argument("--training", metavar="TRAIN.csv",
+                        help="the table the model was trained on, when DATA.csv is another")
+    report.add_argument("--pdf", action="store_true",
+                        help="also write each report as PDF (when this forestviz can print "
+                             "PDF)")
+    return top
+
+
+def _cluster_options(command, what: str) -> None:
+    where = command.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help=f"{what} on a Dask cluster, e.g. tcp://10.0.0.5:8786")
+    where.add_argument("--local-cluster", type=_positive, metavar="WORKERS",
+                       help=f"{what} on a Dask cluster of WORKERS processes on this machine")
+
+
+def _positive(text: str) -> int:
+    value = _natural(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+def _natural(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {text!r}")
+    return value
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit code (0, or 2 after a plain error)."""
+    args = parser().parse_args(argv)
+    from forestviz.cli import commands  # the heavy imports only once the arguments are good
+    from forestviz.io.csv_input import DataError
+    from forestviz.persistence.archive import ModelFileError
+
+    try:
+        return getattr(commands, args.command)(args)
+    except (DataError, ModelFileError) as err:
+        return _fail(str(err))
+    except OSError as err:  # a file that cannot be written, a disk that is full
+        name = f" '{err.filename}'" if err.filename else ""
+        return _fail(f"{err.strerror or err}{name}")
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fail(message: str) -> int:
+    line = " ".join(message.split())  # one line, whatever the message held
+    print(f"forestviz: error: {line}", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def run() -> None:
+    """The console script's entry point."""
+    sys.exit(main())

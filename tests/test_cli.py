@@ -1,0 +1,216 @@
+"""The command line (forestviz.cli): a model trained by `forestviz train` loads in the app (and an
+app's model file works here), `explain` and `report` give the Explain page's numbers, and a bad
+file or argument ends with exit code 2 and one plain line."""
+
+import hashlib
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forestviz.app.workbench import Workbench
+from forestviz.app.workflow import Settings
+from forestviz.cli.main import main, parser
+from forestviz.io.bundled import load_dataset
+from forestviz.io.csv_input import load_csv
+from forestviz.io.dataset import DataChoice, Dataset
+from tests import hostile_models
+
+TARGET, ID = "Diabetes", "Patient ID"
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """The Pima table as an uploaded CSV, with a column the model must not use."""
+    frame = load_dataset("pima_diabetes").frame.copy()
+    frame["note"] = np.where(np.arange(len(frame)) % 2, "a", "b")
+    path = tmp_path_factory.mktemp("data") / "pima upload.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def app_choice(path, exclude=("note",)) -> tuple[Dataset, DataChoice]:
+    """The data set and choice the Data page makes of the uploaded ``path``."""
+    data = path.read_bytes()
+    dataset = Dataset.from_frame(load_csv(data), TARGET, id_column=ID, exclude=exclude,
+                                 name=path.name)
+    return dataset, DataChoice(f"upload:{hashlib.sha256(data).hexdigest()}", TARGET, ID,
+                               tuple(exclude), "auto")
+
+
+@pytest.fixture(scope="module")
+def cli_model(table, tmp_path_factory):
+    out = tmp_path_factory.mktemp("model") / "model.skops"
+    assert main(["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop",
+                 "note", "--model", "abrf1", "--trees", "10", "--seed", "3",
+                 "--out", str(out)]) == 0
+    return out
+
+
+def command_help(capsys, *command) -> str:
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--help"])
+    assert done.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_help_reads_like_the_readme(capsys):
+    text = parser().format_help()
+    for usage in ("forestviz train DATA.csv --target COL --out MODEL.skops",
+                  "forestviz explain MODEL.skops ROWS.csv|ROWS.parquet --out OUT.parquet|OUT.csv",
+                  "forestviz report MODEL.skops DATA.csv --rows ID ... --out DIR"):
+        assert usage in text
+    for option in ("--top-trees K", "--contributions", "--chunk-rows N", "--scheduler ADDRESS",
+                   "--local-cluster WORKERS", "--training TRAIN.csv"):
+        assert option in command_help(capsys, "explain")
+    for option in ("--target COL", "--model {erf,abrf1,abrf2,abrf3,softmax,agboost,rf}",
+                   "--id COL", "--drop COL [COL ...]", "--trees N", "--seed N"):
+        assert option in command_help(capsys, "train")
+    assert "--rows ID [ID ...]" in command_help(capsys, "report")
+    run = subprocess.run([sys.executable, "-m", "forestviz", "--help"], capture_output=True,
+                         text=True, check=True)
+    assert "forestviz explain MODEL.skops ROWS.csv|ROWS.parquet" in run.stdout
+
+
+def test_a_model_trained_here_loads_in_the_app(cli_model, table, capsys):
+    dataset, choice = app_choice(table)
+    bundle = Workbench(dataset, choice).load(cli_model.read_bytes())
+    assert bundle.settings == Settings(family="abrf1_qp", n_estimators=10, random_state=3)
+    assert bundle.n_trees == 10 and "note" not in bundle.preprocessor.feature_names_in_
+    reloaded = Workbench(dataset, choice, model=bundle).save()
+    metrics = bundle.results.drop(columns="fit seconds")  # the fit is not timed again
+    assert Workbench(dataset, choice).load(reloaded).results.drop(
+        columns="fit seconds").equals(metrics)
+
+
+def test_train_prints_the_train_page_s_metrics(table, tmp_path, capsys):
+    out = tmp_path / "m.skops"
+    assert main(["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop",
+                 "note", "--model", "rf", "--trees", "10", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    dataset, choice = app_choice(table)
+    bundle = Workbench(dataset, choice).load(out.read_bytes())
+    for name, auc in zip(bundle.results["model"], bundle.results["AUC"], strict=True):
+        assert name in printed and f"{auc:.3f}" in printed
+
+
+def test_explain_of_the_training_table_gives_the_explain_page_s_numbers(cli_model, table,
+                                                                        tmp_path):
+    out = tmp_path / "explained.parquet"
+    assert main(["--quiet", "explain", str(cli_model), str(table), "--out", str(out),
+                 "--top-trees", "3", "--chunk-rows", "100"]) == 0
+    found = pd.read_parquet(out)
+    dataset, choice = app_choice(table)
+    bench = Workbench(dataset, choice)
+    bench.load(cli_model.read_bytes())
+    assert len(found) == len(dataset.frame) and list(found["id"]) == list(dataset.ids)
+    for position in range(0, len(found), 61):
+        e = bench.explain(position)
+        row = found.iloc[position]
+        assert [row["P(No)"], row["P(Yes)"]] == list(e.prediction)
+        assert (row["interval_low"], row["interval_high"]) == e.interval
+        assert [row[f"top_tree_{r}"] for r in (1, 2, 3)] == list(e.top_trees[:3] + 1)
+
+
+@pytest.mark.slow
+def test_an_app_model_explains_and_reports_here(table, tmp_path):
+    dataset, choice = app_choice(table)
+    bench = Workbench(dataset, choice)
+    bench.train(Settings(family="erf", n_estimators=10))
+    model = tmp_path / "from the app.skops"
+    model.write_bytes(bench.save())
+    rows = tmp_path / "new rows.csv"
+    new = dataset.frame.iloc[:5].drop(columns=[TARGET]).copy()
+    new[ID] = ["A", "B", "../../escape", "D", "E"]
+    new.to_csv(rows, index=False)
+    out = tmp_path / "out.csv"
+    assert main(["--quiet", "explain", str(model), str(rows), "--training", str(table),
+                 "--out", str(out), "--contributions"]) == 0
+    found = pd.read_csv(out)
+    reports = tmp_path / "reports"
+    assert main(["--quiet", "report", str(model), str(rows), "--training", str(table),
+                 "--rows", "../../escape", "A", "--out", str(reports), "--pdf"]) == 0
+    assert sorted(p.name for p in reports.iterdir()) == [
+        "report-A.html", "report-A.pdf", "report-escape.html", "report-escape.pdf"]
+    assert (reports / "report-A.pdf").read_bytes().startswith(b"%PDF-")
+    for i, values in new.iterrows():
+        e = bench.explain(values=values.drop(ID), row_id=values[ID])
+        assert found.loc[i, "id"] == values[ID]
+        assert found.loc[i, "P(Yes)"] == pytest.approx(e.prediction[1], rel=1e-15)
+        assert found.loc[i, "interval_low"] == pytest.approx(e.interval[0], rel=1e-15)
+        assert found.loc[i, "contribution[Glucose (mg/dL)]"] == pytest.approx(
+            e.contributions.table(1).set_index("feature").loc["Glucose (mg/dL)",
+                                                               "contribution"], abs=1e-12)
+    html = (reports / "report-A.html").read_text()
+    assert e.to_html() != html  # it has the tree drawings besides
+    assert "A" in html and f"{bench.explain(values=new.iloc[0].drop(ID)).prediction[1]:.2f}" in html
+
+
+def other_version(model: bytes) -> bytes:
+    def as_format_3(schema):
+        schema["content"]["format"]["content"] = json.dumps("forestviz-model/3")
+    return hostile_models.edit(model, as_format_3)
+
+
+BAD = {
+    "no such table": (["train", "{missing}", "--target", TARGET, "--out", "{tmp}/m.skops"],
+                      "There is no table"),
+    "an image as the table": (["train", "{image}", "--target", TARGET, "--out", "{tmp}/m.skops"],
+                              "is a PNG image"),
+    "unknown target": (["train", "{table}", "--target", "Nope", "--out", "{tmp}/m.skops"],
+                       "There is no column 'Nope' (chosen as target)"),
+    "unknown dropped column": (["train", "{table}", "--target", TARGET, "--drop", "zzz", "--out",
+                                "{tmp}/m.skops"], "There is no column 'zzz'"),
+    "a family the target rules out": (["train", "{table}", "--target", TARGET, "--model",
+                                       "agboost", "--out", "{tmp}/m.skops"],
+                                      "needs a numeric (regression) target"),
+    "a model file from another version": (["explain", "{old}", "{table}", "--out",
+                                           "{tmp}/o.parquet"], "saved by another version"),
+    "a table as the model file": (["explain", "{table}", "{table}", "--out", "{tmp}/o.parquet"],
+                                  "not a forestviz model file"),
+    "rows without a model column": (["explain", "{model}", "{short}", "--out",
+                                     "{tmp}/o.parquet"], "no column 'Glucose (mg/dL)'"),
+    "an output of another kind": (["explain", "{model}", "{table}", "--out", "{tmp}/o.xlsx"],
+                                  "must end in .parquet or .csv"),
+    "another training table": (["explain", "{model}", "{table}", "--training", "{short}",
+                                "--out", "{tmp}/o.csv"], "is not the table this model"),
+    "an unknown row": (["report", "{model}", "{table}", "--rows", "P9999", "--out", "{tmp}/r"],
+                       "has the ID 'P9999'"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_a_bad_file_or_argument_is_one_plain_line_and_exit_2(case, cli_model, table, tmp_path,
+                                                             capsys):
+    image = tmp_path / "photo.csv"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    old = tmp_path / "old.skops"
+    old.write_bytes(other_version(cli_model.read_bytes()))
+    short = tmp_path / "short.csv"
+    pd.read_csv(table).drop(columns=["Glucose (mg/dL)"]).to_csv(short, index=False)
+    names = {"missing": tmp_path / "none.csv", "image": image, "table": table, "old": old,
+             "model": cli_model, "short": short, "tmp": tmp_path}
+    arguments, message = BAD[case]
+    assert main(["--quiet", *(a.format(**names) for a in arguments)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and captured.err.startswith("forestviz: error: ")
+    assert message in captured.err
+    assert not list(tmp_path.glob("o.*")) and not list(tmp_path.glob("m.skops"))
+
+
+@pytest.mark.slow
+def test_training_on_a_local_dask_cluster_fits_the_same_model(table, tmp_path):
+    here, there = tmp_path / "here.skops", tmp_path / "there.skops"
+    common = ["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop", "note",
+              "--model", "erf", "--trees", "12"]
+    assert main([*common, "--out", str(here)]) == 0
+    assert main([*common, "--out", str(there), "--local-cluster", "2"]) == 0
+    dataset, choice = app_choice(table)
+    local = Workbench(dataset, choice).load(here.read_bytes())
+    cluster = Workbench(dataset, choice).load(there.read_bytes())
+    np.testing.assert_array_equal(local.test_weights, cluster.test_weights)
+    np.testing.assert_array_equal(local.estimator.predict_proba(local.X_test),
+                                  cluster.estimator.predict_proba(cluster.X_test))
