@@ -69,8 +69,9 @@ def test_home_then_upload_a_csv(page, dialogs, artifacts_dir, tmp_path):
     expect(note).to_contain_text("ward (no level set)")
     why = main.get_by_test_id("stAlert").filter(has_text="Predicted").first
     expect(why).to_contain_text("mainly because")
+    main.get_by_text("This row beside the training rows").scroll_into_view_if_needed()
     features = main.get_by_test_id("stDataFrame").filter(has_text="used as")
-    expect(features).to_contain_text("missing")
+    expect(features).to_contain_text("missing", timeout=TIMEOUT)
     page.screenshot(path=artifacts_dir / "explain-missing-values.png", full_page=True)
     assert dialogs == []
     assert page.locator("img[src='x']").count() == 0
