@@ -65,8 +65,10 @@ def models_table(models: Mapping[str, Bundle], current: str) -> pd.DataFrame:
                     **{SPLIT: "same" if same_split(bundle, base) else "another split"})
         rows.append(mine)
     for _, baseline in base.results.iloc[1:].iterrows():
-        rows.append({**baseline.to_dict(), "parameters": f"{base.settings.n_estimators} trees "
-                     "(forest) or scikit-learn's defaults (boosting)", SPLIT: "same"})
+        boosting = baseline["model"].startswith("Gradient boosting")
+        rows.append({**baseline.to_dict(), SPLIT: "same",
+                     "parameters": "scikit-learn's defaults" if boosting
+                     else f"{base.settings.n_estimators} trees, scikit-learn's defaults"})
     table = pd.DataFrame(rows).set_index("model")
     order = np.argsort((table[SPLIT] != "same").to_numpy(), kind="stable")
     return table.iloc[order]
