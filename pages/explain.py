@@ -6,9 +6,7 @@ import numpy as np
 import streamlit as st
 
 from forestviz.app.workbench import Workbench
-from forestviz.explain.report import to_html
-from forestviz.explain.report_pdf import to_pdf
-from forestviz.explain.report_record import ReportContext, edited_values, settings_text
+from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
 from ui import models
 from ui.display import as_text
@@ -67,11 +65,7 @@ if bench is None:
     st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
     st.stop()
 dataset = bench.dataset
-if len(bench.trained) > 1:
-    chosen = st.selectbox("Model", list(bench.trained), index=list(bench.trained).index(
-        bench.label), key="explain_model", help="Every model trained on this data set here.")
-    if chosen != bench.label:
-        models.use_model(bench, chosen)
+models.model_picker(bench, "Model", key="explain_model")
 position = pick_row(bench)
 row_id = str(dataset.ids.iloc[position])
 original = dataset.X.iloc[position]
@@ -132,18 +126,11 @@ edited = (edited_values(dataset.X.iloc[position], original)
           if st.session_state["explain_picker"] == "whatif" else {})
 
 
-def report(write):
-    """The report, made when a download button is clicked: ``write`` is to_html or to_pdf."""
-    model = bench.model
-    context = ReportContext(dataset=dataset.name, model=model.name,
-                            settings=settings_text(model.estimator),
-                            metrics=bench.comparison().table, held_out_rows=len(model.test_rows))
-    return write(explanation, tree_svgs=svgs, context=context, edited=edited)
-
-
 buttons = st.container(horizontal=True)
-for write, kind, mime in ((to_html, "HTML", "text/html"), (to_pdf, "PDF", "application/pdf")):
-    buttons.download_button(f"Download report ({kind})", partial(report, write),
+for kind, mime in (("HTML", "text/html"), ("PDF", "application/pdf")):
+    made = partial(bench.report, explanation, pdf=kind == "PDF", tree_svgs=svgs,
+                   edited=edited)  # made (and dated) only when the button is clicked
+    buttons.download_button(f"Download report ({kind})", made,
                             file_name=f"forestviz-report-{position}.{kind.lower()}", mime=mime,
                             key=f"explain_report_{kind.lower()}", on_click="ignore",
                             icon=":material/download:")

@@ -97,12 +97,9 @@ def show_results(bench: Workbench) -> None:
     st.caption(as_text(f"Every model trained on this data set in this session (at most "
                        f"{MAX_MODELS}) and the baselines; the current one is {bench.label}. "
                        "Sensitivity and specificity are at each model's own threshold."))
-    if len(bench.trained) > 1:
-        chosen = st.selectbox("Current model (Explain and Forest show it)", list(bench.trained),
-                              index=list(bench.trained).index(bench.label), key="train_current")
-        if chosen != bench.label:
-            models.use_model(bench, chosen)
-            st.rerun()
+    if models.model_picker(bench, "Current model (Explain and Forest show it)",
+                           key="train_current"):
+        st.rerun()
     confusion = bench.confusion()
     if confusion is not None:
         st.caption(as_text(f"Held-out confusion matrix of {bench.label} at its threshold "

@@ -75,9 +75,18 @@ def workbench() -> Workbench | None:
                      trained=st.session_state.get(MODELS))
 
 
-def use_model(bench: Workbench, label: str) -> None:
-    """Make the trained model ``label`` the session's current one."""
-    st.session_state[MODEL] = bench.use(label)
+def model_picker(bench: Workbench, label: str, key: str) -> bool:
+    """A choice of the session's trained models (when there are several); True when the
+    choice changed the current model."""
+    if len(bench.trained) < 2:
+        return False
+    names = list(bench.trained)
+    chosen = st.selectbox(label, names, index=names.index(bench.label), key=key,
+                          help="Every model trained on this data set in this session.")
+    if chosen == bench.label:
+        return False
+    st.session_state[MODEL] = bench.use(chosen)
+    return True
 
 
 def start_training(dataset: Dataset, choice: DataChoice, settings: workflow.Settings,
