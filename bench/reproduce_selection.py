@@ -14,7 +14,8 @@ differences / √splits), and how often the model chose its base (``selected_bas
 
     PYTHONPATH=. .venv/bin/python bench/reproduce_selection.py [--splits 20] [--seeds 10]
         [--tables a,b] [--jobs 2] [--save runs.jsonl]   # each finished split is appended
-        [--agboost-cv K]   # AGBoost selects on K shuffled folds instead of one 20 % split
+        [--agboost-cv K]   # AGBoost selects on K shuffled folds (default: its cv="auto")
+        [--agboost-only]   # the regression tables, AGBoost alone
     PYTHONPATH=. .venv/bin/python bench/reproduce_selection.py --load runs.jsonl  # tables only
 """
 
@@ -40,17 +41,18 @@ ABRF = {"ABRF-1 (QP)": "abrf1", "Softmax": "softmax", "ABRF-2": "abrf2", "ABRF-3
 TARGET = -0.002  # the issue's floor for the paired mean difference
 
 
-def regression_split(name: str, seed: int, agboost_cv: int | None = None) -> list[dict]:
+def regression_split(name: str, seed: int, agboost_cv: int | None = None,
+                     agboost_only: bool = False) -> list[dict]:
     X, y = load(name)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=seed)
     rows = []
-    for model_name, mode in ABRF.items():
+    for model_name, mode in ({} if agboost_only else ABRF).items():
         model = AttentionForestRegressor(100, min_samples_leaf=10, mode=mode,
                                          random_state=seed).fit(X_tr, y_tr)
         rows.append(record(name, seed, model_name, "its forest",
                            r2_score(y_te, model.predict(X_te)),
                            r2_score(y_te, model.forest_.predict(X_te)), model.selected_base_))
-    cv = None if agboost_cv is None else KFold(agboost_cv, shuffle=True, random_state=seed)
+    cv = "auto" if agboost_cv is None else KFold(agboost_cv, shuffle=True, random_state=seed)
     model = AttentionBoostingRegressor(100, cv=cv, random_state=seed).fit(X_tr, y_tr)
     rows.append(record(name, seed, "AGBoost", "its GBM", r2_score(y_te, model.predict(X_te)),
                        r2_score(y_te, model.gbm_.predict(X_te)), model.selected_base_))
@@ -80,12 +82,13 @@ def record(table, seed, model, base, score, base_score, selected_base) -> dict:
             "base_score": float(base_score), "selected_base": bool(selected_base)}
 
 
-def run_split(name: str, seed: int, agboost_cv: int | None = None) -> list[dict]:
+def run_split(name: str, seed: int, agboost_cv: int | None = None,
+              agboost_only: bool = False) -> list[dict]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.perf_counter()
-        rows = (regression_split(name, seed, agboost_cv) if TABLES[name].task == "regression"
-                else classification_split(name, seed))
+        rows = (regression_split(name, seed, agboost_cv, agboost_only)
+                if TABLES[name].task == "regression" else classification_split(name, seed))
     for row in rows:
         row["seconds"] = time.perf_counter() - started
     return rows
@@ -127,6 +130,8 @@ def main() -> None:
     parser.add_argument("--tables", default=",".join(TABLES))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--agboost-cv", type=int, help="AGBoost selects by K shuffled folds")
+    parser.add_argument("--agboost-only", action="store_true",
+                        help="regression tables, AGBoost only (the other families are skipped)")
     parser.add_argument("--save")
     parser.add_argument("--load")
     args = parser.parse_args()
@@ -134,11 +139,14 @@ def main() -> None:
         with open(args.load) as handle:
             print(summary([json.loads(line) for line in handle if line.strip()]))
         return
-    tasks = [(name, seed) for name in args.tables.split(",")
+    names = [name for name in args.tables.split(",")
+             if not args.agboost_only or TABLES[name].task == "regression"]
+    tasks = [(name, seed) for name in names
              for seed in range(args.splits if TABLES[name].task == "regression" else args.seeds)]
     runs, started = [], time.perf_counter()
     for rows in Parallel(n_jobs=args.jobs, return_as="generator")(
-            delayed(run_split)(name, seed, args.agboost_cv) for name, seed in tasks):
+            delayed(run_split)(name, seed, args.agboost_cv, args.agboost_only)
+            for name, seed in tasks):
         runs += rows
         if args.save:
             with open(args.save, "a") as handle:

@@ -15,7 +15,13 @@ from forestviz import (
     EnhancedForestClassifier,
 )
 from forestviz.explain.explanation import explain
-from forestviz.selection import auc_one_standard_error, one_standard_error, weighted_mean_and_se
+from forestviz.selection import (
+    CONFIRM_SE,
+    auc_one_standard_error,
+    confirmed_one_standard_error,
+    one_standard_error,
+    weighted_mean_and_se,
+)
 
 
 def test_one_standard_error_by_hand_a_clear_winner():
@@ -192,3 +198,49 @@ def test_agboost_on_noise_is_never_worse_than_its_boosting_machine(seed):
     else:
         gbm = np.mean((model.gbm_.predict(X_new) - y_new) ** 2)
         assert np.mean((model.predict(X_new) - y_new) ** 2) <= gbm
+
+
+def test_confirmed_rule_keeps_a_clear_winner_and_reports_its_out_of_selection_gain():
+    rng = np.random.RandomState(0)
+    base = rng.normal(1.0, 0.1, size=200)
+    losses = np.column_stack([base, base - 0.3, base + rng.normal(0, 0.05, 200)])
+    selection = confirmed_one_standard_error(losses, random_state=0)
+    assert selection.chosen == 1 and selection.table["selected"].tolist() == [False, True, False]
+    # every fold's rule chooses candidate 1, so each row scores L_1 − L_0 = −0.3 exactly
+    np.testing.assert_allclose(selection.table["confirmed_difference"], -0.3)
+    np.testing.assert_allclose(selection.table["confirmed_se"], 0.0, atol=1e-12)
+
+
+def test_confirmed_rule_refuses_the_best_of_many_noisy_candidates():
+    """400 candidates no better than the base: the plain rule picks one of them by chance (the
+    winner's curse); the confirmed rule scores that choice on rows it was not made on and keeps
+    the base."""
+    rng = np.random.RandomState(3)
+    losses = rng.chisquare(1, size=(40, 401))
+    plain = one_standard_error(losses)
+    assert plain.chosen != 0
+    confirmed = confirmed_one_standard_error(losses, random_state=0)
+    assert confirmed.chosen == 0 and confirmed.table["selected"].tolist() == [True] + [False] * 400
+    difference, se = confirmed.table.loc[0, ["confirmed_difference", "confirmed_se"]]
+    assert difference + CONFIRM_SE * se >= 0
+
+
+def test_confirmed_rule_by_hand():
+    """The out-of-selection differences recomputed with explicit folds."""
+    rng = np.random.RandomState(7)
+    losses = np.column_stack([rng.normal(1, 0.3, 30), rng.normal(0.8, 0.3, 30),
+                              rng.normal(0.85, 0.3, 30)])
+    weight = rng.uniform(0.5, 2.0, 30)
+    selection = confirmed_one_standard_error(losses, weight, n_folds=3, random_state=5)
+    order = np.random.RandomState(5).permutation(30)
+    difference = np.empty(30)
+    for fold in np.array_split(order, 3):
+        rest = np.setdiff1d(np.arange(30), fold)
+        chosen = one_standard_error(losses[rest], weight[rest]).chosen
+        difference[fold] = losses[fold, chosen] - losses[fold, 0]
+    mean, se = weighted_mean_and_se(difference, weight)
+    table = selection.table
+    np.testing.assert_allclose(table["confirmed_difference"], mean)
+    np.testing.assert_allclose(table["confirmed_se"], se)
+    expected = one_standard_error(losses, weight).chosen if mean + CONFIRM_SE * se < 0 else 0
+    assert selection.chosen == expected

@@ -4,31 +4,36 @@ Attention-based Modification of Gradient Boosting Machine"; algorithms.md §2): 
 ``weights="uniform"`` keeps w_k = 1/T (the paper's "Non-param" model).
 
 Selecting (ε, τ, γ): a boosting ensemble is fitted on a random ``1 − validation_fraction`` of
-the rows (or, with ``cv``, one per cross-validation fold), w is fitted on those rows for every
-grid point (:data:`~forestviz.attention.search.EPS_GRID` ×
+the rows (or one per cross-validation fold: with ``cv="auto"``, 5 folds when one split would
+hold out fewer than 200 rows, where a single small split's noise decides), w is fitted on
+those rows for every grid point (:data:`~forestviz.attention.search.EPS_GRID` ×
 :data:`~forestviz.attention.search.KAPPA_GRID` × :data:`~forestviz.boosting.weights.DISCOUNT_GRID`,
 τ = κ·median training distance; all QPs of an ensemble share one Gram matrix and are solved by
 simplex NNLS) and each point is scored by its squared error on every held-out row (pooled over
 folds). The boosting machine itself (equal tree weights) is a candidate too, unless ε is fixed,
 and the one-standard-error rule of :mod:`forestviz.selection` chooses: attention only when it
-beats every simpler candidate by more than the standard error of the paired difference
-(``selected_base_`` says whether the machine won; then ε = 1 and w_k = 1/T, so ``predict``
-is the machine's own prediction). The final ensemble is fitted on all rows — in threads, at the
-same time as the validation ones, when ``n_jobs`` allows — and w is refitted there at the chosen
-point. When ε, τ and γ are all fixed nothing is searched and no validation ensemble is fitted.
+beats every simpler candidate by more than the standard error of the paired difference and
+the rule, cross-fitted over the held-out rows, still beats the machine on the rows it did not
+choose on (:func:`~forestviz.selection.confirmed_one_standard_error`; the best of 462 noisy
+candidates is otherwise optimistic). ``selected_base_`` says whether the machine won; then
+ε = 1 and w_k = 1/T, so ``predict`` is the machine's own prediction. The final ensemble is
+fitted on all rows — in threads, at the same time as the validation ones, when ``n_jobs``
+allows — and w is refitted there at the chosen point. When ε, τ and γ are all fixed nothing is
+searched and no validation ensemble is fitted.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import GradientBoostingRegressor
-from sklearn.model_selection import ShuffleSplit, check_cv
+from sklearn.model_selection import KFold, ShuffleSplit, check_cv
 from sklearn.tree import ExtraTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -43,7 +48,11 @@ from forestviz.boosting.weights import (
     attention_numerators,
     attention_softmax,
 )
-from forestviz.selection import one_standard_error, weighted_mean_and_se
+from forestviz.selection import (
+    confirmed_one_standard_error,
+    one_standard_error,
+    weighted_mean_and_se,
+)
 from forestviz.trees.checks import (
     ATTENTION_CHECKS,
     auto_or,
@@ -59,6 +68,11 @@ from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import node_values, tree_covers
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
+SMALL_HELD_OUT = 200
+"""With ``cv="auto"``, fewer held-out rows than this in one ``validation_fraction`` split
+select by :data:`AUTO_FOLDS`-fold cross-fitting instead (every row held out once)."""
+AUTO_FOLDS = 5
+
 
 class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator):
     """AGBoost regressor (Konstantinov, Utkin & Kirpichenko): attention weights over the trees of
@@ -69,8 +83,10 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     (the same boosting loop over ``ExtraTreeRegressor``). ``eps``, ``tau``, ``discount``:
     "auto" (grid search) or a fixed value (τ absolute, in squared distance units).
     ``weights``: "trained" (QP) or "uniform" (w_k = 1/T, the paper's "Non-param").
-    ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: None
-    (one ``validation_fraction`` split) or a scikit-learn CV spec (int, splitter).
+    ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: "auto"
+    (one ``validation_fraction`` split, or 5 shuffled folds when that split would hold fewer
+    than :data:`SMALL_HELD_OUT` rows), None (always one split) or a scikit-learn CV spec
+    (int, splitter).
     Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
     ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_`` (every candidate
     with its held-out loss, standard error and paired difference to the best; the machine's row
@@ -90,7 +106,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     def __init__(self, n_estimators=100, *, learning_rate=0.1, min_samples_leaf=10,
                  max_depth=3, base="gbm", eps="auto", tau="auto", discount="auto",
                  discount_on="score", weights="trained", distance="standardized",
-                 validation_fraction=0.2, cv=None, random_state=None, n_jobs=None):
+                 validation_fraction=0.2, cv="auto", random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.min_samples_leaf = min_samples_leaf
@@ -129,7 +145,10 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         report("forest", 0.0)
         if not searched:
             splits = []
-        elif self.cv is not None:
+        elif self.cv == "auto" and X.shape[0] * self.validation_fraction < SMALL_HELD_OUT:
+            splits = list(KFold(AUTO_FOLDS, shuffle=True,
+                                random_state=rng.randint(2**31 - 1)).split(X))
+        elif self.cv not in (None, "auto"):
             splits = list(check_cv(self.cv).split(X, y))
         else:
             splits = list(ShuffleSplit(1, test_size=self.validation_fraction,
@@ -145,8 +164,8 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
             d, V = ens.stats.query(X[held_out])
             validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out])))
-        eps, tau, self.discount_, self.selected_base_ = self._search(main, validations, *grids,
-                                                                      report)
+        eps, tau, self.discount_, self.selected_base_ = self._search(
+            main, validations, *grids, report, seed=rng.randint(2**31 - 1))
         self.eps_, self.tau_ = eps, tau
         self.w_ = np.full(len(main.trees), 1.0 / len(main.trees))
         if self.weights == "trained" and not self.selected_base_:
@@ -231,7 +250,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         report(1.0)
         return losses.reshape(held_out.target.size, -1)
 
-    def _search(self, main, validations, eps_grid, kappas, discounts, report):
+    def _search(self, main, validations, eps_grid, kappas, discounts, report, seed=None):
         """Held-out squared errors of the boosting machine itself (equal weights) and of every
         (ε, τ, γ) over the (ensemble, held-out rows) ``validations``; the one-standard-error
         choice (:mod:`forestviz.selection`; simplest first: the machine, then the largest τ,
@@ -262,7 +281,9 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
                                 1 + np.lexsort((-gg, -ee, -kk))]).astype(np.intp)
         if validations:
             losses = np.concatenate(blocks)
-            selection = one_standard_error(losses[:, order], np.concatenate(weights))
+            choose = (partial(confirmed_one_standard_error, random_state=seed) if base_allowed
+                      else one_standard_error)
+            selection = choose(losses[:, order], np.concatenate(weights))
             table = selection.table.set_axis(order)
             frame = frame.join(table)
             if not base_allowed:  # shown for comparison, never chosen
@@ -329,6 +350,11 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         scaled) and the trees' own sample counts."""
         check_is_fitted(self)
         return self.leaf_stats_.leaf_values, tree_covers(self.estimators_)
+
+    def offset(self) -> float:
+        """F_0, the boosting machine's initial prediction (added to every row's)."""
+        check_is_fitted(self)
+        return float(self.init_)
 
     def contamination(self) -> tuple[float, np.ndarray]:
         """(ε, w): the contamination weight and the trained (or uniform) tree weights w."""
