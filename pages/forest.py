@@ -59,8 +59,12 @@ def cleaning_rounds(bench: Workbench) -> None:
     if stored is None or stored[0] is not bundle:
         return
     records = pd.DataFrame(stored[1].records())
-    st.plotly_chart(plots.cleaning_rounds_figure(records), key="forest_cleaning")
-    st.dataframe(records, hide_index=True, key="forest_cleaning_table")
+    st.plotly_chart(plots.cleaning_rounds_figure(records, width=plots.WIDTH),
+                    key="forest_cleaning")
+    table = plots.cleaning_table(records, bundle.feature_names)
+    dropped = table["features dropped"].iloc[-1]
+    st.caption(as_text(f"Features dropped before the last round: {dropped}."))
+    st.dataframe(elide_cells(table), hide_index=True, key="forest_cleaning_table")
 
 
 def weights_over_rows(views) -> None:

@@ -45,6 +45,7 @@ def test_outputs_recompose_the_models_own_prediction(fitted):
     ensemble = as_ensemble(model)
     np.testing.assert_allclose(ensemble.tree_weights(X), out.weights, rtol=1e-12)
     np.testing.assert_allclose(ensemble.tree_predictions(X), out.tree_predictions, rtol=1e-12)
+    assert ensemble.offset() == out.offset  # the same for every row, read without one
 
 
 def test_contamination_part_is_eps_times_w(fitted):

@@ -19,6 +19,7 @@ from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
 from forestviz.explain.summary import TrainingSummary
+from forestviz.numbers import number_text
 from forestviz.trees import DecisionMachine
 from forestviz.trees.ensemble import as_ensemble
 
@@ -143,7 +144,8 @@ def test_top_trees_effective_number_and_top5_share(fitted):
 
 def test_paths_equal_the_decision_machine(fitted):
     _, model, _, _, summary, rows = fitted
-    machine = DecisionMachine.from_estimator(model, feature_names=summary.feature_names)
+    machine = DecisionMachine.from_estimator(model, feature_names=summary.feature_names,
+                                             feature_scale=summary.scale)
     x = rows[3]
     e = explain(model, x, summary=summary, top_k=3)
     assert len(e.paths) == 3
@@ -160,7 +162,8 @@ def test_feature_table_against_numpy_and_scipy(fitted):
     for x in (rows[0], rows[5]):
         table = explain(model, x, summary=summary).features
         assert list(table["feature"]) == [f"x{j}" for j in range(5)]
-        assert list(table["value"]) == [f"{v:.4g}" for v in x]
+        assert list(table["value"]) == [number_text(v, s) for v, s in zip(x, X.std(axis=0),
+                                                                           strict=True)]
         assert not table["missing"].any() and set(table["kind"]) == {"numeric"}
         np.testing.assert_array_equal(table["median"], np.median(X, axis=0))
         expected = [percentileofscore(X[:, j], x[j], kind="mean") for j in range(5)]
@@ -267,7 +270,8 @@ def test_a_missing_value_is_imputed_with_the_training_median_and_said_so():
     assert e.missing == frozenset({"x1"})
     row = e.features.set_index("feature").loc["x1"]
     assert row["missing"] and row["value"] == "missing" and np.isnan(row["percentile"])
-    assert row["used as"] == f"{np.median(X[:, 1]):.4g} (the training median)"
+    assert row["used as"] == (f"{number_text(np.median(X[:, 1]), X[:, 1].std())} "
+                              "(the training median)")
     tests = [s for steps in e.paths for s in steps if s.feature == 1]
     assert tests, "no top tree tests x1: pick another row"
     for step in tests:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from forestviz.explain import plots
+from forestviz.explain.plots import conventions
 from forestviz.names import HOVER_WIDTH, NAME_LIMIT, elide
 from tests.plot_helpers import axis_titles, dirichlet, strings
 
@@ -80,11 +81,13 @@ def test_bars_sorted_with_top_k_highlighted_and_hover_in_words():
     fig = plots.tree_weight_bars(weights, top_k=2)
     (bar,) = fig.data
     order = np.argsort(weights)[::-1]
-    assert list(bar.x) == [f"Tree {k + 1}" for k in order]
     np.testing.assert_array_equal(bar.y, weights[order])
     assert list(bar.marker.color) == [plots.STRONG[0]] * 2 + [plots.PALE[0]] * 3
     assert "Tree 2: weight 0.081 (8.1% of the prediction)" in bar.hovertext
-    assert list(fig.layout.xaxis.categoryarray) == list(bar.x)
+    # the top 2 named at 1 and 2, the other 3 in a band (one unit each) after a gap
+    np.testing.assert_allclose(bar.x, [1, 2, 3.5, 4.5, 5.5])
+    assert list(fig.layout.xaxis.ticktext) == ["Tree 5", "Tree 3", "the other 3 trees"]
+    np.testing.assert_allclose(fig.layout.xaxis.tickvals, [1, 2, 4.5])
 
 
 def test_bars_stack_parts_that_sum_to_the_weights():
@@ -92,7 +95,8 @@ def test_bars_stack_parts_that_sum_to_the_weights():
     alpha = (1 - eps) * D + eps * w
     fig = plots.tree_weight_bars(alpha, parts=[(1 - eps) * D, eps * w], top_k=3)
     assert fig.layout.barmode == "stack" and len(fig.data) == 2
-    assert fig.data[0].x == fig.data[1].x
+    np.testing.assert_array_equal(fig.data[0].x, fig.data[1].x)
+    np.testing.assert_array_equal(fig.data[0].width, fig.data[1].width)
     np.testing.assert_allclose(np.add(fig.data[0].y, fig.data[1].y), np.sort(alpha)[::-1])
     for p, trace in enumerate(fig.data):
         assert list(trace.marker.color[:3]) == [plots.STRONG[p]] * 3
@@ -103,10 +107,11 @@ def test_bars_stack_parts_that_sum_to_the_weights():
 
 def test_bars_degenerate_inputs():
     ties = plots.tree_weight_bars(np.full(4, 0.25), top_k=10)
-    assert list(ties.data[0].x) == ["Tree 1", "Tree 2", "Tree 3", "Tree 4"]  # ties: tree order
+    assert list(ties.layout.xaxis.ticktext) == ["Tree 1", "Tree 2", "Tree 3", "Tree 4"]
     assert set(ties.data[0].marker.color) == {plots.STRONG[0]}  # top_k clipped to T
     one = plots.tree_weight_bars([1.0], top_k=0, tree_ids=[7])
-    assert list(one.data[0].x) == ["Tree 7"] and list(one.data[0].marker.color) == [plots.PALE[0]]
+    assert list(one.layout.xaxis.ticktext) == ["the one tree"]
+    assert list(one.data[0].marker.color) == [plots.PALE[0]]
     scores = plots.tree_weight_bars([0.0, 0.0], label="score", share_of_prediction=False)
     assert not any("%" in h for h in scores.data[0].hovertext)
     with pytest.raises(ValueError, match="finite"):
@@ -224,3 +229,68 @@ def test_held_out_predicted_against_actual_shows_every_row():
     np.testing.assert_array_equal(points.x, y)
     np.testing.assert_array_equal(points.y, [2.5, 1.5, 2.0])
     assert list(perfect.x) == list(perfect.y) == [1.0, 3.0]
+
+
+# ------------------------------------------------------------------- layout at a given width
+@pytest.mark.parametrize("width", [700, 1400])
+def test_legends_lie_outside_the_plot_at_the_width_given(width):
+    """A horizontal legend above the plot area (paper y ≥ 1) with the top margin grown by its
+    rows, so it neither covers nor squeezes the plot; the figure is laid out for ``width``."""
+    D, w, eps = dirichlet(100), dirichlet(100, seed=3), 0.4
+    alpha = (1 - eps) * D + eps * w
+    for fig in (plots.tree_weight_bars(alpha, parts=[(1 - eps) * D, eps * w], width=width),
+                plots.attention_kde(alpha, D, width=width)):
+        legend = fig.layout.legend
+        assert fig.layout.width == width
+        assert (legend.orientation, legend.yref, legend.y, legend.yanchor) == (
+            "h", "paper", 1, "bottom")
+    rows = [conventions.legend_rows(["x" * 30] * 2, width) for width in (700, 1400)]
+    assert rows == [1, 1] and conventions.legend_rows(["x" * 60] * 4, 700) == 4
+
+
+def test_top_k_bars_are_named_and_the_rest_share_a_band():
+    weights = dirichlet(100, seed=5)
+    fig = plots.tree_weight_bars(weights, top_k=5, width=640)
+    top = np.argsort(-weights, kind="stable")[:5]
+    assert list(fig.layout.xaxis.ticktext) == [f"Tree {k + 1}" for k in top] + [
+        "the other 95 trees"]
+    x, widths = np.asarray(fig.data[0].x), np.asarray(fig.data[0].width)
+    np.testing.assert_allclose(x[:5], [1, 2, 3, 4, 5])
+    band = x[5:]
+    assert band.min() - widths[5] / 2 > 5.4 and np.ptp(band) < 6  # a band of 6 units
+    assert fig.layout.xaxis.tickangle == -35  # 640 px: names slanted
+    assert plots.tree_weight_bars(weights, width=1400).layout.xaxis.tickangle == 0
+
+
+def test_simplex_shows_only_what_the_model_has():
+    D, w = dirichlet(30), dirichlet(30, seed=3)
+    full = plots.simplex_figure(D, w, 0.3, width=1300)
+    assert [t.name for t in full.data] == [
+        "possible weights for this ε (sub-simplex)", "Softmax weights D (closeness to this row)",
+        "learned tree weights w", "final weights α = (1−ε)·D + ε·w"]
+    erf = plots.simplex_figure(None, None, 0.0, alpha=D, width=1300)
+    assert [t.name for t in erf.data] == ["this row's tree weights α"]
+    assert erf.layout.showlegend is True and erf.layout.width == 1300
+    # the corner names fit: margins hold half of the longest (the other 28 trees) each side
+    assert erf.layout.ternary.caxis.title.text == "the other 28 trees"
+    assert erf.layout.margin.l == erf.layout.margin.r >= 18 * conventions.CAPTION_CHAR / 2
+    with pytest.raises(ValueError):
+        plots.simplex_figure(None, None, 0.3, alpha=D)
+
+
+def test_cleaning_rounds_in_words():
+    rounds = [{"round": 1, "n_features": 3, "features": [0, 1, 2], "n_rows": 100,
+               "validation_auc": 0.722222, "feature_reduction": 0.0, "sample_reduction": 0.0},
+              {"round": 2, "n_features": 2, "features": [0, 2], "n_rows": 99,
+               "validation_auc": 0.75, "feature_reduction": 100 / 3,
+               "sample_reduction": 1.0}]
+    table = plots.cleaning_table(rounds, ["age", "bmi", "glucose"])
+    assert list(table.columns) == ["round", "validation AUC", "training rows", "features",
+                                   "% of rows dropped", "% of features dropped",
+                                   "features dropped"]
+    assert table["features dropped"].tolist() == ["none", "bmi"]
+    assert table["validation AUC"].tolist() == [0.722, 0.75]
+    assert table["% of features dropped"].tolist() == [0.0, 33.3]
+    fig = plots.cleaning_rounds_figure(rounds, width=700)
+    assert fig.layout.legend.y == 1 and fig.layout.legend.yanchor == "bottom"
+    assert fig.layout.yaxis2.ticksuffix == " %" and fig.layout.xaxis.tickformat == "d"

@@ -144,8 +144,10 @@ def test_simplex_figure_degenerate_forests():
     two = plots.simplex_figure([0.5, 0.5], [1.0, 0.0], 0.2)
     np.testing.assert_allclose(ternary_points(two.data[0]), [[0.6, 0.4, 0], [0.4, 0.6, 0],
                                                              [0.6, 0.4, 0]])
-    flat = plots.simplex_figure([0.2, 0.3, 0.5], [1 / 3] * 3, 0.0)  # ε = 0: a point
-    np.testing.assert_allclose(ternary_points(flat.data[0]), [[0.2, 0.3, 0.5]] * 4)
+    flat = plots.simplex_figure([0.2, 0.3, 0.5], [1 / 3] * 3, 0.0)  # ε = 0: the point α only
+    (point,) = flat.data
+    assert point.name == "this row's tree weights α"
+    np.testing.assert_allclose(ternary_points(point), [[0.2, 0.3, 0.5]])
 
 
 def test_ternary_dataset_places_every_row_and_reports_hidden_ones():

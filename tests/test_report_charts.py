@@ -89,7 +89,7 @@ def test_stacked_bars_show_the_legend_of_their_parts():
     lines = svg_lines(svg)
     assert "closeness to this row, (1−ε)·D" in lines
     assert "learned tree weight, ε·w" in lines
-    assert tick_labels(svg, "x") == ["Tree 2", "Tree 3", "Tree 1"]  # largest weight first
+    assert tick_labels(svg, "x") == ["Tree 2", "the other 2 trees"]  # largest weight first
 
 
 def test_an_undrawable_figure_raises_and_the_report_says_so(explanation, monkeypatch):

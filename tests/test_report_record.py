@@ -27,6 +27,7 @@ from forestviz.explain.report import to_html
 from forestviz.explain.report_record import ReportContext, edited_values, settings_text
 from forestviz.explain.summary import TrainingSummary
 from forestviz.io.dataset import Dataset
+from forestviz.numbers import number_text
 
 REPO = Path(__file__).resolve().parents[1]
 CREATED = datetime(2026, 5, 4, 13, 2, 3, tzinfo=timezone(timedelta(hours=2)))
@@ -289,8 +290,9 @@ def test_similar_rows_stand_side_by_side_however_many_columns():
     assert [float(d) for d in distances[2:]] == [shown(d) for d in neighbors["distance"]]
     assert all(len(row) == 2 + len(neighbors) for row in table["rows"])
     values = {row[0]: row for row in table["rows"]}
-    assert [float(v) for v in values["lab value 0"][1:]] == [
-        shown(X[7, 0]), *(shown(v) for v in neighbors["lab value 0"])]
+    assert values["lab value 0"][1] == number_text(X[7, 0], X[:, 0].std())  # to its spread
+    assert [float(v) for v in values["lab value 0"][2:]] == [
+        shown(v) for v in neighbors["lab value 0"]]
 
 
 @pytest.mark.slow

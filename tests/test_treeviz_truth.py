@@ -27,6 +27,7 @@ from forestviz.explain.shadow import node_rows
 from forestviz.explain.tree_outputs import ROWS as FROM_ROWS
 from forestviz.explain.tree_outputs import SCALED, origin, tree_outputs
 from forestviz.explain.treeviz import TreeContext, render_tree
+from forestviz.numbers import number_text
 from forestviz.trees.fitted import estimator_trees
 from tests.treeviz_helpers import (
     drawn_nodes,
@@ -115,27 +116,29 @@ def drawings(family, make=None, fancy=False):
 
 
 def check_path_numbers(tree, e, rank, x, svg, drawn):
-    """The drawn path is the tree's, each threshold reads back as the sentence's, and each of
-    the row's values as its most precise form on the path (the others are roundings of it)."""
+    """The drawn path is the tree's, each threshold prints as the sentence's, and each of the
+    row's values as its most precise form on the path (the others are roundings of it); a
+    value off the path prints to its feature's spread (the box lists every feature, one a
+    line: name, then value)."""
     assert set(drawn_nodes(svg)) == path_names(tree, x)
     box = drawn["X_y"]
-    assert box[:len(NAMES)] == NAMES
-    shown = dict(zip(NAMES, map(float, box[len(NAMES):]), strict=True))
+    assert box[0::2] == NAMES
+    shown = dict(zip(NAMES, box[1::2], strict=True))
     forms = {}
     for step in e.paths[rank]:
         value, threshold = short_forms(step)
         (label,) = drawn[f"node{step.node}"]
         name, printed = label.rsplit("@", 1)
         assert name == NAMES[step.feature]
-        assert float(printed) == float(threshold)
+        assert printed == threshold
         forms.setdefault(step.feature, []).append(value)
     for feature, printed in forms.items():
-        finest = max(printed, key=lambda t: len(Decimal(t).as_tuple().digits))
-        assert shown[NAMES[feature]] == float(finest)
+        finest = max(printed, key=lambda t: -Decimal(t).as_tuple().exponent)
+        assert shown[NAMES[feature]] == finest
         for text in printed:
-            assert abs(shown[NAMES[feature]] - float(text)) <= last_digit(text) / 2
+            assert abs(float(shown[NAMES[feature]]) - float(text)) <= last_digit(text) / 2
     for feature in set(range(len(NAMES))) - set(forms):
-        assert shown[NAMES[feature]] == float(f"{x[feature]:.4g}")
+        assert shown[NAMES[feature]] == number_text(x[feature], X[:, feature].std())
 
 
 def leaf_of(tree, x):
@@ -223,13 +226,13 @@ def test_boosting_dots_are_the_residuals_each_tree_was_fitted_to(nu):
     trees = estimator_trees(model)
     staged = [np.full(len(X), model.init_), *model.gbm_.staged_predict(X)]
     for k in (0, 4, T - 1):
-        outputs = tree_outputs(model, trees, k, ROWS[0])
+        outputs = tree_outputs(model, trees, k)
         source, dots = origin(outputs, trees, k, node_rows(trees[k], X), X, TARGET)
         assert source == SCALED
         assert np.allclose(dots, T * nu * (TARGET - staged[k]))
     forest = ExtraTreesRegressor(T, max_depth=4, random_state=0).fit(X, TARGET)
     trees = estimator_trees(forest)
-    outputs = tree_outputs(forest, trees, 3, ROWS[0])
+    outputs = tree_outputs(forest, trees, 3)
     assert origin(outputs, trees, 3, node_rows(trees[3], X), X, TARGET) == (FROM_ROWS, None)
 
 
@@ -255,14 +258,49 @@ def test_fancy_and_full_drawings_say_the_same(require_dot):
             assert leaf_texts(svg, leaf)[0] == [f"P({model.classes_[top]}) = {share[top]:.2f}"]
 
 
-def test_the_row_box_prints_the_pages_numbers_where_fixed_point_two_would_not(require_dot):
-    """dtreeviz's default (two decimals) would print 0.00 for the drift column: the drawing
-    prints as many decimals as the path's short forms need."""
+def test_the_row_box_prints_each_feature_to_its_own_spread(require_dot):
+    """dtreeviz prints every number with one fixed-point precision: two decimals would print
+    0.00 for the drift column, five would print 120.00000 for glucose. Each value prints to
+    its feature's spread instead (glucose spreads by 30: whole; drift by 0.01: 4 decimals)."""
     model = RandomForestClassifier(T, max_depth=4, random_state=0).fit(X, LABELS)
     context = TreeContext.from_data(X, LABELS, feature_names=NAMES, target_name="outcome")
     x = ROWS[0]
     svg = render_tree(model, 0, x, context=context, mode="path", fancy=False)
-    box = texts_by_node(svg)["X_y"][len(NAMES):]
-    assert float(box[3]) == float(f"{x[3]:.4g}") != 0.0
-    assert all(re.fullmatch(r"-?\d+\.\d+", text) for text in box)
-    assert len({len(text.split(".")[1]) for text in box}) == 1  # one precision for the box
+    box = texts_by_node(svg)["X_y"][1::2]
+    path = {int(model.estimators_[0].tree_.feature[n])
+            for n in model.estimators_[0].decision_path(x[None, :].astype(np.float32)).indices}
+    for j in set(range(len(NAMES))) - path:
+        assert box[j] == number_text(x[j], X[:, j].std())
+    assert re.fullmatch(r"-?\d+", box[0]) and re.fullmatch(r"-?0\.\d{1,4}", box[3])
+
+
+def test_a_categorys_levels_draw_as_yes_and_no(require_dot):
+    """One-hot levels of a category (issue 14, item 3): the row's box prints whether the row
+    has each level ("yes" / "no", not 1 / 0), a split on a level prints "no | yes" (rows
+    without it go left), and the path drawn is the tree's own path, which the page's sentence
+    words as "sex = F" / "sex is not F"."""
+    rng = np.random.default_rng(4)
+    female = rng.integers(0, 2, 300).astype(float)
+    glucose = np.round(rng.normal(120, 30, 300))
+    data = np.column_stack([glucose, female, 1 - female])
+    outcome = np.where((glucose > 130) ^ (female == 1), "Yes", "No")
+    model = RandomForestClassifier(5, max_depth=3, random_state=0).fit(data, outcome)
+    context = TreeContext.from_data(data, outcome, feature_names=["glucose", "sex=F", "sex=M"],
+                                    indicators=[1, 2])
+    checked = 0
+    for row in (np.array([140.0, 1.0, 0.0]), np.array([100.0, 0.0, 1.0])):
+        for k, tree in enumerate(model.estimators_):
+            svg = render_tree(model, k, row, context=context, mode="path", fancy=False)
+            drawn = texts_by_node(svg)
+            assert drawn["X_y"][1::2][1:] == ["yes" if row[1] else "no",
+                                              "yes" if row[2] else "no"]
+            t, path = tree.tree_, path_names(tree, row)
+            for node in (int(name[4:]) for name in path if name.startswith("node")):
+                if t.feature[node] in (1, 2):
+                    label = ["sex=F", "sex=M"][t.feature[node] - 1]
+                    assert drawn[f"node{node}"] == [f"{label}@no | yes"]
+                    has_level = row[t.feature[node]] > 0.5  # "yes" goes right
+                    child = t.children_right[node] if has_level else t.children_left[node]
+                    assert {f"node{child}", f"leaf{child}"} & path
+                    checked += 1
+    assert checked >= 5

@@ -47,11 +47,13 @@ class CleaningResult:
         return max(self.rounds, key=lambda r: r.validation_auc)
 
     def records(self) -> list[dict]:
-        """One flat dict per round (for a table or a plot)."""
+        """One dict per round (for a table or a plot); ``features`` lists the column indices
+        it trained on."""
         return [
             {
                 "round": r.round,
                 "n_features": len(r.features),
+                "features": r.features.tolist(),
                 "n_rows": len(r.rows),
                 "validation_auc": r.validation_auc,
                 "feature_reduction": r.feature_reduction,

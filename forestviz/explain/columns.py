@@ -13,11 +13,13 @@ so = 13.3 ≤ 14.1") and the per-feature contributions summed per column.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from forestviz.trees.paths import Flip, PathStep, distinct_numbers
+from forestviz.numbers import distinct_texts, number_text
+from forestviz.trees.paths import Flip, PathStep
 
 NUMERIC = "numeric"
 CATEGORICAL = "categorical"
@@ -79,7 +81,7 @@ class ColumnMap:
                                   shares={lv: float(counts.get(lv, 0)) / n for lv in levels}))
         return cls(tuple(columns), owner)
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
 
@@ -103,7 +105,8 @@ class ColumnMap:
         values = np.asarray(x, dtype=np.float64)[list(column.features)]
         return column.levels[int(np.argmax(values))] if (values > 0.5).any() else None
 
-    def row_table(self, x, missing, original=None, *, medians, percentiles) -> pd.DataFrame:
+    def row_table(self, x, missing, original=None, *, medians, percentiles,
+                  spreads=None) -> pd.DataFrame:
         """The row per user column (ERF Tables 6-7 in the user's terms).
 
         ``feature``: the column's name; ``value``: the value as the user knows it
@@ -113,32 +116,34 @@ class ColumnMap:
         training median (numeric) and ``percentile`` of the value among the training rows
         (numeric and present only); ``most common``: the most frequent training level and
         ``share``: the training share of the row's level (categorical only). ``medians`` and
-        ``percentiles`` are per encoded feature.
+        ``percentiles`` (and ``spreads``, which set the decimals of a column's numbers,
+        :mod:`forestviz.numbers`) are per encoded feature.
         """
-        rows = []
+        keys = ("feature", "kind", "value", "missing", "used as", "median", "percentile",
+                "most common", "share")
+        rows = []  # tuples in the order of ``keys``: one frame built column-wise at the end
         for column in self.columns:
             absent = column.name in missing
             given = None if original is None else original.get(column.name)
             if column.kind == NUMERIC:
                 j = column.features[0]
                 used = float(x[j])
-                value = "missing" if absent else _given(given, used)
-                rows.append({"feature": column.name, "kind": NUMERIC, "value": value,
-                             "missing": absent,
-                             "used as": (f"{used:.4g} (the training median)" if absent
-                                         else f"{used:.4g}"),
-                             "median": float(medians[j]),
-                             "percentile": np.nan if absent else float(percentiles[j]),
-                             "most common": None, "share": np.nan})
+                spread = None if spreads is None else spreads[j]
+                used_text = number_text(used, spread)
+                rows.append((column.name, NUMERIC,
+                             "missing" if absent else _given(given, used, spread), absent,
+                             f"{used_text} (the training median)" if absent else used_text,
+                             float(medians[j]), np.nan if absent else float(percentiles[j]),
+                             None, np.nan))
                 continue
             level = self.level(column, x)
             common = max(column.shares, key=column.shares.get) if column.shares else None
-            rows.append({"feature": column.name, "kind": CATEGORICAL,
-                         "value": "missing" if absent else _given(given, level),
-                         "missing": absent, "used as": "no level" if level is None else level,
-                         "median": np.nan, "percentile": np.nan, "most common": common,
-                         "share": np.nan if level is None else column.shares.get(level, 0.0)})
-        return pd.DataFrame(rows)
+            rows.append((column.name, CATEGORICAL,
+                         "missing" if absent else _given(given, level, None), absent,
+                         "no level" if level is None else level, np.nan, np.nan, common,
+                         np.nan if level is None else column.shares.get(level, 0.0)))
+        values = list(zip(*rows, strict=True)) if rows else [()] * len(keys)
+        return pd.DataFrame({key: list(v) for key, v in zip(keys, values, strict=True)})
 
     def test_sentence(self, step: PathStep, missing, name=str) -> str:
         """A path test (:class:`~forestviz.trees.paths.PathStep`) in the column's words."""
@@ -150,7 +155,8 @@ class ColumnMap:
             said = (f"{shown} is not {_level(level)}" if direction == "<="
                     else f"{shown} = {_level(level)}")
             return said + (" (missing)" if column.name in missing else "")
-        value_text, threshold_text = distinct_numbers(step.value, step.threshold)
+        value_text, threshold_text = distinct_texts(step.value, step.threshold,
+                                                    spread=step.spread)
         sign = "≤" if direction == "<=" else ">"
         if column.name in missing:
             return (f"{shown} is missing (imputed as {value_text}, the training median), so "
@@ -168,7 +174,8 @@ class ColumnMap:
             return f"{shown} were {'not ' if direction == '<=' else ''}{_level(level)}"
         where = "at most" if direction == "<=" else "above"
         note = " (it is missing)" if column.name in missing else ""
-        return f"{shown} were {where} {distinct_numbers(flip.threshold)[0]}{note}"
+        (threshold,) = distinct_texts(flip.threshold, spread=flip.spread)
+        return f"{shown} were {where} {threshold}{note}"
 
     def fold(self, per_feature) -> np.ndarray:
         """Per-feature quantities (m, …) summed per column (n_columns, …): e.g. contributions
@@ -179,11 +186,12 @@ class ColumnMap:
         return out
 
 
-def _given(given, fallback) -> str:
-    """The user's value as text (numbers to 4 significant digits)."""
+def _given(given, fallback, spread) -> str:
+    """The user's value as text (numbers as :func:`forestviz.numbers.number_text` prints them
+    with the column's ``spread``)."""
     value = fallback if given is None or (np.isscalar(given) and pd.isna(given)) else given
     if isinstance(value, float | np.floating):
-        return f"{value:.4g}"
+        return number_text(value, spread)
     return str(value)
 
 

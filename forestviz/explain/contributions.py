@@ -121,6 +121,8 @@ class Contributions:
                              f"{sources.shape}")
         keys = [str(s) for s in sources]
         names = list(dict.fromkeys(keys))
+        if len(names) == len(keys):  # every encoded column its own column: nothing to sum
+            return replace(self, feature_names=tuple(names))
         position = {name: i for i, name in enumerate(names)}
         group = np.array([position[k] for k in keys], dtype=np.intp)
         fold = np.zeros((len(names), sources.size))
@@ -174,11 +176,10 @@ class ContributionModel:
         self._shap = None
 
     @classmethod
-    def from_model(cls, model, *, feature_names=None, offset=None) -> ContributionModel:
-        """Read a fitted model of any family (through :func:`as_ensemble`). ``offset``: the
-        constant of the prediction (AGBoost's F_0), read from the model through one row of
-        zeros when not given. ``feature_names``: the encoded columns' names (default: the
-        model's ``feature_names_in_``, else x0, x1, …)."""
+    def from_model(cls, model, *, feature_names=None) -> ContributionModel:
+        """Read a fitted model of any family (through :func:`as_ensemble`; the constant of the
+        prediction, AGBoost's F_0, from its ``offset()``). ``feature_names``: the encoded
+        columns' names (default: the model's ``feature_names_in_``, else x0, x1, …)."""
         ensemble = as_ensemble(model)
         trees = estimator_trees(model)
         values, counts = ensemble.node_outputs()
@@ -188,9 +189,8 @@ class ContributionModel:
             feature_names = [f"x{j}" for j in range(m)] if names is None else list(names)
         if len(feature_names) != m:
             raise ValueError(f"expected {m} feature names, got {len(feature_names)}")
-        if offset is None:
-            offset = ensemble.ensemble_outputs(_frame(model, np.zeros(m))).offset
-        return cls(model, trees, values, counts, [str(n) for n in feature_names], offset)
+        return cls(model, trees, values, counts, [str(n) for n in feature_names],
+                   ensemble.offset())
 
     @property
     def treeshap_work(self) -> int:
@@ -216,8 +216,8 @@ class ContributionModel:
         if weights.shape != (self.n_trees,):
             raise ValueError(f"expected {self.n_trees} tree weights, got shape {weights.shape}")
         base, phi = self.per_tree(x, method=method)
-        total = np.einsum("k,kj...->j...", weights, phi)
-        base_value = self.offset + np.einsum("k,k...->...", weights, base)
+        total = np.tensordot(weights, phi, axes=1)  # Σ_k α_k·φ_kj (BLAS, not einsum's loop)
+        base_value = self.offset + np.tensordot(weights, base, axes=1)
         if base_value.ndim == 0:
             base_value = float(base_value)
         return Contributions(base_value=base_value, per_tree=phi, total=total,

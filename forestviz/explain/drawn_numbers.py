@@ -1,29 +1,24 @@
-"""The numbers a tree drawing prints, in the short decimal forms the Explanation's words use.
+"""The numbers a tree drawing prints, in the forms the Explanation's words use.
 
 The Explain page writes a row's path as :meth:`forestviz.trees.paths.PathStep.sentence` does
-("Glucose = 148 > 127.5": four significant digits, more only where a value and its threshold
-would print alike) and a tree's output as ``f"{value:.4g}"``. dtreeviz prints every number with
-one fixed-point ``precision`` (``format(v, ".{precision}f")``): with its default of 2 a
-threshold of 0.4975 is drawn as 0.50 and a contribution of 0.00123 as 0.00.
+("Glucose = 148 > 127.5": decimals from the feature's training spread, more only where a value
+and its threshold would print alike, :mod:`forestviz.numbers`) and a tree's output as
+``f"{value:.4g}"``. dtreeviz prints every number with one fixed-point ``precision``
+(``format(v, ".{precision}f")``): one precision cannot print "0.00614" and "1001" alike.
 
-:func:`drawn_numbers` gives each number the drawing shows its short form, and the smallest
-``precision`` that prints every one of those forms whole. The shadow tree
-(:class:`~forestviz.explain.shadow.ForestShadowTree`) hands dtreeviz the forms' values, so each
-drawn number, read back, equals the number on the page (``127.5000`` reads as 127.5); the path
+:func:`drawn_numbers` gives each number the drawing shows its form, and :class:`Printed` hands
+it to dtreeviz: a float (for its plots and comparisons) that formats as its form under any
+format, so each drawn number is the number on the page, character for character; the path
 itself is the tree's own, decided on the exact row and thresholds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 
 import numpy as np
 
-from forestviz.trees.paths import distinct_numbers
-
-ROW_FEATURES_SHOWN = 20
-"""dtreeviz's ``max_X_features_TD``: a row of more features shows only the path's ones."""
+from forestviz.numbers import distinct_texts, number_text
 
 
 def short(value) -> str:
@@ -31,62 +26,81 @@ def short(value) -> str:
     return f"{float(value):.4g}"
 
 
-def decimals(text: str) -> int:
-    """Digits after the decimal point that print ``text`` whole in fixed point."""
-    exponent = Decimal(text).as_tuple().exponent
-    return max(0, -exponent) if isinstance(exponent, int) else 0
+class Printed(float):
+    """A number that formats as ``text`` whatever the format spec (dtreeviz's
+    ``format(v, ".2f")`` prints the page's form), and is ``float(text)`` otherwise."""
 
+    text: str
 
-def significant(text: str) -> int:
-    """Significant digits of a short form."""
-    return len(Decimal(text).as_tuple().digits)
+    def __new__(cls, text: str, value: float | None = None):
+        number = super().__new__(cls, float(text) if value is None else value)
+        number.text = text
+        return number
+
+    def __format__(self, spec) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
 class DrawnNumbers:
-    """What a drawing prints: ``thresholds`` {node: short form} of the split nodes drawn,
-    ``row`` the row's values as short forms (one per feature), ``leaf_values`` {leaf: short
-    form} of the regression leaves drawn, and dtreeviz's ``precision``."""
+    """What a drawing prints: ``thresholds`` {node: form} of the split nodes drawn, ``row``
+    the row's values as forms (one per feature) and ``leaf_values`` {leaf: short form} of the
+    regression leaves drawn."""
 
     thresholds: dict[int, str]
     row: tuple[str, ...]
     leaf_values: dict[int, str]
-    precision: int
 
-    def threshold_values(self) -> dict[int, float]:
-        return {node: float(text) for node, text in self.thresholds.items()}
+    def threshold_values(self) -> dict[int, Printed]:
+        return {node: Printed(text, INDICATOR_SPLIT if text == INDICATOR_TEXT else None)
+                for node, text in self.thresholds.items()}
 
-    def row_values(self) -> np.ndarray:
-        return np.array([float(text) for text in self.row])
+    def row_values(self) -> list[Printed]:
+        return [Printed(text, LEVEL_VALUES.get(text)) for text in self.row]
 
 
-def drawn_numbers(tree, row, path, shown, leaf_values=None) -> DrawnNumbers:
-    """The short forms of what the drawing of ``tree`` for ``row`` (float64, as given) prints.
+INDICATOR_TEXT = "no | yes"
+"""How a split on a category's indicator prints its threshold: the rows without the level go
+left, those with it right (scikit-learn splits a 0/1 indicator at 0.5)."""
+INDICATOR_SPLIT = 0.5
+LEVEL_VALUES = {"no": 0.0, "yes": 1.0}
+"""How a row's indicator prints (whether it has the level), and the value it stands for."""
+
+
+def drawn_numbers(tree, row, path, shown, leaf_values=None, spreads=None,
+                  indicators=frozenset()) -> DrawnNumbers:
+    """The forms of what the drawing of ``tree`` for ``row`` (float64, as given) prints.
 
     ``path``: the row's nodes, root first; ``shown``: the nodes drawn; ``leaf_values``: the
     tree's output per node of a regression tree (None for a classifier, whose leaves print
-    class names). A path test prints its value and threshold as the page's sentence does
-    (:func:`forestviz.trees.paths.distinct_numbers`); a feature tested more than once prints
-    its most precise form; every other number its 4-digit form.
+    class names); ``spreads``: each feature's training spread (None: four significant
+    digits). A path test prints its value and threshold as the page's sentence does
+    (:func:`forestviz.numbers.distinct_texts`); a feature tested more than once prints its
+    most precise form; every other number its plain form. ``indicators``: the features that
+    are one level of a category (one-hot): the row prints "yes" or "no" (has the level or
+    not), a split :data:`INDICATOR_TEXT`, as the page's sentences say "sex = F" / "sex is
+    not F".
     """
     t = tree.tree_
     row = np.asarray(row, dtype=np.float64)
+    spread = [None] * row.size if spreads is None else [float(s) for s in spreads]
     split = [n for n in path if t.children_left[n] >= 0]
-    thresholds = {int(n): short(t.threshold[n]) for n in shown if t.children_left[n] >= 0}
-    values = [short(v) for v in row]
-    precise = [0] * row.size
+    thresholds = {int(n): number_text(t.threshold[n], spread[t.feature[n]])
+                  for n in shown if t.children_left[n] >= 0}
+    values = [number_text(v, s) for v, s in zip(row, spread, strict=True)]
     for node in split:
         feature = int(t.feature[node])
-        value, threshold = distinct_numbers(row[feature], t.threshold[node])
+        if feature in indicators:
+            continue
+        value, threshold = distinct_texts(row[feature], t.threshold[node],
+                                          spread=spread[feature])
         thresholds[int(node)] = threshold
-        if significant(value) > precise[feature]:
-            values[feature], precise[feature] = value, significant(value)
+        if len(value) > len(values[feature]):
+            values[feature] = value
+    for feature in indicators:
+        values[feature] = "yes" if row[feature] > INDICATOR_SPLIT else "no"
+    thresholds.update({node: INDICATOR_TEXT for node in thresholds
+                       if int(t.feature[node]) in indicators})
     leaves = {} if leaf_values is None else {  # the path's leaf: the row's box prints it
         int(n): short(leaf_values[n]) for n in (*shown, path[-1]) if t.children_left[n] < 0}
-    printed = [*thresholds.values(), *leaves.values()]
-    if row.size > ROW_FEATURES_SHOWN:
-        printed += [values[int(t.feature[n])] for n in split]
-    else:
-        printed += values
-    return DrawnNumbers(thresholds, tuple(values), leaves,
-                        max((decimals(text) for text in printed), default=0))
+    return DrawnNumbers(thresholds, tuple(values), leaves)

@@ -153,11 +153,12 @@ class Explanation:
         """The top trees' paths as tables (:func:`forestviz.trees.paths.path_table`)."""
         return [path_table(steps) for steps in self.paths]
 
-    def figures(self) -> dict:
-        """The standard plotly figures of this row (:func:`forestviz.explain.report.figures`)."""
+    def figures(self, **layout) -> dict:
+        """The standard plotly figures of this row (:func:`forestviz.explain.report.figures`,
+        e.g. ``width=`` the page's pixels)."""
         from forestviz.explain.report import figures
 
-        return figures(self)
+        return figures(self, **layout)
 
     def to_html(self, *, tree_svgs: Mapping[int, str] | None = None) -> str:
         """A self-contained HTML report (:func:`forestviz.explain.report.to_html`)."""

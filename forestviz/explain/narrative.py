@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from forestviz.trees.paths import distinct_numbers
+from forestviz.numbers import distinct_texts
 
 SECOND_REASON = 0.5  # a second column is named when it moves the prediction at least half as much
 
@@ -85,8 +85,9 @@ def interval_note(e) -> str:
 
 
 def _value_text(e, column: str, name) -> str:
-    i = e.features["feature"].tolist().index(column)
-    row = {key: e.features[key].iat[i] for key in ("missing", "kind", "used as", "value")}
+    i, table = e.columns.names.index(column), e.features  # one table row per column, in order
+    row = {key: table.iat[i, table.columns.get_loc(key)]
+           for key in ("missing", "kind", "used as", "value")}
     if row["missing"]:
         return (f"{name(column)} is missing (imputed as {row['used as'].split(' ')[0]})"
                 if row["kind"] == "numeric" else f"{name(column)} is missing")
@@ -112,7 +113,9 @@ def _evidence(e, column: str) -> str:
     if len(directions) != 1:
         return said
     low, high = min(s.threshold for s in last), max(s.threshold for s in last)
-    texts = distinct_numbers(low, high) if low != high else distinct_numbers(low)
+    spread = last[0].spread
+    texts = (distinct_texts(low, high, spread=spread) if low != high
+             else distinct_texts(low, spread=spread))
     where = "at most" if directions == {"<="} else "above"
     return f"{said}, {where} {'–'.join(texts)}"
 

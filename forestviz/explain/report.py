@@ -33,6 +33,7 @@ from forestviz.explain.narrative import (
     why,
 )
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
+from forestviz.explain.plots.conventions import WIDTH
 from forestviz.explain.plots.density import attention_kde
 from forestviz.explain.plots.row_vs_training import row_vs_median
 from forestviz.explain.plots.ternary import simplex_figure
@@ -64,29 +65,36 @@ table.features th:first-child{width:24%}
 """
 
 
-def figures(explanation) -> dict[str, go.Figure]:
+COLUMN_GAP = 20  # pixels between two columns of a page
+
+
+def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
     """The row's standard figures: ``weights`` (stacked (1−ε)·D and ε·w when known),
     ``scores`` (ERF score S), ``kde`` (ABRF Fig. 3, with the Softmax weights D when known),
     ``simplex`` (ABRF Fig. 1: D, w and α = (1−ε)·D + ε·w) and ``features`` (the row's
     percentiles against the training medians, for the numeric columns the row has a value in;
     absent when it has none), and with contributions ``contributions`` (a waterfall from the
     weighted base value to the prediction, per column) and ``contributions_by_tree`` (what the
-    top trees add per column)."""
+    top trees add per column).
+
+    ``width``: the pixels of the page; ``simplex`` and ``features`` are laid out across it,
+    the others for half of it (two side by side)."""
     e = explanation
     parts = e.weight_parts
-    out = {"weights": tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees))}
+    half = (width - COLUMN_GAP) // 2
+    out = {"weights": tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees),
+                                       width=half)}
     if e.tree_scores is not None:
         out["scores"] = tree_weight_bars(e.tree_scores["S"], top_k=len(e.top_trees),
-                                               label="tree score S",
-                                               share_of_prediction=False)
+                                         label="tree score S", share_of_prediction=False,
+                                         width=half)
     softmax = None
     if parts is not None and parts[0].sum() > 0:
         softmax = parts[0] / parts[0].sum()  # D = (1−ε)·D / (1−ε)
-    out["kde"] = attention_kde(e.tree_weights, softmax)
-    # ABRF Fig. 1; without a contamination part the sub-simplex is the point α itself
-    D, eps = (e.tree_weights, 0.0) if softmax is None else (softmax, e.eps)
-    w = np.full(e.n_trees, 1.0 / e.n_trees) if e.w is None else e.w
-    out["simplex"] = simplex_figure(D, w, eps, alpha=e.tree_weights)
+    out["kde"] = attention_kde(e.tree_weights, softmax, width=half)
+    # ABRF Fig. 1; without a contamination part (ε = 0) only the point α itself
+    eps = 0.0 if e.w is None or (softmax is None and e.eps < 1.0) else e.eps
+    out["simplex"] = simplex_figure(softmax, e.w, eps, alpha=e.tree_weights, width=width)
     if e.contributions is not None:
         column = target_column(e)
         c = e.contributions
@@ -95,12 +103,12 @@ def figures(explanation) -> dict[str, go.Figure]:
         values = e.features.set_index("feature")["value"]
         out["contributions"] = contribution_waterfall(
             pick(c.base_value), pick(c.total), c.feature_names, target=target,
-            value_texts=[values[name] for name in c.feature_names])
+            value_texts=[values[name] for name in c.feature_names], width=half)
         out["contributions_by_tree"] = contributions_by_tree(
-            pick(c.weighted_per_tree), c.feature_names, e.top_trees, target=target)
+            pick(c.weighted_per_tree), c.feature_names, e.top_trees, target=target, width=half)
     numbers = e.features[(e.features["kind"] == "numeric") & ~e.features["missing"]]
     if len(numbers):  # percentiles mean something for numbers given, not levels or fill-ins
-        out["features"] = row_vs_median(numbers)
+        out["features"] = row_vs_median(numbers, width=width)
     return out
 
 

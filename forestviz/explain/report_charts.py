@@ -78,19 +78,21 @@ def _categories(values, axis) -> list[str]:
 
 def _bars(ax, fig, traces, colours, legend):
     """Bars, vertical or horizontal, stacked ("stack"/"relative": positives up, negatives
-    down) or side by side ("group")."""
+    down) or side by side ("group"); at categories, or at numbers with their own widths when
+    the axis names its ticks (``tickvals``, e.g. the top trees of a weight chart)."""
     horizontal = traces[0].orientation == "h"
     axis = fig.layout.yaxis if horizontal else fig.layout.xaxis
-    cats = _categories([c for t in traces for c in (t.y if horizontal else t.x)], axis)
-    where = {c: i for i, c in enumerate(cats)}
+    keys = [c for t in traces for c in (t.y if horizontal else t.x)]
+    cats = None if axis.tickvals is not None else _categories(keys, axis)
+    where = {c: i for i, c in enumerate(cats or dict.fromkeys(keys))}
     stacked = fig.layout.barmode in ("stack", "relative")
-    up, down = np.zeros(len(cats)), np.zeros(len(cats))
+    up, down = np.zeros(len(where)), np.zeros(len(where))
     width = 0.8 if stacked else 0.8 / len(traces)
     for i, (trace, colour) in enumerate(zip(traces, colours, strict=True)):
         keys = trace.y if horizontal else trace.x
         values = np.asarray(trace.x if horizontal else trace.y, dtype=float)
-        pos = np.array([where[c] for c in keys], dtype=float)
-        index = pos.astype(int)
+        index = np.array([where[c] for c in keys])
+        pos = index.astype(float) if cats is not None else np.asarray(keys, dtype=float)
         if stacked:
             base = np.where(values >= 0, up[index], down[index])
             up[index] += np.maximum(values, 0)
@@ -103,7 +105,8 @@ def _bars(ax, fig, traces, colours, legend):
         colour = trace.marker.color if trace.marker.color is not None else colour
         colour = list(colour) if isinstance(colour, tuple | list | np.ndarray) else colour
         draw = ax.barh if horizontal else ax.bar
-        drawn = draw(pos, values, width, base, color=colour)
+        size = width if trace.width is None else np.asarray(trace.width, dtype=float)
+        drawn = draw(pos, values, size, base, color=colour)
         legend.append((drawn, plain_text(trace.name)))
     return cats, horizontal
 
@@ -253,6 +256,11 @@ def _plot(ax, fig, colours, legend):
     axis = fig.layout.yaxis if horizontal else fig.layout.xaxis
     if cats is not None:
         _category_axis(ax, cats, horizontal, axis.autorange == "reversed")
+    elif axis.tickvals is not None:
+        (ax.set_yticks if horizontal else ax.set_xticks)(
+            list(axis.tickvals), [plain_text(t) for t in axis.ticktext],
+            **({} if horizontal else {"rotation": -(axis.tickangle or 0), "ha": "center"}),
+            **TEXT)
     ax.set_xlabel(_title(fig.layout.xaxis.title), **TEXT)
     ax.set_ylabel(_title(fig.layout.yaxis.title), **TEXT)
     if fig.layout.xaxis.range is not None:

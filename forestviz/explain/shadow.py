@@ -13,7 +13,7 @@ from collections import defaultdict
 import numpy as np
 from dtreeviz.models.sklearn_decision_trees import ShadowSKDTree
 
-from forestviz.explain.drawn_numbers import short
+from forestviz.explain.drawn_numbers import Printed, short
 from forestviz.trees.leaf_values import estimator_leaf_values
 
 
@@ -48,7 +48,8 @@ class ForestShadowTree(ShadowSKDTree):
     * :meth:`get_prediction` is the model's own output at a leaf: ``outputs`` per node
       (:mod:`forestviz.explain.tree_outputs`; default: what the tree stores), its class with
       the largest probability, or its value in the page's short form
-      (:func:`~forestviz.explain.drawn_numbers.short`), not the tree's stored value.
+      (:func:`~forestviz.explain.drawn_numbers.short`, printed whole by dtreeviz:
+      :class:`~forestviz.explain.drawn_numbers.Printed`), not the tree's stored value.
     * :meth:`get_node_split` is the threshold as the page prints it (``thresholds``
       {node: value}, :mod:`forestviz.explain.drawn_numbers`), while the row's way down
       (:meth:`shouldGoLeftAtSplit`, :meth:`predict_path` when ``path`` is given) and the split
@@ -86,7 +87,7 @@ class ForestShadowTree(ShadowSKDTree):
         short form."""
         if self.is_classifier():
             return int(np.argmax(self.outputs[id]))
-        return float(short(self.outputs[id]))
+        return Printed(short(self.outputs[id]))
 
     def get_node_split(self, id):
         """The threshold of node ``id`` as printed."""

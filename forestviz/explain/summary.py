@@ -27,24 +27,6 @@ NEIGHBORS = 5
 """Nearest rows the search is built for (``explain``'s default); a query may ask for others."""
 
 
-class RowMachine(DecisionMachine):
-    """A :class:`DecisionMachine` that remembers the leaves of the last single row it looked
-    up, so the paths of one row in several trees (and its tree predictions) cost one descent
-    through the forest instead of one each."""
-
-    _last: tuple[bytes, np.ndarray] | None = None
-
-    def apply(self, X, *, method="auto") -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if method != "auto" or X.shape[0] != 1:
-            return super().apply(X, method=method)
-        key, last = X.tobytes(), self._last
-        if last is None or last[0] != key:
-            last = (key, super().apply(X))
-            self._last = last  # one tuple assignment: safe to share between threads
-        return last[1].copy()
-
-
 @dataclass(frozen=True, eq=False)
 class TrainingSummary:
     """Training-data statistics of one model; build with :meth:`from_data`.
@@ -61,7 +43,7 @@ class TrainingSummary:
     center: np.ndarray
     scale: np.ndarray
     neighbors: TrainingNeighbors  # over x̃ of the training rows
-    machine: RowMachine
+    machine: DecisionMachine
     leaf_ids: np.ndarray
     ids: np.ndarray | None
     original: pd.DataFrame | None
@@ -107,7 +89,7 @@ class TrainingSummary:
             raise ValueError(f"columns map {columns.owner.size} features, the model has {m}")
         center, scale = standard_scaling(X)
         neighbors = TrainingNeighbors((X - center) / scale, NEIGHBORS, np.random.RandomState(0))
-        machine = RowMachine.from_estimator(model, feature_names=feature_names,
+        machine = DecisionMachine.from_estimator(model, feature_names=feature_names,
                                             feature_scale=scale)
         owner = np.repeat(np.arange(machine.n_trees), np.diff(machine.leaf_offsets))
         return cls(
@@ -149,7 +131,7 @@ class TrainingSummary:
         "missing", what the model used, the median and percentile of numeric columns, the
         training share of the row's level for categorical ones."""
         return self.columns.row_table(x, missing, original, medians=self.medians,
-                                      percentiles=self.percentiles(x))
+                                      percentiles=self.percentiles(x), spreads=self.scale)
 
     def nearest(self, x, k) -> tuple[np.ndarray, np.ndarray]:
         """Positions and standardised Euclidean distances of the ``k`` nearest training rows,
@@ -165,17 +147,14 @@ class TrainingSummary:
         """The rows at positions ``index``: position, id, distance, outcome, then their
         original values (or their features when no original frame was given)."""
         if self.original is not None:
-            frame = self.original.iloc[index].reset_index(drop=True)
+            values = self.original.iloc[index]
+            names = list(values.columns)
+            arrays = [values.iloc[:, j].to_numpy() for j in range(len(names))]
         else:
-            frame = pd.DataFrame(self.X_train[index],
-                                 columns=pd.Index(self.feature_names, dtype=object))
-        leading = {"row": index, "id": None, "distance": distance,
-                   "outcome": self.y_train[index]}
-        if self.ids is None:
-            del leading["id"]
-        else:
-            leading["id"] = self.ids[index]
-        frame.columns = [f"value: {c}" if c in leading else c for c in frame.columns]
-        for position, (name, values) in enumerate(leading.items()):
-            frame.insert(position, name, values)
-        return frame
+            names, arrays = list(self.feature_names), list(self.X_train[index].T)
+        leading = {"row": index, "distance": distance, "outcome": self.y_train[index]}
+        if self.ids is not None:
+            leading = {"row": index, "id": self.ids[index], **leading}
+        names = [*leading, *(f"value: {c}" if c in leading else c for c in names)]
+        frame = pd.DataFrame(dict(enumerate([*leading.values(), *arrays])))  # one construction
+        return frame.set_axis(pd.Index(names, dtype=object), axis=1)

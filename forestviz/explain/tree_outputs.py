@@ -25,7 +25,6 @@ import hashlib
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.leaf_values import estimator_leaf_values
@@ -133,9 +132,10 @@ def _from_rows(value, y) -> bool:
     return bool(np.all((value <= 1e-12) | np.isin(np.arange(value.size), y)))
 
 
-def tree_outputs(model, trees, tree_index, x) -> TreeOutputs:
+def tree_outputs(model, trees, tree_index) -> TreeOutputs:
     """:class:`TreeOutputs` of tree ``tree_index`` of ``model`` (``trees``: its fitted trees,
-    :func:`forestviz.trees.fitted.estimator_trees`; ``x``: the row drawn, for the offset).
+    :func:`forestviz.trees.fitted.estimator_trees`; the offset from the protocol's
+    ``offset()``).
 
     A weighted ensemble's values come from ``as_ensemble(model).node_outputs()``, node j of tree
     k at ``offsets[k] + j`` (offsets: cumulative node counts); a lone tree or a list of trees
@@ -153,12 +153,8 @@ def tree_outputs(model, trees, tree_index, x) -> TreeOutputs:
     start = sum(t.tree_.node_count for t in trees[:tree_index])
     stop = start + tree.tree_.node_count
     values, counts = values[start:stop], counts[start:stop]
-    offset = 0.0
-    if values.ndim == 1:  # an offset is added to values, not to class probabilities
-        names = getattr(model, "feature_names_in_", None)  # as explain() passes a row
-        row = np.asarray(x, dtype=np.float64)[None, :]
-        offset = float(ensemble.ensemble_outputs(
-            row if names is None else pd.DataFrame(row, columns=names)).offset)
+    # an offset is added to values, not to class probabilities
+    offset = ensemble.offset() if values.ndim == 1 else 0.0
     return TreeOutputs(values, counts, own, leaves, _scale(values[leaves], own[leaves]),
                        len(trees), True, offset)
 

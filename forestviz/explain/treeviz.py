@@ -63,6 +63,7 @@ from forestviz.explain.shadow import ForestShadowTree, class_codes, node_rows
 from forestviz.explain.tree_outputs import SCALED, origin, tree_outputs
 from forestviz.names import NAME_LIMIT, elide, elide_unique
 from forestviz.trees.fitted import estimator_trees
+from forestviz.trees.rows import standard_scaling
 
 FONT = "DejaVu Sans"
 FULL_TREE_NODE_LIMIT = 127
@@ -71,6 +72,9 @@ FULL_TREE_NODE_LIMIT = 127
 # set has at most FANCY_REGRESSION_ROWS rows; otherwise split nodes are text.
 FANCY_SPLIT_LIMIT = 8
 FANCY_REGRESSION_ROWS = 5000
+ROW_FEATURES_SHOWN = 40
+"""The row's box lists every feature up to this many (one per line); a longer row lists the
+features its path tests."""
 DOT_TIMEOUT = 60.0
 CACHE_ENTRIES = 256
 CACHE_BYTES = 64 << 20
@@ -115,7 +119,10 @@ def _drawable(name) -> str:
 @dataclass(frozen=True, eq=False)
 class TreeContext:
     """Training rows and names dtreeviz draws node histograms from; build with
-    :meth:`from_data`. ``y_train`` holds the labels the model was fitted on."""
+    :meth:`from_data`. ``y_train`` holds the labels the model was fitted on; ``spreads`` the
+    features' training standard deviations (as :class:`~forestviz.explain.TrainingSummary`
+    scales them), which set the decimals the drawing prints (:mod:`forestviz.numbers`);
+    ``indicators`` the features that are one level of a category (printed yes / no)."""
 
     X_train: np.ndarray
     y_train: np.ndarray
@@ -123,10 +130,12 @@ class TreeContext:
     target_name: str
     class_names: tuple[str, ...] | None
     fingerprint: str
+    spreads: np.ndarray
+    indicators: frozenset[int] = frozenset()
 
     @classmethod
     def from_data(cls, X_train, y_train, *, feature_names=None, target_name="target",
-                  class_names=None) -> TreeContext:
+                  class_names=None, indicators=()) -> TreeContext:
         X = np.ascontiguousarray(X_train, dtype=np.float64)
         y = np.asarray(y_train)
         if X.ndim != 2 or y.shape != (X.shape[0],):
@@ -139,10 +148,13 @@ class TreeContext:
             raise ValueError(f"expected {X.shape[1]} feature names, got {len(names)}")
         classes = None if class_names is None else tuple(str(c) for c in class_names)
         digest = hashlib.blake2b(digest_size=16)
-        digest.update(repr((X.shape, names, str(target_name), classes)).encode())
+        indicators = frozenset(int(j) for j in indicators)
+        digest.update(repr((X.shape, names, str(target_name), classes,
+                            sorted(indicators))).encode())
         digest.update(X.tobytes())
         digest.update(y.tobytes() if y.dtype.kind in "biuf" else "\x1f".join(map(str, y)).encode())
-        return cls(X, y, names, str(target_name), classes, digest.hexdigest())
+        return cls(X, y, names, str(target_name), classes, digest.hexdigest(),
+                   standard_scaling(X)[1], indicators)
 
 
 class _SvgCache:
@@ -210,7 +222,7 @@ def render_tree(model, tree_index: int, x, *, context: TreeContext, mode: str = 
     if not np.isfinite(row).all():
         raise TreeRenderError("The row has missing or infinite values; fill them in first.")
     classes = getattr(model, "classes_", getattr(tree, "classes_", None))
-    outputs = tree_outputs(model, trees, tree_index, row)
+    outputs = tree_outputs(model, trees, tree_index)
     # a boosting tree's drawing shows the residuals the trees before it left: they are content
     earlier = "".join(_tree_fingerprint(t, None) for t in trees[:tree_index]) * outputs.additive
     key = (_tree_fingerprint(tree, classes), context.fingerprint, tree_index, row.tobytes(),
@@ -248,7 +260,8 @@ def _draw(trees, tree_index, classes, row, context, outputs, model_key, mode, ma
         with private_tempdir(), mpl.rc_context({"text.parse_math": False}):
             render = dtreeviz.DTreeVizAPI(shadow).view(
                 x=numbers.row_values(), show_just_path=mode == "path", fancy=fancy,
-                depth_range_to_display=depth_range, fontname=FONT, precision=numbers.precision,
+                depth_range_to_display=depth_range, fontname=FONT, instance_orientation="TD",
+                max_X_features_TD=ROW_FEATURES_SHOWN,
                 title=None if note is None else dot_string(note))
             dot = add_leaf_labels(render.dot, leaves, path_leaf=int(path[-1]), fontname=FONT)
             if depth_range is not None and path.size - 1 > depth_range[1]:
@@ -333,7 +346,8 @@ def _shadow(trees, tree_index, classes, row, path, context, outputs, model_key, 
     y = context.y_train if residuals is None else residuals
     if source == SCALED:
         target = "V_k"
-    numbers = drawn_numbers(tree, row, path, shown, None if classifier else outputs.values)
+    numbers = drawn_numbers(tree, row, path, shown, None if classifier else outputs.values,
+                            context.spreads, context.indicators)
     shadow = ForestShadowTree(tree, context.X_train, y, classes=classes if classifier else None,
                               feature_names=display_names(context.feature_names),
                               target_name=target, class_names=names, rows_by_node=rows,

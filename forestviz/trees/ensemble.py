@@ -110,6 +110,11 @@ class WeightedEnsemble:
         values, counts = self.leaf_outputs()
         return fill_split_nodes(estimator_trees(self), values, counts)
 
+    def offset(self) -> float:
+        """The constant added to every prediction (:attr:`EnsembleOutputs.offset`, the same for
+        every row): 0 unless a family says otherwise (AGBoost's F_0)."""
+        return 0.0
+
     def contamination(self) -> tuple[float, np.ndarray]:
         """(ε, w) of the contamination part, w over the T trees: (0, 1/T) without one."""
         T = len(estimator_trees(self))

@@ -64,3 +64,12 @@ class FlatTrees:
             go_left = value <= self.threshold[node]
             node = np.where(go_left, self.left[node], self.right[node])
         return node
+
+    def leaf(self, x32: np.ndarray, tree: int) -> int:
+        """Global leaf id of one float32 row ``x32`` (m,) in tree ``tree``: a scalar descent
+        of that tree alone (a path needs one tree, not a descent through all T)."""
+        node = int(self.offsets[tree])
+        feature, threshold, left, right = self.feature, self.threshold, self.left, self.right
+        while feature[node] >= 0:
+            node = int(left[node] if x32[feature[node]] <= threshold[node] else right[node])
+        return node

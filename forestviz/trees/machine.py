@@ -166,7 +166,7 @@ class DecisionMachine:
         template row), with margins; the smallest |scaled margin| is marked ``fragile``."""
         x = self._row(x)
         x32 = x.astype(np.float32).astype(np.float64)
-        leaf = self._leaf_row(tree, self.apply(x[None, :])[0, tree])
+        leaf = self._leaf_row(tree, self.flat.leaf(x32, tree) - self.flat.offsets[tree])
         start, stop = self.templates.indptr[leaf], self.templates.indptr[leaf + 1]
         tests, signs = self.templates.indices[start:stop], self.templates.data[start:stop]
         order = np.argsort(self.test_depth[tests])
@@ -181,7 +181,7 @@ class DecisionMachine:
         return [
             PathStep(tree=tree, depth=depth, node=node, feature=f, feature_name=self._name(f),
                      threshold=t, direction="<=" if sign < 0 else ">", value=value,
-                     margin=mg, scaled_margin=sc, fragile=i == fragile)
+                     margin=mg, scaled_margin=sc, fragile=i == fragile, spread=self._spread(f))
             for i, (depth, node, f, t, sign, value, mg, sc) in enumerate(columns)
         ]
 
@@ -215,7 +215,7 @@ class DecisionMachine:
                      depth=int(self.test_depth[tests.start + j]), feature=int(feature[j]),
                      feature_name=self._name(feature[j]), threshold=float(threshold[j]),
                      direction="<=" if h[j] > 0 else ">", value=float(x[feature[j]]),
-                     new_value=float(new_row[feature[j]]))
+                     new_value=float(new_row[feature[j]]), spread=self._spread(feature[j]))
                 for j in wrong[np.argsort(self.test_depth[tests.start + wrong])])
             moved = np.abs(new_row - x) / scales
             value = self.leaf_values[leaves.start + i]
@@ -268,6 +268,11 @@ class DecisionMachine:
 
     def _name(self, feature) -> str:
         return f"x[{feature}]" if self.feature_names is None else self.feature_names[feature]
+
+    def _spread(self, feature) -> float | None:
+        """The feature's scale, which sets the decimals a path prints it with (None without
+        ``feature_scale``)."""
+        return None if self.feature_scale is None else float(self.feature_scale[feature])
 
     def _scales(self, scale) -> np.ndarray:
         base = np.ones(self.n_features) if self.feature_scale is None else self.feature_scale

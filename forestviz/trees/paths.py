@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from forestviz.numbers import distinct_texts
+
 
 @dataclass(frozen=True)
 class PathStep:
@@ -17,7 +19,9 @@ class PathStep:
     ``margin = x_f − t`` uses x_f rounded to float32, the value scikit-learn compares, so its
     sign always agrees with ``direction`` ("<=": margin ≤ 0, ">": margin > 0).
     ``scaled_margin = margin / s_f`` with the machine's ``feature_scale`` (1 without one);
-    ``fragile`` marks the step with the smallest ``|scaled_margin|`` on the path.
+    ``fragile`` marks the step with the smallest ``|scaled_margin|`` on the path. ``spread``:
+    the feature's training spread, which sets the decimals its numbers print with
+    (:mod:`forestviz.numbers`; four significant digits when None).
     """
 
     tree: int
@@ -31,11 +35,12 @@ class PathStep:
     margin: float
     scaled_margin: float
     fragile: bool
+    spread: float | None = None
 
     def sentence(self, name=str) -> str:
         """E.g. "Glucose (mg/dL) = 148 > 127.5"; ``name`` shows the feature name (e.g.
         ``forestviz.names.elide`` for display)."""
-        value, threshold = distinct_numbers(self.value, self.threshold)
+        value, threshold = distinct_texts(self.value, self.threshold, spread=self.spread)
         sign = "≤" if self.direction == "<=" else ">"
         return f"{name(self.feature_name)} = {value} {sign} {threshold}"
 
@@ -43,7 +48,8 @@ class PathStep:
 @dataclass(frozen=True)
 class Flip:
     """A test a row would have to flip: ``direction`` is the outcome the other leaf needs and
-    ``new_value`` the nearest value (on scikit-learn's float32 grid) that gives it."""
+    ``new_value`` the nearest value (on scikit-learn's float32 grid) that gives it; ``spread``
+    as in :class:`PathStep`."""
 
     node: int
     depth: int
@@ -53,11 +59,13 @@ class Flip:
     direction: str
     value: float
     new_value: float
+    spread: float | None = None
 
     def sentence(self, name=str) -> str:
         """E.g. "Glucose were above 120.5" (``name`` as in :meth:`PathStep.sentence`)."""
         where = "at most" if self.direction == "<=" else "above"
-        return f"{name(self.feature_name)} were {where} {distinct_numbers(self.threshold)[0]}"
+        (threshold,) = distinct_texts(self.threshold, spread=self.spread)
+        return f"{name(self.feature_name)} were {where} {threshold}"
 
 
 @dataclass(frozen=True)
@@ -91,11 +99,3 @@ def path_table(steps) -> pd.DataFrame:
     frame["sentence"] = [step.sentence() for step in steps]
     return frame
 
-
-def distinct_numbers(*numbers) -> list[str]:
-    """Short decimal forms, with more digits only where two numbers would print the same."""
-    for digits in range(4, 18):
-        texts = [f"{v:.{digits}g}" for v in numbers]
-        if len(set(texts)) == len(texts) or len(set(numbers)) < len(numbers):
-            return texts
-    return texts

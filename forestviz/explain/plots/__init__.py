@@ -13,10 +13,13 @@ One module a view: ``tree_weights`` (bars, heat map), ``density`` (ABRF Fig. 3, 
 from forestviz._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "HALF": "forestviz.explain.plots.conventions",
     "PALE": "forestviz.explain.plots.conventions",
     "STRONG": "forestviz.explain.plots.conventions",
+    "WIDTH": "forestviz.explain.plots.conventions",
     "attention_kde": "forestviz.explain.plots.density",
     "cleaning_rounds_figure": "forestviz.explain.plots.forest_views",
+    "cleaning_table": "forestviz.explain.plots.forest_views",
     "effective_trees_histogram": "forestviz.explain.plots.forest_views",
     "importance_bars": "forestviz.explain.plots.forest_views",
     "sample_weight_histogram": "forestviz.explain.plots.forest_views",

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from sklearn.calibration import calibration_curve
 
-from forestviz.explain.plots.conventions import STRONG, finish, plain
+from forestviz.explain.plots.conventions import STRONG, WIDTH, finish, plain
 from forestviz.explain.plots.inputs import vector
 
 # how far outside [0, 1] a risk may stray by rounding: a weighted sum of tree probabilities
@@ -45,7 +45,7 @@ def reliability_bins(y_true, proba, positive_label, n_bins: int = 10):
 
 
 def reliability_figure(y_true, proba, positive_label, n_bins: int = 10, *,
-                       name: str = "held-out rows") -> go.Figure:
+                       name: str = "held-out rows", width=WIDTH) -> go.Figure:
     """Share of ``positive_label`` outcomes against the mean predicted risk ``proba`` per bin
     of equal row counts, each point labelled with its rows, and the diagonal a perfectly
     calibrated model would follow."""
@@ -65,6 +65,7 @@ def reliability_figure(y_true, proba, positive_label, n_bins: int = 10, *,
         f"Rows grouped into {mean.size} bins of about equal size by predicted risk: each "
         f"point is a bin's mean risk and the share of its rows that were {positive}. Points "
         "above the dotted diagonal: the model under-states the risk; below: it over-states it.",
+        width=width,
         xaxis={"title": {"text": "mean predicted risk"}, "range": [0, 1]},
         yaxis={"title": {"text": f"share of rows that were {positive}"}, "range": [0, 1.05]},
         height=420)

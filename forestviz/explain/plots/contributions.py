@@ -8,7 +8,14 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from forestviz.explain.plots.conventions import STRONG, finish, plain, tree_names, unique_labels
+from forestviz.explain.plots.conventions import (
+    STRONG,
+    WIDTH,
+    finish,
+    plain,
+    tree_names,
+    unique_labels,
+)
 
 SHOWN = 10  # columns drawn one by one; the rest share one bar
 
@@ -30,7 +37,8 @@ def _largest(values, names, shown):
 
 
 def contribution_waterfall(base_value: float, contributions, names, *, value_texts=None,
-                           target: str = "prediction", shown: int = SHOWN) -> go.Figure:
+                           target: str = "prediction", shown: int = SHOWN,
+                           width=WIDTH) -> go.Figure:
     """From the weighted base value (Σ_k α_k·E[f_k] + offset) to the prediction, column by
     column, largest |contribution| first; the columns past ``shown`` share one step.
 
@@ -59,14 +67,14 @@ def contribution_waterfall(base_value: float, contributions, names, *, value_tex
         fig, f"Why this {plain(target)}: each column's contribution",
         "From the base value (the trees' expected output, weighted by this row's tree weights) "
         "to the prediction: each bar is what a column adds through the trees that carry this "
-        "row. Orange raises, blue lowers.",
+        "row. Orange raises, blue lowers.", width=width,
         xaxis={"title": {"text": plain(target)}},
         yaxis={"title": {"text": "Column"}, "type": "category", "autorange": "reversed"},
         showlegend=False)
 
 
 def contributions_by_tree(weighted_per_tree, names, trees, *, target: str = "prediction",
-                          shown: int = SHOWN) -> go.Figure:
+                          shown: int = SHOWN, width=WIDTH) -> go.Figure:
     """α_k·φ_kj of the given ``trees`` (indices from 0) for the columns with the largest total
     over them: which of the heavy trees carries which column's contribution.
 
@@ -89,6 +97,6 @@ def contributions_by_tree(weighted_per_tree, names, trees, *, target: str = "pre
         fig, "Contributions through the heaviest trees",
         f"Each tree's contribution to {plain(target)} times its weight for this row, for the "
         "columns these trees use most. Bars of one column add up to what these trees give it.",
+        width=width,
         barmode="relative", xaxis={"title": {"text": f"weighted contribution to {plain(target)}"}},
-        yaxis={"title": {"text": "Column"}, "type": "category", "autorange": "reversed"},
-        legend={"title": {"text": "Tree"}})
+        yaxis={"title": {"text": "Column"}, "type": "category", "autorange": "reversed"})

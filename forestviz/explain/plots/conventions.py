@@ -10,11 +10,16 @@ colours, and the title with its caption. What figures accept is :mod:`.inputs`.
   texts.
 * Every figure has a title, a caption (the title's subtitle) stating what is drawn, axis titles
   and hover texts in plain words (:func:`finish`).
+* Every figure function takes ``width``, the pixels it will get (``WIDTH``, a wide page, by
+  default; ``HALF`` for half of one): the title and caption wrap to it and the legend lies in
+  rows across the top, between the caption and the plot, with room made for it, so it never
+  covers or squeezes the plot (:func:`finish`).
 """
 
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 
 import plotly.graph_objects as go
@@ -22,10 +27,13 @@ import plotly.graph_objects as go
 from forestviz.names import elide_unique
 
 _UNBROKEN = ("ABRF Fig. ", "Fig. ")  # kept on one line with the word after them
-# Characters per line of a figure's title and caption (plotly does not wrap text): narrow
-# enough for a figure in half of a wide page.
-TITLE_WIDTH = 60
-CAPTION_WIDTH = 85
+WIDTH = 930  # pixels of a figure across a wide page (a 1400 px window less its side bar, margins)
+HALF = 455  # pixels of a figure in one of two columns of that page
+# Pixels a character takes in a title (17 px), a caption and a legend entry (12-13 px), and
+# the room plotly keeps left and right of the plot (axis titles, ticks)
+TITLE_CHAR, CAPTION_CHAR, LEGEND_CHAR = 7.5, 5.2, 7.0
+SIDES = 80 + 80
+LEGEND_ROW = 22
 STRONG = ("#1f5fa8", "#d9650b", "#2b8a3e")  # top-k bars, one colour per stacked part
 PALE = ("#b7cde6", "#f6c8a0", "#b9e0c0")  # the other bars
 
@@ -57,20 +65,55 @@ def _wrap(text: str, width: int) -> list[str]:
     line."""
     for words in _UNBROKEN:
         text = text.replace(words, words.replace(" ", "\u00a0"))
-    lines = textwrap.wrap(text, width, break_long_words=False)
+    lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
     return [line.replace("\u00a0", " ") for line in lines]
 
 
-def finish(fig: go.Figure, title: str, caption: str, *, panel_titles=False,
-            **layout) -> go.Figure:
-    """Title with the caption as subtitle (both wrapped), a white template and room for both
-    above the plot (more for the corner title of a ternary and for the title of a first
-    subplot panel)."""
-    title_lines = _wrap(title, TITLE_WIDTH) or [title]
-    lines = _wrap(caption, CAPTION_WIDTH)
-    top = (58 + 22 * len(title_lines) + 16 * len(lines) + 44 * ("ternary" in layout)
-           + 30 * panel_titles)
-    fig.update_layout(title={"text": "<br>".join(title_lines),
+def legend_entries(fig: go.Figure, showlegend=None) -> list[str]:
+    """The names the legend of ``fig`` lists: every named trace not hidden from it, when the
+    legend is shown (``showlegend``, or by plotly's default, more than one trace)."""
+    if showlegend is False or (showlegend is None and len(fig.data) < 2):
+        return []
+    return [t.name for t in fig.data if t.name and t.showlegend is not False]
+
+
+def legend_rows(names, width: int) -> int:
+    """Rows a horizontal legend of ``names`` takes across ``width`` pixels (plotly wraps its
+    entries: each is its text plus the symbol and gaps, about 40 px)."""
+    room, rows, used = max(width - SIDES, 200), 0, math.inf
+    for name in names:
+        size = len(name) * LEGEND_CHAR + 40
+        if used + size > room:
+            rows, used = rows + 1, 0
+        used += size
+    return rows
+
+
+def finish(fig: go.Figure, title: str, caption: str, *, width: int = WIDTH,
+           panel_titles=False, **layout) -> go.Figure:
+    """Title with the caption as subtitle, both wrapped to ``width`` pixels and anchored at
+    the top left; below them the legend (if any) in horizontal rows; then the plot, whose top
+    margin holds all three (and the corner title of a ternary or the title of a first subplot
+    panel: their legend goes to the figure's foot instead). A white template; ``layout`` is
+    passed on."""
+    # the title and caption span the figure, less their padding
+    title_lines = _wrap(title, int((width - 30) / TITLE_CHAR)) or [title]
+    lines = _wrap(caption, int((width - 30) / CAPTION_CHAR))
+    names = legend_entries(fig, layout.get("showlegend"))
+    legend = (LEGEND_ROW * rows + 8) if (rows := legend_rows(names, width)) else 0
+    below = "ternary" in layout or panel_titles  # a corner or panel title sits on the plot
+    top = (24 + 24 * len(title_lines) + 17 * len(lines) + legend * (not below)
+           + 50 * ("ternary" in layout) + 30 * panel_titles)
+    margin = {"t": top, "l": 70, "r": 40, **({"b": 70 + legend} if below else {}),
+              **layout.pop("margin", {})}
+    place = ({"y": 0, "yanchor": "bottom", "yref": "container"} if below
+             else {"y": 1, "yanchor": "bottom", "yref": "paper"})
+    legend_layout = {"orientation": "h", "x": 0, "xanchor": "left", **place,
+                     **layout.pop("legend", {})}
+    fig.update_layout(title={"text": "<br>".join(title_lines), "x": 0, "xanchor": "left",
+                             "xref": "container", "y": 1, "yanchor": "top", "yref": "container",
+                             "pad": {"t": 12, "l": 12},
                              "subtitle": {"text": "<br>".join(lines)}},
-                      template="plotly_white", margin={"t": top}, **layout)
+                      template="plotly_white", width=width, margin=margin, legend=legend_layout,
+                      **layout)
     return fig

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from scipy.stats import gaussian_kde, norm
 
-from forestviz.explain.plots.conventions import finish, plain
+from forestviz.explain.plots.conventions import WIDTH, finish, plain
 from forestviz.explain.plots.inputs import vector
 from forestviz.names import elide
 
@@ -69,7 +69,8 @@ def _weight_series(alpha, softmax, names):
 
 
 def attention_kde(alpha, softmax=None, grid=None, *,
-                  names=("trained attention α", "Softmax weights D (no training)")) -> go.Figure:
+                  names=("trained attention α", "Softmax weights D (no training)"),
+                  width=WIDTH) -> go.Figure:
     """ABRF Fig. 3: ρ(t) over the tree number t for α (solid) and the Softmax D (dashed).
 
     ``grid`` defaults to [−2, T + 3] (three kernel widths beyond the trees), 8 points per unit.
@@ -87,13 +88,14 @@ def attention_kde(alpha, softmax=None, grid=None, *,
         fig, "Where the weight sits along the forest (smoothed weight per tree number)",
         "Each tree's weight is spread as a bell curve (variance 1) around its number, trees "
         "numbered from 1; the area under each curve is 1. Peaks mark groups of heavy trees.",
+        width=width,
         xaxis={"title": {"text": "Tree number"}},
         yaxis={"title": {"text": "Weight density ρ(t)"}})
 
 
 def weight_value_density(alpha, softmax=None, grid=None, *,
-                         names=("trained attention α", "Softmax weights D (no training)")
-                         ) -> go.Figure:
+                         names=("trained attention α", "Softmax weights D (no training)"),
+                         width=WIDTH) -> go.Figure:
     """Density of the weight values themselves (:func:`value_density`, reflected at 0 when
     all weights are ≥ 0), with a dotted line at 1/T, the weight of every tree in a plain
     forest. ``grid`` defaults to 400 points from the bound (or 4 bandwidths below the
@@ -118,5 +120,6 @@ def weight_value_density(alpha, softmax=None, grid=None, *,
         fig, "How large the tree weights are (distribution of the weight values)",
         f"A smoothed histogram of the {n_trees} trees' weights. A plain random forest gives "
         f"every tree 1/{n_trees} (dotted line); a long right tail means a few trees dominate.",
+        width=width,
         xaxis={"title": {"text": "Weight of a tree"}},
         yaxis={"title": {"text": "Density (how many trees have this weight)"}})

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy.stats import percentileofscore
 
-from forestviz.explain.plots.conventions import STRONG, finish, plain, unique_labels
+from forestviz.explain.plots.conventions import STRONG, WIDTH, finish, plain, unique_labels
 from forestviz.explain.plots.inputs import records
 from forestviz.names import wrap_name
 
@@ -38,7 +38,7 @@ def _hover(value) -> str:
         map(plain, wrap_name(value)))
 
 
-def row_vs_median(table) -> go.Figure:
+def row_vs_median(table, *, width=WIDTH) -> go.Figure:
     """The row's percentile per feature as bars from the median (50), ERF Tables 6-7 style.
 
     ``table``: DataFrame or list of dicts with ``feature``, ``value``, ``median`` and
@@ -61,7 +61,7 @@ def row_vs_median(table) -> go.Figure:
     return finish(
         fig, "This row compared with the training data",
         "Each bar runs from the training median (50) to the row's percentile: how many training "
-        "rows have a lower value. Orange: above the median; blue: below.",
+        "rows have a lower value. Orange: above the median; blue: below.", width=width,
         xaxis={"title": {"text": "Percentile among training rows (50 = median)"},
                "range": [0, 100]},
         yaxis={"title": {"text": "Feature"}, "type": "category", "autorange": "reversed"},

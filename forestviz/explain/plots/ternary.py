@@ -7,7 +7,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from forestviz.attention.weights import contaminate
-from forestviz.explain.plots.conventions import finish, plain, tree_names, unique_labels
+from forestviz.explain.plots.conventions import (
+    CAPTION_CHAR,
+    WIDTH,
+    finish,
+    plain,
+    tree_names,
+    unique_labels,
+)
 from forestviz.explain.plots.inputs import matrix, vector
 from forestviz.names import elide
 
@@ -100,56 +107,83 @@ def _ternary_hover(titles, coords: np.ndarray, names: list[str]) -> list[str]:
             for title, row in zip(titles, coords, strict=True)]
 
 
-def _ternary_axes(names: list[str]) -> dict:
-    return {"sum": 1, **{axis: {"title": {"text": name}, "min": 0}
+def _ternary_axes(names: list[str], width: int) -> tuple[dict, dict]:
+    """The ternary axes with the corner titles, and margins wide enough for the two bottom
+    corners' titles (centred on their corners) at ``width`` pixels."""
+    side = max(60, int(max(map(len, names)) * CAPTION_CHAR / 2) + 20)
+    axes = {"sum": 1, **{axis: {"title": {"text": name}, "min": 0}
                          for axis, name in zip(("aaxis", "baxis", "caxis"), names, strict=True)}}
+    return axes, {"l": side, "r": side}
+
+
+def _height(width: int) -> int:
+    return 560 if width >= 900 else 480
 
 
 def simplex_figure(softmax_D, w, eps, alpha=None, *, groups=None, group_names=None,
-                   tree_ids=None) -> go.Figure:
+                   tree_ids=None, width=WIDTH) -> go.Figure:
     """ABRF Fig. 1 for one row: the Softmax weights D (triangle), the ε-sub-simplex
     {(1−ε)·D + ε·v : v ∈ Δ} (shaded; vertices (1−ε)·D + ε·e_j), the trained w (square) and
     α = (1−ε)·D + ε·w (circle; pass ``alpha`` to draw another point).
 
-    For T = 3 the corners are the trees themselves. For T > 3 the view is the exact ternary
-    projection of :func:`ternary_coordinates` on ``groups``, which must then cover every tree
-    (default :func:`ternary_groups` of α); the sub-simplex projects to the triangle with
-    vertices (1−ε)·PD + ε·(corner g) over the non-empty groups g.
+    With ε = 0 (a model with no learned part: ERF, Softmax, plain forests) the sub-simplex is
+    the point α = D and w plays no part: only α is drawn (``alpha``, or ``softmax_D``), and
+    ``softmax_D`` and ``w`` may be None. With ε = 1, α = w whatever D is: ``softmax_D`` may be
+    None and D is not drawn. For T = 3 the corners are the trees themselves. For
+    T > 3 the view is the exact ternary projection of :func:`ternary_coordinates` on
+    ``groups``, which must then cover every tree (default :func:`ternary_groups` of α); the
+    sub-simplex projects to the triangle with vertices (1−ε)·PD + ε·(corner g) over the
+    non-empty groups g. ``width``: the figure's pixels (:mod:`.conventions`).
     """
-    D, w = vector(softmax_D, "softmax_D"), vector(w, "w")
     eps = float(eps)
-    if not 0.0 <= eps <= 1.0 or D.size != w.size:
-        raise ValueError("need 0 ≤ eps ≤ 1 and one Softmax weight and one w per tree")
+    if not 0.0 <= eps <= 1.0:
+        raise ValueError(f"need 0 ≤ eps ≤ 1, got {eps}")
+    learned = eps > 0
+    if eps == 1.0 and softmax_D is None:  # α = w: the Softmax part plays no part
+        softmax_D = w
+    if learned or alpha is None:
+        D, w = vector(softmax_D, "softmax_D"), vector(w, "w")
+        if D.size != w.size:
+            raise ValueError("need one Softmax weight and one w per tree")
     alpha = contaminate(D, w, eps) if alpha is None else vector(alpha, "alpha")
     groups, names, rule, exact = _ternary_setup(alpha[None, :], groups, group_names, tree_ids)
     if not exact:
         raise ValueError("the simplex view needs groups that together cover every tree")
-    pD, pw, pa = ternary_coordinates(np.stack([D, w, alpha]), groups)
-    filled = [g for g in range(3) if groups[g]]
-    vertices = contaminate(pD, np.eye(3)[filled + filled[:1]], eps)
+    final = ("final weights α = (1−ε)·D + ε·w" if learned else "this row's tree weights α",
+             ternary_coordinates(alpha, groups), "markers", "circle", "#1f5fa8")
+    points = [final]
+    if learned:
+        pD, pw = ternary_coordinates(np.stack([D, w]), groups)
+        filled = [g for g in range(3) if groups[g]]
+        vertices = contaminate(pD, np.eye(3)[filled + filled[:1]], eps)
+        softmax = [("Softmax weights D (closeness to this row)", pD[None], "markers",
+                    "triangle-up", "#d9650b")] if eps < 1.0 else []
+        points = [
+            ("possible weights for this ε (sub-simplex)", vertices, "lines", "circle",
+             "#9ecae1"), *softmax,
+            ("learned tree weights w", pw[None], "markers", "square", "#2b8a3e"), final]
     fig = go.Figure()
-    points = [
-        ("possible weights for this ε (sub-simplex)", vertices, "lines", "circle", "#9ecae1"),
-        ("Softmax weights D (closeness to this row)", pD[None], "markers", "triangle-up",
-         "#d9650b"),
-        ("learned tree weights w", pw[None], "markers", "square", "#2b8a3e"),
-        ("final weights α = (1−ε)·D + ε·w", pa[None], "markers", "circle", "#1f5fa8"),
-    ]
     for name, xyz, mode, symbol, colour in points:
         fig.add_trace(go.Scatterternary(
             a=xyz[:, 0], b=xyz[:, 1], c=xyz[:, 2], name=name, mode=mode,
             fill="toself" if mode == "lines" else None, line={"color": colour}, cliponaxis=False,
             marker={"symbol": symbol, "size": 13, "color": colour},
             hovertext=_ternary_hover([name] * len(xyz), xyz, names), hoverinfo="text"))
-    title = ("The three trees' weights on a triangle (ABRF Fig. 1)" if alpha.size <= 3 else
-             "This row's tree weights on three groups of trees (ABRF Fig. 1, projected)")
-    return finish(fig, title,
-                   f"ε = {eps:.2f}: the final weights can only lie in the shaded triangle "
-                   f"around D, which grows with ε. {rule}", ternary=_ternary_axes(names))
+    where = ("The three trees' weights on a triangle" if alpha.size <= 3 else
+             "This row's tree weights on three groups of trees")
+    title = f"{where} (ABRF Fig. 1{'' if alpha.size <= 3 else ', projected'})"
+    said = ("ε = 1: the weights do not depend on the row; α is the learned w." if eps == 1.0
+            else f"ε = {eps:.2f}: the final weights can only lie in the shaded triangle around "
+            "D, which grows with ε." if learned else
+            "This model has no learned part (ε = 0): the point is this row's weights α.")
+    axes, margin = _ternary_axes(names, width)
+    fig.update_layout(showlegend=True)
+    return finish(fig, title, f"{said} {rule}", width=width,
+                  ternary=axes, margin=margin, height=_height(width))
 
 
 def ternary_dataset(weights, *, groups=None, group_names=None, tree_ids=None, row_labels=None,
-                    color_values=None, color_name="prediction") -> go.Figure:
+                    color_values=None, color_name="prediction", width=WIDTH) -> go.Figure:
     """Every row's weight vector (n, T) on the same ternary axes (:func:`ternary_coordinates`;
     default groups from the mean weight over rows), optionally coloured by ``color_values``."""
     weights = matrix(weights, "weights")
@@ -168,5 +202,7 @@ def ternary_dataset(weights, *, groups=None, group_names=None, tree_ids=None, ro
         hovertext=_ternary_hover(rows[shown], coords[shown], names), hoverinfo="text"))
     hidden = int((~shown).sum())
     note = f" {hidden} row(s) put no weight on these trees and are not shown." if hidden else ""
+    axes, margin = _ternary_axes(names, width)
     return finish(fig, "Every row's tree weights on three groups of trees",
-                   f"One point per row. {rule}{note}", ternary=_ternary_axes(names))
+                  f"One point per row. {rule}{note}", width=width, ternary=axes, margin=margin,
+                  height=_height(width))

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from forestviz.explain.plots.conventions import finish, plain
+from forestviz.explain.plots.conventions import WIDTH, finish, plain
 from forestviz.explain.plots.inputs import records
 from forestviz.names import elide
 
@@ -19,7 +19,7 @@ METRICS = {  # known score columns: axis title, word in hover texts, higher is b
 
 
 def tau_curves(search_results, *, value="validation_loss", target_variance=None, baseline=None,
-               baseline_name="plain model (equal tree weights)") -> go.Figure:
+               baseline_name="plain model (equal tree weights)", width=WIDTH) -> go.Figure:
     """ABRF Fig. 2: a score against τ (log axis), one line per ε, the best pair marked.
 
     ``search_results``: ``AttentionForest*.search_results_`` or any DataFrame / list of dicts
@@ -75,12 +75,13 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
         fig.add_hline(y=float(baseline), line_color="#d9650b",
                       annotation_text=plain(elide(baseline_name)))
     return finish(fig, "How the two tuning knobs ε and τ change the score (ABRF Fig. 2)", caption,
-                   xaxis={"title": {"text": "τ (temperature of the softmax, log scale)"},
-                          "type": "log"},
-                   yaxis={"title": {"text": y_title}})
+                  width=width,
+                  xaxis={"title": {"text": "τ (temperature of the softmax, log scale)"},
+                         "type": "log"},
+                  yaxis={"title": {"text": y_title}})
 
 
-def erf_history(history, best_iteration=None) -> go.Figure:
+def erf_history(history, best_iteration=None, *, width=WIDTH) -> go.Figure:
     """Enhanced Random Forest training rounds (``EnhancedForestClassifier.history_``).
 
     ``history``: list of dicts or DataFrame with ``iteration`` and ``validation_auc``;
@@ -132,10 +133,11 @@ def erf_history(history, best_iteration=None) -> go.Figure:
             hovertemplate="Round %{x}: median sample weight %{y:.3f}<extra></extra>"), 2, 1)
         fig.update_yaxes(title_text="Sample weight", row=2, col=1)
     fig.update_xaxes(title_text="Training round", row=1 + has_weights, col=1)
-    fig.update_xaxes(dtick=1 if len(frame) <= 20 else None)  # whole rounds, not 1.2, 1.4, …
+    # whole rounds, not 1.2, 1.4, …
+    fig.update_xaxes(dtick=1 if len(frame) <= 20 else None, tickformat="d")
     fig.update_yaxes(title_text="AUC", row=1, col=1)
     return finish(
         fig, "How the Enhanced Random Forest changed over its training rounds",
         "Each round re-weights the training rows: rows the forest gets wrong weigh more in the "
         "next round. The round with the best validation AUC is kept.",
-        panel_titles=True, height=380 + 220 * has_weights)
+        width=width, panel_titles=True, height=380 + 220 * has_weights)

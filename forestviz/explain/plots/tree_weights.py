@@ -7,7 +7,9 @@ import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import (
     PALE,
+    SIDES,
     STRONG,
+    WIDTH,
     finish,
     plain,
     tree_names,
@@ -17,16 +19,31 @@ from forestviz.explain.plots.inputs import matrix, vector
 from forestviz.names import elide
 
 PART_NAMES = ("closeness to this row, (1−ε)·D", "learned tree weight, ε·w")
+BAND = 6  # units of the x axis the trees past the top k share
+
+
+def bar_positions(n_trees: int, k: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """(x of each sorted bar, its width, the band's centre): the ``k`` heaviest trees one unit
+    apart at 1..k, the other trees side by side in a band as wide as ``BAND`` units (at most
+    one unit a tree) after a gap."""
+    rest = n_trees - k
+    step = min(1.0, BAND / rest) if rest else 1.0
+    start = k + 0.5 + 0.5 * (k > 0)  # the band's left edge
+    x = np.concatenate([np.arange(1.0, k + 1), start + step * (np.arange(rest) + 0.5)])
+    widths = np.concatenate([np.full(k, 0.8), np.full(rest, 0.9 * step)])
+    return x, widths, start + step * rest / 2
 
 
 def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, label="weight",
-                     tree_ids=None, share_of_prediction=True) -> go.Figure:
-    """Bar chart of one row's tree weights (or scores), largest first, the ``top_k`` darker.
+                     tree_ids=None, share_of_prediction=True, width=WIDTH) -> go.Figure:
+    """Bar chart of one row's tree weights (or scores), largest first: the ``top_k`` trees
+    each named on the axis ("Tree 34"), the others as a band of pale bars named by their
+    count ("the other 95 trees"; every bar names its tree on hover).
 
     ``parts``: arrays that sum to ``weights`` drawn stacked, e.g. the ABRF parts
     (1−ε)·D_k(x) and ε·w_k (``tree_weight_parts``). ``share_of_prediction`` adds each tree's
     share of the total to the hover text (right for weights that sum to 1, not for ERF scores).
-    Ties keep tree order.
+    Ties keep tree order. ``width``: the figure's pixels (:mod:`.conventions`).
     """
     weights = vector(weights, "weights")
     n_trees = weights.size
@@ -44,7 +61,7 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
     top = np.arange(n_trees) < k
     total = weights.sum()
     share = weights / total if total > 0 else np.zeros(n_trees)
-    x = [names[t] for t in order]
+    x, widths, band = bar_positions(n_trees, k)
     fig = go.Figure()
     for p, (part, part_name) in enumerate(zip(parts, part_names, strict=True)):
         head = [f"{names[t]}: {label} {weights[t]:.3f}"
@@ -53,22 +70,31 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
         hover = head if len(parts) == 1 else [
             f"{h}<br>of which {part_name}: {part[t]:.3f}" for h, t in zip(head, order, strict=True)]
         fig.add_trace(go.Bar(
-            x=x, y=part[order], name=part_name, hovertext=hover, hoverinfo="text",
+            x=x, y=part[order], width=widths, name=part_name, hovertext=hover, hoverinfo="text",
             marker_color=np.where(top, STRONG[p % 3], PALE[p % 3]).tolist()))
-    caption = (f"One bar per tree, sorted from the largest {label}"
-               + (f"; the {k} darker bars are the top {k}" if k else "")
-               + ". Trees are numbered from 1.")
+    ticks, texts = x[:k].tolist(), [names[t] for t in order[:k]]
+    if k < n_trees:
+        ticks.append(band)
+        texts.append(f"the other {n_trees - k} trees" if k else
+                     f"all {n_trees} trees" if n_trees > 1 else "the one tree")
+    unit = (width - SIDES) / (k + BAND + 1)  # pixels between two named bars
+    caption = (f"The {k} trees with the largest {label}, by name, then the other "
+               f"{n_trees - k} trees as a band of pale bars, largest first" if k < n_trees
+               else f"One bar per tree, largest {label} first")
+    caption += ". Trees are numbered from 1; point at a bar for its tree and numbers."
     if len(parts) > 1:
         caption += " Each bar is split into its parts."
     return finish(fig, f"Which trees carry this prediction: {label} of each tree", caption,
-                   barmode="stack", showlegend=len(parts) > 1,
-                   xaxis={"title": {"text": f"Tree (sorted by {label})"}, "type": "category",
-                          "categoryorder": "array", "categoryarray": x},
+                   width=width, barmode="stack", showlegend=len(parts) > 1,
+                   xaxis={"title": {"text": f"Tree (sorted by {label})"}, "tickvals": ticks,
+                          "ticktext": texts, "tickangle": 0 if unit >= 70 else -35,
+                          "range": [0.4, float(x[-1] + widths[-1] / 2 + 0.1)],
+                          "showgrid": False, "zeroline": False},
                    yaxis={"title": {"text": label[:1].upper() + label[1:]}})
 
 
 def weight_heatmap(weights, row_labels=None, *, tree_ids=None,
-                   share_of_prediction=True) -> go.Figure:
+                   share_of_prediction=True, width=WIDTH) -> go.Figure:
     """Trees × rows heat map of tree weights ``weights`` (n rows, T trees). The figure carries
     every cell (about 13 bytes of JSON each): sample the rows for large test sets."""
     weights = matrix(weights, "weights")
@@ -81,6 +107,6 @@ def weight_heatmap(weights, row_labels=None, *, tree_ids=None,
     return finish(
         fig, "Which trees each row relies on (tree weights per row)",
         "One column per row, one line per tree (numbered from 1); darker cells carry more of "
-        "that row's prediction.",
+        "that row's prediction.", width=width,
         xaxis={"title": {"text": "Row"}, "type": "category"},
         yaxis={"title": {"text": "Tree"}, "type": "category", "autorange": "reversed"})

@@ -1,0 +1,58 @@
+"""Numbers as people read them: as many decimals as a feature's spread needs.
+
+A feature's numbers print to the place of its spread's third significant digit (the spread:
+its training standard deviation): "smoothness error = 0.00614" when the values spread by 0.003,
+"mean area = 1001" when they spread by 350, "glucose = 127.5" when they spread by 32. Trailing
+zeros are dropped ("148", not "148.0"). Two numbers that would print alike (a value and the
+threshold it is tested against) get more decimals until they differ. Without a spread, numbers
+print to four significant digits.
+
+Like :mod:`forestviz.names`, this module sits under everything and imports nothing of
+forestviz: path sentences, tree drawings, tables and figures all print through it, so the
+drawing's numbers and the text's numbers are the same.
+"""
+
+from __future__ import annotations
+
+import math
+
+SPREAD_DIGITS = 3
+"""Significant digits of the spread that a feature's numbers show."""
+MAX_DECIMALS = 17
+
+
+def decimals(spread) -> int:
+    """Decimals that show ``spread`` to ``SPREAD_DIGITS`` significant digits (0 for a spread of
+    100 or more, or for no spread at all)."""
+    spread = abs(float(spread))
+    if not math.isfinite(spread) or spread == 0:
+        return 0
+    return min(max(0, SPREAD_DIGITS - 1 - math.floor(math.log10(spread))), MAX_DECIMALS)
+
+
+def fixed(value, places: int) -> str:
+    """``value`` with ``places`` decimals, trailing zeros (and a bare point) dropped; never
+    "-0"."""
+    text = f"{float(value):.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def number_text(value, spread=None) -> str:
+    """One number as a feature with ``spread`` prints it (four significant digits without a
+    spread)."""
+    return f"{float(value):.4g}" if spread is None else fixed(value, decimals(spread))
+
+
+def distinct_texts(*numbers, spread=None) -> list[str]:
+    """:func:`number_text` of each number, with more digits only where two different numbers
+    would print the same."""
+    for extra in range(MAX_DECIMALS + 1):
+        if spread is None:
+            texts = [f"{float(v):.{4 + extra}g}" for v in numbers]
+        else:
+            texts = [fixed(v, decimals(spread) + extra) for v in numbers]
+        if len(set(texts)) == len(texts) or len(set(numbers)) < len(numbers):
+            break
+    return texts
