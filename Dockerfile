@@ -14,6 +14,9 @@ RUN pip install --no-cache-dir -r requirements.txt
 
 COPY --chown=forestviz:forestviz . .
 USER forestviz
+# compile ERF's numba kernels into their cache and build matplotlib's font list now, as
+# `make run` does (docs/performance.md)
+RUN python -c "import forestviz.app.warm, matplotlib.font_manager"
 
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

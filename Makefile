@@ -12,14 +12,14 @@ ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 .PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
 
-run: $(VENV)/.runtime system-deps
+run: $(VENV)/.runtime $(VENV)/.kernels system-deps
 	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
 # Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
 # at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with
 # one BLAS thread; then the browser tests one at a time (Chromium, the app server and its
 # training already keep both cores busy).
-test: $(VENV)/.test test-system-deps
+test: $(VENV)/.test $(VENV)/.kernels test-system-deps
 	$(PY) -m ruff check .
 	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -x -m "not slow and not browser"
 	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -m "slow and not browser"
@@ -49,6 +49,17 @@ $(VENV)/bin/python:
 
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+# ERF's numba kernels are compiled on first use and cached beside their modules (cache=True):
+# compile them here, after the install, so that no app start or first training pays for it.
+# forestviz.app.warm runs the default classification training on a small table (what the
+# training workers' forkserver also imports); numba recompiles when a kernel's source changes.
+# matplotlib's font list (built once per machine, seconds) is made here too, not at the first
+# tree drawing.
+KERNEL_SOURCES := $(wildcard forestviz/enhanced/*.py)
+$(VENV)/.kernels: $(KERNEL_SOURCES) $(VENV)/.runtime
+	PYTHONPATH=. $(PY) -c "import forestviz.app.warm, matplotlib.font_manager"
 	touch $@
 
 $(VENV)/.bench: requirements-bench.txt $(VENV)/.runtime

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.models import job_pool
+from ui.models import job_pool, preload
 from ui.state import ensure_dataset
 
 st.set_page_config(page_title="forestviz", layout="wide")
@@ -20,3 +20,4 @@ page = st.navigation(
 ensure_dataset()
 job_pool()  # the training workers start importing in the background on the first visit
 page.run()
+preload()  # then this server imports what a trained model and the Explain page need (ditto)

@@ -45,16 +45,17 @@ def healthy(url: str) -> bool:
 
 
 class AppServer:
-    """``streamlit run app.py`` (``head`` replaces ``python -m streamlit``, e.g. a wrapper
-    script) with extra command-line ``options`` and ``env``; its output goes to
+    """``streamlit run app.py`` (``script`` replaces ``app.py``, e.g. a blank app to compare
+    with; ``head`` replaces ``python -m streamlit``, e.g. a wrapper script) with extra
+    command-line ``options`` and ``env``; its output goes to
     ``log_dir/streamlit.log``. Entering waits up to ``start_timeout`` s for the first health
     answer (RuntimeError with the log's tail otherwise); leaving stops the process group."""
 
-    def __init__(self, log_dir: Path, *, options=(), env=None, head=None,
+    def __init__(self, log_dir: Path, *, options=(), env=None, head=None, script="app.py",
                  start_timeout: float = 60.0):
         self.url = f"http://127.0.0.1:{free_port()}"
         self.log = Path(log_dir) / "streamlit.log"
-        self.command = [*(head or [sys.executable, "-m", "streamlit"]), "run", "app.py",
+        self.command = [*(head or [sys.executable, "-m", "streamlit"]), "run", str(script),
                         "--server.address", "127.0.0.1",
                         "--server.port", self.url.rsplit(":", 1)[1],
                         "--server.headless", "true", "--server.fileWatcherType", "none",

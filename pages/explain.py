@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from forestviz.app.workbench import Workbench
+from forestviz.explain import plots
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
 from ui import models
@@ -56,81 +57,78 @@ def pick_row(bench: Workbench) -> int:
     return current
 
 
+@st.fragment
+def explained_row() -> None:
+    """The row picker and everything that follows the row: changing the row (or a what-if
+    value) reruns only this."""
+    bench = models.workbench()
+    dataset = bench.dataset
+    models.model_picker(bench, "Model", key="explain_model")
+    position = pick_row(bench)
+    row_id = str(dataset.ids.iloc[position])
+    original = dataset.X.iloc[position]
+    actual = dataset.y.iloc[position]
+    if st.session_state["explain_picker"] == "whatif":
+        st.caption(as_text(f"Starting from row {row_id}; change any value and the prediction, "
+                           "weights and paths follow."))
+        original = view.what_if_row(bench, original, key=f"whatif@{position}")
+        row_id, actual = f"{row_id} (edited)", None
+    if bench.is_training_row(position):
+        st.caption("This row was used for training: its prediction is optimistic.")
+
+    explanation = bench.explain(values=original, row_id=row_id)
+    if len(bench.trained) > 1:
+        with st.expander("This row under every trained model"):
+            if st.toggle("Compare the models on this row", key="explain_compare"):
+                st.dataframe(bench.row_across_models(values=original), key="explain_across")
+    st.subheader(as_text(f"Row {row_id}"), anchor=False)  # no "#row-<id>" link from the ID
+    view.prediction_card(explanation, actual)
+    view.why_and_warnings(explanation)
+    view.missing_note(explanation)
+
+    charts = explanation.figures(width=plots.WIDTH)
+    halves = st.container(horizontal=True)  # two side by side on a wide window, else one a line
+    for name in ("weights", "scores", "kde", "contributions", "contributions_by_tree"):
+        if name in charts:
+            halves.plotly_chart(charts[name], width=plots.HALF, key=f"explain_{name}")
+    st.plotly_chart(charts["simplex"], key="explain_simplex")
+    st.subheader(f"The {len(explanation.top_trees)} trees that carry this prediction")
+    st.caption("Each drawing shows only this row's path; open a tree's expander for the whole "
+               "tree.")
+    svgs = {}
+    for rank, tree in enumerate(explanation.top_trees):
+        svg = view.draw(bench, int(tree), explanation.row, mode="path", fancy=False)
+        if svg is not None:
+            svgs[int(tree)] = svg
+        view.tree_section(bench, explanation, rank, svg)
+
+    st.subheader("This row beside the training rows")
+    st.caption("Percentile (numeric columns): the share of training rows with a lower value. Share "
+               "(categorical columns): the share of training rows with this row's level.")
+    st.dataframe(view.feature_table(explanation), hide_index=True, key="explain_features")
+    if "features" in charts:
+        st.plotly_chart(charts["features"], key="explain_features_chart")
+    st.subheader("Most similar training rows")
+    st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True,
+                 key="explain_neighbours")
+
+    edited = (edited_values(dataset.X.iloc[position], original)
+              if st.session_state["explain_picker"] == "whatif" else {})
+    buttons = st.container(horizontal=True)
+    for kind, mime in (("HTML", "text/html"), ("PDF", "application/pdf")):
+        made = partial(bench.report, explanation, pdf=kind == "PDF", tree_svgs=svgs,
+                       edited=edited)  # made (and dated) only when the button is clicked
+        buttons.download_button(f"Download report ({kind})", made,
+                                file_name=f"forestviz-report-{position}.{kind.lower()}", mime=mime,
+                                key=f"explain_report_{kind.lower()}", on_click="ignore",
+                                icon=":material/download:")
+
+
 models.follow_jobs()
 st.title("Explain")
-bench = models.workbench()
-if bench is None:
+if models.workbench() is None:
     st.info("Train a model on the Train page first (or use the button on the Home page).",
             icon=":material/info:")
     st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
     st.stop()
-dataset = bench.dataset
-models.model_picker(bench, "Model", key="explain_model")
-position = pick_row(bench)
-row_id = str(dataset.ids.iloc[position])
-original = dataset.X.iloc[position]
-actual = dataset.y.iloc[position]
-if st.session_state["explain_picker"] == "whatif":
-    st.caption(as_text(f"Starting from row {row_id}; change any value and the prediction, "
-                       "weights and paths follow."))
-    original = view.what_if_row(bench, original, key=f"whatif@{position}")
-    row_id, actual = f"{row_id} (edited)", None
-if bench.is_training_row(position):
-    st.caption("This row was used for training: its prediction is optimistic.")
-
-explanation = bench.explain(values=original, row_id=row_id)
-if len(bench.trained) > 1:
-    with st.expander("This row under every trained model"):
-        if st.toggle("Compare the models on this row", key="explain_compare"):
-            st.dataframe(bench.row_across_models(values=original), key="explain_across")
-st.subheader(as_text(f"Row {row_id}"), anchor=False)  # no "#row-<id>" link from the ID
-view.prediction_card(explanation, actual)
-view.why_and_warnings(explanation)
-view.missing_note(explanation)
-
-charts = explanation.figures()
-left, right = st.columns(2)
-left.plotly_chart(charts["weights"], key="explain_weights")
-if "scores" in charts:
-    right.plotly_chart(charts["scores"], key="explain_scores")
-    left, right = st.columns(2)
-left.plotly_chart(charts["kde"], key="explain_kde")
-right.plotly_chart(charts["simplex"], key="explain_simplex")
-if explanation.weight_parts is None:
-    right.caption("This model has no learned contamination part (ε = 0): the point shows how "
-                  "this row's weight splits between the heaviest trees.")
-
-if "contributions" in charts:
-    left, right = st.columns(2)
-    left.plotly_chart(charts["contributions"], key="explain_contributions")
-    right.plotly_chart(charts["contributions_by_tree"], key="explain_contributions_by_tree")
-st.subheader(f"The {len(explanation.top_trees)} trees that carry this prediction")
-st.caption("Each drawing shows only this row's path; open a tree's expander for the whole tree.")
-svgs = {}
-for rank, tree in enumerate(explanation.top_trees):
-    svg = view.draw(bench, int(tree), explanation.row, mode="path", fancy=False)
-    if svg is not None:
-        svgs[int(tree)] = svg
-    view.tree_section(bench, explanation, rank, svg)
-
-st.subheader("This row beside the training rows")
-st.caption("Percentile (numeric columns): the share of training rows with a lower value. Share "
-           "(categorical columns): the share of training rows with this row's level.")
-st.dataframe(view.feature_table(explanation), hide_index=True, key="explain_features")
-if "features" in charts:
-    st.plotly_chart(charts["features"], key="explain_features_chart")
-st.subheader("Most similar training rows")
-st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True, key="explain_neighbours")
-
-edited = (edited_values(dataset.X.iloc[position], original)
-          if st.session_state["explain_picker"] == "whatif" else {})
-
-
-buttons = st.container(horizontal=True)
-for kind, mime in (("HTML", "text/html"), ("PDF", "application/pdf")):
-    made = partial(bench.report, explanation, pdf=kind == "PDF", tree_svgs=svgs,
-                   edited=edited)  # made (and dated) only when the button is clicked
-    buttons.download_button(f"Download report ({kind})", made,
-                            file_name=f"forestviz-report-{position}.{kind.lower()}", mime=mime,
-                            key=f"explain_report_{kind.lower()}", on_click="ignore",
-                            icon=":material/download:")
+explained_row()

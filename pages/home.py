@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from forestviz.app import workflow
+from forestviz.app import families
 from ui import models
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
@@ -21,9 +21,9 @@ show_dataset_summary(st.session_state[DATASET])
 st.page_link("pages/data.py", label="Choose or upload data", icon=":material/table:")
 
 dataset = st.session_state[DATASET]
-default = workflow.default_settings(dataset.task)
+default = families.default_settings(dataset.task)
 st.subheader("See an explanation now")
-st.caption(f"Trains the default model ({workflow.FAMILIES[default.family]}, {default.n_estimators} "
+st.caption(f"Trains the default model ({families.FAMILIES[default.family]}, {default.n_estimators} "
            "trees; a few seconds) and opens the explanation of the held-out row with the "
            "highest predicted risk.")
 if st.button("Train the default model and explain a row", type="primary", key="home_explain",

@@ -1,4 +1,5 @@
-"""Paper lab: the papers' figures, live, on synthetic and bundled data."""
+"""Paper lab: the papers' figures, live, on synthetic and bundled data. Each section is a
+fragment: its sliders rerun that section only."""
 
 import streamlit as st
 
@@ -9,9 +10,10 @@ from ui import models
 from ui.display import as_text
 
 
-@st.cache_data(show_spinner="Fitting a 3-tree attention forest…", max_entries=32)
-def three_tree_weights(name: str, eps: float, row: int):
-    return lab.three_tree_weights(name, eps, row)
+@st.cache_resource(show_spinner="Fitting a 3-tree attention forest…", max_entries=32)
+def three_tree_forest(name: str, eps: float):
+    """Shared read-only by all sessions."""
+    return lab.three_tree_forest(name, eps)
 
 
 @st.cache_data(show_spinner="Searching ε and τ (ABRF-1, 50 trees)…", max_entries=8)
@@ -30,6 +32,7 @@ def small_tree(depth: int):
     return lab.small_tree(depth)
 
 
+@st.fragment
 def figure_one() -> None:
     st.header("ABRF Fig. 1: three trees on a triangle")
     st.markdown("With three trees, every weighting of the forest is a point of a triangle. The "
@@ -39,10 +42,12 @@ def figure_one() -> None:
     left, right = st.columns(2)
     eps = left.slider("ε (contamination)", 0.0, 1.0, 0.3, step=0.05, key="lab_eps")
     row = right.slider("Row of Friedman 1", 0, 99, 0, key="lab_row")
-    D, w, alpha = three_tree_weights("friedman1", eps, row)
+    model, X = three_tree_forest("friedman1", eps)
+    D, w, alpha = lab.three_tree_weights(model, X[row])
     st.plotly_chart(plots.simplex_figure(D, w, eps, alpha=alpha), key="lab_simplex")
 
 
+@st.fragment
 def figures_two_three() -> None:
     st.header("ABRF Fig. 2 and 3: choosing ε and τ, and where the attention goes")
     st.markdown("Fig. 2 plots the held-out accuracy (R²) against the temperature τ for each ε: a "
@@ -60,6 +65,7 @@ def figures_two_three() -> None:
     st.caption(f"Chosen ε = {eps:.2f}.")
 
 
+@st.fragment
 def erf_weights() -> None:
     st.header("ERF: sample weights over the rounds, and the top-scoring trees")
     st.markdown("The Enhanced RF reweights the training rows after each forest: rows it "
@@ -75,6 +81,7 @@ def erf_weights() -> None:
                                            share_of_prediction=False), key="lab_erf_scores")
 
 
+@st.fragment
 def decision_machine() -> None:
     st.header("A Decision Machine: a tree as matrices")
     st.markdown("Each internal node is a test: the selection matrix S picks its feature and t "
@@ -87,9 +94,9 @@ def decision_machine() -> None:
     row = right.slider("Clinical row", 0, X.shape[0] - 1, 0, key="lab_dm_row")
     x = X[row]
     view = lab.machine_view(tree, names, x)
-    drawing, matrices = st.columns([1, 1])
-    try:
-        drawing.image(render_tree(tree, 0, x, context=context, mode="full"), width="content")
+    drawing, matrices = st.columns([3, 2])
+    try:  # the drawing across its column: at its own size it reads too small
+        drawing.image(render_tree(tree, 0, x, context=context, mode="full"), width="stretch")
     except TreeRenderError as err:
         drawing.warning(as_text(err), icon=":material/warning:")
     matrices.markdown("**S** (tests × features) and **t**")

@@ -149,6 +149,20 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
     expected = bundle.estimator.predict_proba(bundle.preprocessor.transform(edited))[0, 1]
     assert metric(at, "P(Yes)") == f"{expected:.2f}"
 
+def test_a_second_session_gets_the_same_training_at_once_as_its_own_model():
+    first = app()
+    first.button(key="home_explain").click().run()
+    finish_jobs(first)
+    second = app()
+    second.button(key="home_explain").click().run()  # the server's model: no job, no wait
+    assert "training" not in second.session_state and not second.exception
+    assert second.title[0].value == "Explain"
+    assert second.session_state["model"] is first.session_state["model"]
+    assert second.session_state["models"] is not first.session_state["models"]
+    train(second, "vanilla", trees=10)  # its own next model stays its own
+    assert len(second.session_state["models"]) == 2
+    assert len(first.session_state["models"]) == 1
+
 
 @pytest.mark.parametrize(
     ("dataset", "family", "auto"),

@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser_helpers import scroll_to
+
 pytestmark = pytest.mark.browser
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -69,7 +71,7 @@ def test_home_then_upload_a_csv(page, dialogs, artifacts_dir, tmp_path):
     expect(note).to_contain_text("ward (no level set)")
     why = main.get_by_test_id("stAlert").filter(has_text="Predicted").first
     expect(why).to_contain_text("mainly because")
-    main.get_by_text("This row beside the training rows").scroll_into_view_if_needed()
+    scroll_to(main.get_by_text("This row beside the training rows"))
     features = main.get_by_test_id("stDataFrame").filter(has_text="used as")
     expect(features).to_contain_text("missing", timeout=TIMEOUT)
     page.screenshot(path=artifacts_dir / "explain-missing-values.png", full_page=True)

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from forestviz import __version__
+from tests.browser_helpers import scroll_to
 from tests.test_report_record import Document
 
 pytestmark = pytest.mark.browser
@@ -195,6 +196,38 @@ def shoot(page: Page, artifacts_dir, name: str) -> None:
     assert path.stat().st_size > 0
 
 
+# per chart: the legend's box, the plotting area's box (cartesian charts) and the title's
+LAYOUT_BOXES = """charts => charts.map(chart => {
+    const box = selector => { const el = chart.querySelector(selector);
+        if (!el) return null; const r = el.getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom]; };
+    return {title: box('.gtitle'), legend: box('.legend'), plot: box('.nsewdrag'),
+            subtitle: box('.gtitle-subtitle'), width: chart.getBoundingClientRect().width};
+})"""
+
+
+def overlaps(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def explain_page_at(page: Page, artifacts_dir, width: int) -> None:
+    """The Explain page at ``width`` px: a screenshot, and in every chart the legend clear of
+    the plotting area and of the title and caption, the caption below the title."""
+    page.set_viewport_size({"width": width, "height": 2000})
+    page.wait_for_timeout(1500)  # plotly redraws at the new width
+    shoot(page, artifacts_dir, f"1-explain-{width}px")
+    boxes = page.locator("[data-testid=stMain] .js-plotly-plot").evaluate_all(LAYOUT_BOXES)
+    assert len(boxes) >= 4
+    for chart in boxes:
+        if chart["legend"] and chart["plot"]:
+            assert not overlaps(chart["legend"], chart["plot"]), chart
+        for text in ("title", "subtitle"):
+            if chart["legend"] and chart[text]:
+                assert not overlaps(chart["legend"], chart[text]), chart
+        if chart["subtitle"]:
+            assert chart["subtitle"][1] >= chart["title"][3] - 2, chart
+
+
 def write_table(path, *, n: int, feature: str, target: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     x = rng.normal(size=n).round(2)
@@ -232,6 +265,8 @@ def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server
     expect_explanation(page, "P(Yes)")
     expect(main.get_by_text("Most fragile test").first).to_be_visible()
     shoot(page, artifacts_dir, "1-explain")
+    for width in (700, 1400):
+        explain_page_at(page, artifacts_dir, width)
     row = page.get_by_test_id("stHeading").filter(has_text="Row P").first.inner_text().split()[1]
     since = datetime.now().astimezone().replace(microsecond=0)
     report = download_report(page)
@@ -249,7 +284,7 @@ def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server
     assert marks["Glucose (mg/dL)"] == f"edited (was {before})"
     assert [m for m in marks.values() if m] == [f"edited (was {before})"]
     main.get_by_text("Held-out rows, highest predicted risk first").click()
-    main.get_by_text("Most similar training rows").scroll_into_view_if_needed()
+    scroll_to(main.get_by_text("Most similar training rows"))
     shoot(page, artifacts_dir, "1-explain-lower")
     go_to(page, "Forest")
     effective = main.locator(".js-plotly-plot").filter(has_text="Effective number of trees")
@@ -258,7 +293,7 @@ def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server
     go_to(page, "Paper lab")
     expect(main.get_by_test_id("stImage").locator("img")).to_be_visible(timeout=TIMEOUT)
     shoot(page, artifacts_dir, "1-lab")
-    main.get_by_text("A Decision Machine").scroll_into_view_if_needed()
+    scroll_to(main.get_by_text("A Decision Machine"))
     shoot(page, artifacts_dir, "1-lab-lower")
     assert page.get_by_test_id("stException").count() == 0
     assert dialogs == []

@@ -62,6 +62,11 @@ def pool():
     return pool
 
 
+def test_a_job_named_by_module_and_function_runs_it(pool):
+    job = pool.submit("tests.test_jobs:square", 3)
+    assert job.wait(DEADLINE) and job.result() == 9
+
+
 def test_result_and_progress_come_back(pool):
     job = pool.submit(square, 7)
     seen = set()

@@ -8,7 +8,8 @@ from forestviz.app import lab
 
 
 def test_three_tree_weights_follow_the_contamination_model():
-    D, w, alpha = lab.three_tree_weights("friedman1", 0.3, 5)
+    model, X = lab.three_tree_forest("friedman1", 0.3)
+    D, w, alpha = lab.three_tree_weights(model, X[5])
     assert D.shape == w.shape == alpha.shape == (3,)
     np.testing.assert_allclose(D.sum(), 1.0)
     np.testing.assert_allclose(alpha, 0.7 * D + 0.3 * w)  # ABRF: α = (1 − ε)·D + ε·w

@@ -11,6 +11,7 @@ from sklearn.metrics import mean_absolute_error, r2_score, roc_auc_score
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.io.bundled import load_dataset
+from forestviz.io.dataset import Dataset
 from forestviz.persistence import ModelFileError
 from forestviz.trees.ensemble import as_ensemble
 
@@ -206,3 +207,22 @@ def test_the_reliability_curve_is_scikit_learns_on_the_held_out_rows(erf_bench, 
     np.testing.assert_allclose(curve.y, share, rtol=1e-12)
     assert f"{model.intervals.n_calibration} held-out rows" in view.note
     assert model.intervals.n_calibration == len(model.test_rows)
+
+
+def test_the_train_page_says_when_the_confirmation_kept_the_machine():
+    """Pure noise: the best of AGBoost's 462 settings beats its machine on the held-out rows by
+    more than the paired standard error (the winner's curse), and the confirmation on rows the
+    choice was not made on keeps the machine; the sentence quotes that confirmation."""
+    rng = np.random.RandomState(0)
+    frame = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
+    frame["y"] = rng.normal(size=200)
+    bench = Workbench(Dataset.from_frame(frame, "y", task="regression"))
+    bench.train(Settings(family="agboost", n_estimators=30, random_state=0))
+    base = bench.model.estimator.search_results_.iloc[0]
+    assert bench.model.estimator.selected_base_
+    assert base["difference_to_best"] > base["difference_se"]
+    assert base["confirmed_difference"] + 2 * base["confirmed_se"] >= 0
+    sentence = bench.comparison().selection
+    assert (f"its mean squared error minus the machine's was {base['confirmed_difference']:+.3g}"
+            f" ± {base['confirmed_se']:.3g}") in sentence
+    assert "did not beat the plain boosting machine" in sentence

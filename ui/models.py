@@ -3,32 +3,52 @@
 The workflow itself (families, split, metrics, the :class:`~forestviz.app.workflow.Bundle`) is
 :mod:`forestviz.app.workflow`; here it is run as a background job of the server-wide
 :class:`~forestviz.app.jobs.JobPool`, its progress is polled by a fragment with a Cancel button,
-and the finished bundle is kept in ``st.session_state`` only (dropped when the session's data
-set changes). The previous model stays in place until a new one has finished.
+and the finished bundle is kept in ``st.session_state`` (dropped when the session's data set
+changes). The previous model stays in place until a new one has finished. A model trained on
+a bundled data set is also kept for the whole server by data set and settings
+(:func:`shared_models`, a few at most): another session asking for the same training gets it
+at once, as its own model.
+
+The first page imports none of the model packages: :mod:`forestviz.app.workflow` and the
+Workbench are imported where a training starts or ends, and :func:`preload` imports them in
+the background once the first page is out (``docs/performance.md``, "Cold start and page
+speed").
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+import cachetools
 import streamlit as st
 
-from forestviz.app import workflow
+from forestviz.app.families import FAMILIES, Settings
 from forestviz.app.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
-from forestviz.app.workbench import Workbench
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
-from forestviz.persistence.files import ModelFileError
 from ui.display import as_text
 from ui.state import CHOICE, DATASET, limits
+
+if TYPE_CHECKING:
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Bundle
 
 MODEL = "model"  # the session's current Bundle
 MODELS = "models"  # every model trained on the data set in use: label → Bundle
 ROW = "explain_row"  # position in the data set of the row the Explain page shows
 TRAINING = "training"  # the session's training SessionJob until its outcome is collected
 OUTCOME = "training_outcome"  # (kind, message) of the last finished training, shown once
+# how often a session's page asks about its job: every poll is a run on the server, and polls
+# every 0.3 s made another session's row change 3-4x slower (tests/test_browser_server.py)
 POLL_SECONDS = 1.0
+SHARED_MODELS = 4  # models kept for the whole server (by data set and settings)
+# What a finished training's model and the Explain page import (several seconds): imported in
+# the background by preload() while the first page is read
+PRELOAD = ("forestviz.app.workbench", "ui.explain_view")
 CANCEL_WAIT = 1.5  # s: SIGTERM, then SIGKILL after forestviz.jobs.KILL_GRACE
 
 
@@ -40,7 +60,7 @@ class SessionJob:
     job: Job
     title: str
     choice: DataChoice
-    settings: workflow.Settings
+    settings: Settings
     origin: str
     subject: object = None
 
@@ -55,7 +75,47 @@ def job_pool() -> JobPool:
     return pool
 
 
-def current_model() -> workflow.Bundle | None:
+@st.cache_resource(show_spinner=False)
+def preload() -> threading.Thread:
+    """Import :data:`PRELOAD` in a background thread, once per server (called after the first
+    page's run)."""
+    thread = threading.Thread(target=_import, args=(PRELOAD,), daemon=True,
+                              name="forestviz-preload")
+    thread.start()
+    return thread
+
+
+def _import(modules: tuple[str, ...]) -> None:
+    for module in modules:
+        importlib.import_module(module)
+
+
+@st.cache_resource(show_spinner=False)
+def shared_models() -> _SharedModels:
+    """The models trained on this server's bundled data sets, by (data set choice, settings),
+    the last :data:`SHARED_MODELS`; every session that uses one keeps it as its own."""
+    return _SharedModels()
+
+
+class _SharedModels:
+    """A small LRU cache behind a lock (sessions run in threads of their own). Models of
+    uploaded tables are not kept: an upload and what was learnt from it end with its session,
+    and a bundled table's models are small."""
+
+    def __init__(self):
+        self._lock, self._models = threading.Lock(), cachetools.LRUCache(SHARED_MODELS)
+
+    def get(self, choice: DataChoice, settings: Settings) -> Bundle | None:
+        with self._lock:
+            return self._models.get((choice, settings))
+
+    def put(self, bundle: Bundle) -> None:
+        if bundle.choice.source.startswith("bundled:"):
+            with self._lock:
+                self._models[bundle.choice, bundle.settings] = bundle
+
+
+def current_model() -> Bundle | None:
     """The session's trained model if it belongs to the data set in use (else it is dropped)."""
     bundle = st.session_state.get(MODEL)
     if bundle is not None and bundle.choice != st.session_state.get(CHOICE):
@@ -71,6 +131,8 @@ def workbench() -> Workbench | None:
     bundle = current_model()
     if bundle is None:
         return None
+    from forestviz.app.workbench import Workbench
+
     return Workbench(st.session_state[DATASET], st.session_state[CHOICE], model=bundle,
                      trained=st.session_state.get(MODELS))
 
@@ -89,25 +151,35 @@ def model_picker(bench: Workbench, label: str, key: str) -> bool:
     return True
 
 
-def start_training(dataset: Dataset, choice: DataChoice, settings: workflow.Settings,
+def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
                    origin: str, payload: dict | None = None) -> bool:
     """Queue a training job for this session (one at a time): ``train_bundle``, or with a
-    loaded model file's ``payload`` its ``restore`` (which fits the baselines). False, after
-    showing why, when the request is over a cap or the server is busy."""
+    loaded model file's ``payload`` its ``restore`` (which fits the baselines). A training
+    this server has done already (:func:`shared_models`) is taken at once (and Home's button
+    opens its explanation). False, after showing why, when the request is over a cap or the
+    server is busy."""
     if in_progress(TRAINING):
         st.warning("A model is training already: wait for it or cancel it first.",
                    icon=":material/hourglass:")
         return False
+    trained = None if payload is not None else shared_models().get(choice, settings)
+    if trained is not None:
+        _keep(trained, "Trained. (The same data and settings were trained on this server "
+                       "before: that model is used.)")
+        _arrive(origin)
+        return True
     n_rows = len(dataset.frame) - math.ceil(settings.test_size * len(dataset.frame))
-    task, args = ((workflow.train_bundle, (dataset, choice, settings)) if payload is None
-                  else (workflow.restore, (payload, dataset, choice)))
+    # named, not imported: the worker imports the workflow (this server may still be at it)
+    task, args = (("forestviz.app.workflow:train_bundle", (dataset, choice, settings))
+                  if payload is None
+                  else ("forestviz.app.workflow:restore", (payload, dataset, choice)))
     try:
         limits().check_training(n_rows=n_rows, n_trees=settings.n_estimators,
                                 max_depth=settings.max_depth)
     except ValueError as err:
         st.error(as_text(err), icon=":material/error:")
         return False
-    title = workflow.FAMILIES[settings.family]
+    title = FAMILIES[settings.family]
     started = submit(TRAINING, SessionJob, task, args, title, choice, settings, origin)
     if started:
         st.session_state.pop(OUTCOME, None)
@@ -147,6 +219,8 @@ def collect_training() -> SessionJob | None:
     training = take_finished(TRAINING)
     if training is None:
         return None
+    from forestviz.persistence.archive import ModelFileError
+
     try:
         bundle = training.job.result()
     except JobCancelled:
@@ -165,20 +239,37 @@ def collect_training() -> SessionJob | None:
                                               "model family or check the target column on the "
                                               "Data page.")
         return None
-    if training.choice == st.session_state.get(CHOICE):
-        bench = Workbench(st.session_state[DATASET], training.choice,
-                          trained=st.session_state.get(MODELS))
-        bench.adopt(bundle)  # kept beside the session's other models (bounded)
-        st.session_state[MODELS] = bench.trained
-        st.session_state[MODEL] = bundle
-        done = "Model loaded." if training.origin == "load" else "Trained."
-        st.session_state[OUTCOME] = ("success", f"{done} Open the Explain page to look inside "
-                                                "single predictions.")
-    else:
+    if training.choice != st.session_state.get(CHOICE):
         st.session_state[OUTCOME] = ("info", "The model finished training on a data set that "
                                              "is no longer in use, so it was not kept.")
         return None
+    if training.origin != "load":
+        shared_models().put(bundle)
+    _keep(bundle, "Model loaded." if training.origin == "load" else "Trained.")
     return training
+
+
+def _keep(bundle: Bundle, done: str) -> None:
+    """Make ``bundle`` (trained on the data set in use) the session's current model, beside
+    its other models (bounded), and say ``done``."""
+    from forestviz.app.workbench import Workbench
+
+    bench = Workbench(st.session_state[DATASET], bundle.choice,
+                      trained=st.session_state.get(MODELS))
+    bench.adopt(bundle)
+    st.session_state[MODELS] = bench.trained
+    st.session_state[MODEL] = bundle
+    st.session_state[OUTCOME] = ("success", f"{done} Open the Explain page to look inside "
+                                            "single predictions.")
+
+
+def _arrive(origin: str) -> None:
+    """After a training from Home's button: open the explanation of the riskiest held-out
+    row (the explanation itself says it worked)."""
+    if origin == "home":
+        st.session_state[ROW] = workbench().highest_risk_row()
+        st.session_state.pop(OUTCOME, None)
+        st.switch_page("pages/explain.py")
 
 
 def follow_jobs(*, progress_in_sidebar: bool = True) -> None:
@@ -186,10 +277,8 @@ def follow_jobs(*, progress_in_sidebar: bool = True) -> None:
     opens its explanation) and show a running one's progress in the sidebar, unless the page
     shows it itself (``progress_in_sidebar=False``)."""
     finished = collect_training()
-    if finished is not None and finished.origin == "home":
-        st.session_state[ROW] = workbench().highest_risk_row()
-        st.session_state.pop(OUTCOME, None)  # the explanation itself says it worked
-        st.switch_page("pages/explain.py")
+    if finished is not None:
+        _arrive(finished.origin)
     if progress_in_sidebar and training_in_progress():
         with st.sidebar:
             job_status()

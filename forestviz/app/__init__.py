@@ -1,6 +1,7 @@
 """The application layer: what the dashboard runs, without a user interface.
 
-``workflow`` (model families, the estimator factory, the split, held-out metrics, the
+``families`` (the model families' names and the Train page's settings, importing no model);
+``workflow`` (the estimator factory, the split, held-out metrics, the
 :class:`~forestviz.app.workflow.Bundle` every page reads, model-file payloads); ``jobs`` (the
 worker processes that run it: bounded, cancellable, lower priority); ``warm`` (imported once by
 the workers' forkserver); ``limits`` (the server's caps) and ``uploads`` (the memory budget of
@@ -12,7 +13,7 @@ from forestviz._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "Bundle": "forestviz.app.workflow",
-    "Settings": "forestviz.app.workflow",
+    "Settings": "forestviz.app.families",
     "train_bundle": "forestviz.app.workflow",
     "JobPool": "forestviz.app.jobs",
     "Limits": "forestviz.app.limits",

@@ -28,6 +28,7 @@ parent's ``__main__`` module in every child; under Streamlit that is the app scr
 from __future__ import annotations
 
 import contextlib
+import importlib
 import multiprocessing
 import os
 import signal
@@ -121,9 +122,11 @@ class JobPool:
         self._lock = threading.Lock()
         self._active: list[Job] = []
 
-    def submit(self, fn: Callable, *args, **kwargs) -> Job:
+    def submit(self, fn: Callable | str, *args, **kwargs) -> Job:
         """Start ``fn(*args, progress=..., **kwargs)`` in a worker as soon as a slot is free.
-        ``fn`` and the arguments must pickle; raises :class:`PoolBusy` when full."""
+        ``fn`` and the arguments must pickle; ``fn`` may also be named ``"module:function"``,
+        imported by the worker only (the caller need not have imported it: a first job starts
+        while the server is still importing). Raises :class:`PoolBusy` when full."""
         job = Job(fn, args, kwargs, self.lease)
         with self._lock:
             self._active = [j for j in self._active if j.state in ("queued", "running")]
@@ -277,6 +280,9 @@ def _work(sender, fn, args, kwargs, niceness, spare_cpus) -> None:
             sender.send(("progress", str(stage), float(fraction)))
 
     try:
+        if isinstance(fn, str):
+            module, name = fn.split(":")
+            fn = getattr(importlib.import_module(module), name)
         value = fn(*args, progress=progress, **kwargs)
     except Exception as err:
         try:

@@ -38,13 +38,17 @@ def numeric(name: str):
             [str(n) for n in pre.get_feature_names_out()], dataset.target, dataset.classes)
 
 
-def three_tree_weights(name: str, eps: float, row: int):
-    """(D, w, α) of one row under a 3-tree ABRF-1 at contamination ``eps`` (τ chosen): ABRF
-    Fig. 1."""
+def three_tree_forest(name: str, eps: float):
+    """A 3-tree ABRF-1 at contamination ``eps`` (τ chosen) on a bundled set, and the set's
+    encoded rows: ABRF Fig. 1 (one fit serves every row)."""
     X, y, *_ = numeric(name)
-    model = AttentionForestRegressor(3, eps=eps, random_state=SEED).fit(X, y)
-    D, contamination = model.tree_weight_parts(X[row:row + 1])
-    return softmax_part_to_D(D[0], eps), model.w_, contamination[0] + D[0]
+    return AttentionForestRegressor(3, eps=eps, random_state=SEED).fit(X, y), X
+
+
+def three_tree_weights(model, x):
+    """(D, w, α) of row ``x`` under a forest of :func:`three_tree_forest`."""
+    D, contamination = model.tree_weight_parts(np.asarray(x)[None, :])
+    return softmax_part_to_D(D[0], model.eps_), model.w_, contamination[0] + D[0]
 
 
 def eps_tau_search(name: str):

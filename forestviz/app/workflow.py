@@ -1,6 +1,7 @@
-"""The product's training workflow without a user interface: model families, the estimator
-factory, the train/held-out split, held-out metrics next to the baselines, and the
-:class:`Bundle` every page (and any script) reads. :func:`train_bundle` is what the app runs
+"""The product's training workflow without a user interface: the estimator factory of the
+model families (named, with the settings, in :mod:`forestviz.app.families`), the
+train/held-out split, held-out metrics next to the baselines, and the :class:`Bundle` every
+page (and any script) reads. :func:`train_bundle` is what the app runs
 in a worker process (:mod:`forestviz.app.jobs`); :func:`model_payload` and :func:`restore` are the
 two halves of a model file (written and read by :mod:`forestviz.persistence.files`).
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -31,68 +34,38 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
+from forestviz.app.families import (  # the names every caller knows from here
+    ATTENTION_MODES,
+    BASES,
+    CLASSIFICATION_ONLY,
+    FAMILIES,
+    REGRESSION_ONLY,
+    Settings,
+)
+from forestviz.app.families import default_settings as default_settings
+from forestviz.app.families import families_for as families_for
 from forestviz.attention.estimators import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.boosting.estimator import AttentionBoostingRegressor
 from forestviz.enhanced.estimator import EnhancedForestClassifier
-from forestviz.explain.columns import ColumnMap
+from forestviz.explain.columns import CATEGORICAL, ColumnMap
 from forestviz.explain.summary import TrainingSummary
-from forestviz.explain.treeviz import TreeContext
 from forestviz.explain.uncertainty import IntervalModel, min_calibration_rows
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
 from forestviz.io.preprocessing import TablePreprocessor
-from forestviz.persistence.files import ModelFileError
+from forestviz.persistence.archive import ModelFileError
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.rows import split_rows
 
+if TYPE_CHECKING:
+    from forestviz.explain.treeviz import TreeContext
+
 Progress = Callable[[str, float], None]
 
-FAMILIES = {
-    "vanilla": "Vanilla RF (plain average of the trees)",
-    "erf": "Enhanced RF (ERF)",
-    "abrf1_qp": "Attention RF: ABRF-1, QP (L2 loss)",
-    "abrf1_lp": "Attention RF: ABRF-1, LP (L1 loss)",
-    "abrf2": "Attention RF: ABRF-2 (trained temperatures and feature weights)",
-    "abrf3": "Attention RF: ABRF-3 (ABRF-1 and ABRF-2 together)",
-    "softmax": "Attention RF: Softmax (no training of the weights)",
-    "agboost": "AGBoost (attention over gradient-boosted trees)",
-}
-CLASSIFICATION_ONLY = {"erf"}
-REGRESSION_ONLY = {"agboost"}
-ATTENTION_MODES = {"abrf1_qp": ("abrf1", "l2"), "abrf1_lp": ("abrf1", "l1"),
-                   "abrf2": ("abrf2", "l2"), "abrf3": ("abrf3", "l2"), "softmax": ("softmax", "l2")}
-BASES = {"random": "Random Forest", "extra": "Extra Trees"}
 INTERVAL_CONFIDENCE = 0.9  # the level of a value's conformal interval
 PAYLOAD_KEYS = {"settings", "choice", "dataset_name", "estimator", "preprocessor",
                 "train_rows", "test_rows"}
-
-
-def families_for(task: str) -> list[str]:
-    """The model families that can learn a ``task`` ("classification" / "regression")."""
-    excluded = REGRESSION_ONLY if task == "classification" else CLASSIFICATION_ONLY
-    return [family for family in FAMILIES if family not in excluded]
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything the Train page asks; defaults train in seconds on the 632-row Pima table."""
-
-    family: str = "erf"
-    base: str = "random"
-    n_estimators: int = 100
-    auto_tune: bool = True
-    test_size: float = 0.25
-    random_state: int = 0
-    min_samples_leaf: int = 5
-    max_depth: int | None = None  # None: the family's default (ERF: 6)
-    eps: float = 0.5  # ABRF / AGBoost contamination ε when not auto-tuned
-    tau: float = 5.0  # ABRF / AGBoost temperature τ (squared standardised distance units)
-    discount: float = 0.9  # AGBoost discount γ when not auto-tuned
-    n_iterations: int = 5  # ERF Algorithm 1 rounds
-    learning_rate: float = 0.2  # ERF λ
-    n_neighbors: int = 10  # ERF M
-    top_trees: int = 10  # ERF L
 
 
 def make_estimator(settings: Settings, task: str):
@@ -194,7 +167,6 @@ class Bundle:
     results: pd.DataFrame  # one row per model: held-out metrics and fit seconds
     test_predictions: dict[str, np.ndarray]  # model name → predictions or P(class 1)
     test_weights: np.ndarray  # (n_test, T) tree weights of the trained model
-    context: TreeContext  # tree drawings
     summary: TrainingSummary  # explanations: medians, nearest rows, decision paths
     intervals: IntervalModel | None  # on the held-out rows (None: see interval_model)
 
@@ -205,6 +177,19 @@ class Bundle:
     @property
     def n_trees(self) -> int:
         return self.test_weights.shape[1]
+
+    @cached_property
+    def context(self) -> TreeContext:
+        """What the tree drawings read of the training rows, built on first use: training
+        workers never import dtreeviz and matplotlib (``docs/performance.md``, "Cold start and
+        page speed")."""
+        from forestviz.explain.treeviz import TreeContext
+
+        levels = [j for c in self.summary.columns.columns if c.kind == CATEGORICAL
+                  for j in c.features]
+        return TreeContext.from_data(self.X_train, self.y_train, feature_names=self.feature_names,
+                                     target_name=self.target, class_names=self.class_names,
+                                     indicators=levels)
 
 
 def _prepare(dataset: Dataset, train_rows, test_rows, preprocessor=None):
@@ -266,8 +251,6 @@ def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, tes
         y_train=y_train, y_test=y_test, ids_train=ids[train_rows], ids_test=ids[test_rows],
         results=pd.DataFrame(rows), test_predictions=predictions,
         test_weights=as_ensemble(estimator).tree_weights(X_test),
-        context=TreeContext.from_data(X_train, y_train, feature_names=names,
-                                      target_name=dataset.target, class_names=classes),
         summary=TrainingSummary.from_data(
             estimator, X_train, y_train, feature_names=names, ids=ids[train_rows],
             original=dataset.X.iloc[train_rows],
@@ -310,11 +293,6 @@ def predictions_csv(bundle: Bundle) -> bytes:
     weights = pd.DataFrame(bundle.test_weights,
                            columns=[f"weight tree {k + 1}" for k in range(bundle.n_trees)])
     return csv_bytes(pd.concat([frame, weights], axis=1))
-
-
-def default_settings(task: str) -> Settings:
-    """Quick defaults: ERF for classification (Youden threshold), ABRF-1 for regression."""
-    return Settings(family="erf" if task == "classification" else "abrf1_qp")
 
 
 # ------------------------------------------------------------------------- model files

@@ -12,7 +12,8 @@ T-dimensional QP whatever n is. :func:`solve_simplex_qp` solves a whole batch of
 once by accelerated projected gradient (FISTA with adaptive restart) and certifies each one
 with the Frank-Wolfe duality gap; :class:`SimplexQP` is the same problem as a cvxpy DPP
 problem built once (used as the fallback and to verify the fast solver); :class:`SimplexLP`
-is the L1 loss (Eq. 18, as the LP of Eqs. 20-22) as a DPP linear program.
+is the L1 loss (Eq. 18, as the LP of Eqs. 20-22) as a DPP linear program. cvxpy is imported
+when one of these is built (a third of a second): the fast solver needs none of it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 from scipy.optimize import nnls
 
@@ -107,6 +107,8 @@ def solve_simplex_qp(G, B, *, initial=None, lipschitz=None, tol=1e-7, max_iter=2
 
 def _solve(problem, w, solver) -> tuple[np.ndarray | None, str]:
     """Solve a built cvxpy problem: the weights on the simplex (or None) and the status."""
+    import cvxpy as cp
+
     try:
         problem.solve(solver=solver)
     except cp.SolverError as error:
@@ -124,6 +126,8 @@ class SimplexQP:
     """
 
     def __init__(self, G, solver="CLARABEL"):
+        import cvxpy as cp
+
         G = np.asarray(G, dtype=np.float64)
         values, vectors = np.linalg.eigh((G + G.T) / 2.0)
         factor = vectors * np.sqrt(np.clip(values, 0.0, None))
@@ -149,6 +153,8 @@ class SimplexLP:
     """
 
     def __init__(self, V, solver="HIGHS"):
+        import cvxpy as cp
+
         V = np.asarray(V, dtype=np.float64)
         if V.shape[0] > LP_ROW_CAP:
             raise ValueError(f"SimplexLP takes at most {LP_ROW_CAP} rows, got {V.shape[0]}")

@@ -1,5 +1,7 @@
 """Bundled data sets: the clinical default table, scikit-learn's tables and the ABRF paper's
-synthetic regression sets. Everything is read from disk or generated; nothing is downloaded."""
+synthetic regression sets. Everything is read from disk or generated; nothing is downloaded.
+scikit-learn's data sets module is imported only for its tables and generators (it takes about
+a second; the app's first page shows the clinical table without it)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn import datasets as sk
 
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import Dataset
@@ -52,18 +53,19 @@ _TABLES = {
         "scikit-learn load_diabetes, unscaled (Efron, Hastie, Johnstone & Tibshirani 2004).",
     ),
 }
-# name → (title, generator, default n_samples, keyword arguments): ABRF paper, Table 1.
+# name → (title, scikit-learn generator, default n_samples, keyword arguments): ABRF paper,
+# Table 1.
 _SYNTHETIC = {
-    "friedman1": ("Friedman 1", sk.make_friedman1, 100, {"n_features": 10, "noise": 1.0}),
-    "friedman2": ("Friedman 2", sk.make_friedman2, 100, {"noise": 0.0}),
-    "friedman3": ("Friedman 3", sk.make_friedman3, 100, {"noise": 0.0}),
+    "friedman1": ("Friedman 1", "make_friedman1", 100, {"n_features": 10, "noise": 1.0}),
+    "friedman2": ("Friedman 2", "make_friedman2", 100, {"noise": 0.0}),
+    "friedman3": ("Friedman 3", "make_friedman3", 100, {"noise": 0.0}),
     "regression": (
         "Regression (make_regression)",
-        sk.make_regression,
+        "make_regression",
         100,
         {"n_features": 100, "noise": 0.0},
     ),
-    "sparse": ("Sparse uncorrelated", sk.make_sparse_uncorrelated, 100, {"n_features": 10}),
+    "sparse": ("Sparse uncorrelated", "make_sparse_uncorrelated", 100, {"n_features": 10}),
 }
 
 _DIABETES_NAMES = {
@@ -89,8 +91,8 @@ def _synthetic_info(name: str, n_samples: int | None = None, random_state=SEED) 
         title,
         "regression",
         f"Synthetic regression, n={n_samples or default_n}, m={m} (ABRF Table 1: n={default_n}); "
-        f"{make.__name__}({settings}), random_state={random_state}.",
-        f"scikit-learn {make.__name__}.",
+        f"{make}({settings}), random_state={random_state}.",
+        f"scikit-learn {make}.",
     )
 
 
@@ -136,6 +138,8 @@ def load_dataset(name: str, *, n_samples: int | None = None, random_state=None) 
 
 def _scikit_learn_table(name: str) -> tuple[pd.DataFrame, str, str]:
     """(frame, target column, task) of a table shipped with scikit-learn."""
+    from sklearn import datasets as sk
+
     if name == "breast_cancer":
         bunch = sk.load_breast_cancer(as_frame=True)
         frame = bunch.data.copy()
@@ -148,8 +152,10 @@ def _scikit_learn_table(name: str) -> tuple[pd.DataFrame, str, str]:
 
 
 def _synthetic(name: str, n_samples: int | None, random_state) -> Dataset:
+    from sklearn import datasets as sk
+
     _, make, default_n, kwargs = _SYNTHETIC[name]
-    X, y = make(n_samples=n_samples or default_n, random_state=random_state, **kwargs)
+    X, y = getattr(sk, make)(n_samples=n_samples or default_n, random_state=random_state, **kwargs)
     frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, X.shape[1] + 1)])
     frame["y"] = y
     description = _synthetic_info(name, n_samples, random_state).description
