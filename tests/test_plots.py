@@ -11,6 +11,7 @@ import pytest
 
 from forestviz.explain import plots
 from forestviz.explain.plots import conventions
+from forestviz.explain.plots.tree_weights import weight_order
 from forestviz.names import HOVER_WIDTH, NAME_LIMIT, elide
 from tests.plot_helpers import axis_titles, dirichlet, strings
 
@@ -294,3 +295,15 @@ def test_cleaning_rounds_in_words():
     fig = plots.cleaning_rounds_figure(rounds, width=700)
     assert fig.layout.legend.y == 1 and fig.layout.legend.yanchor == "bottom"
     assert fig.layout.yaxis2.ticksuffix == " %" and fig.layout.xaxis.tickformat == "d"
+
+
+def test_equal_weights_name_the_trees_the_explanation_shows():
+    """Equal weights (a plain forest kept by the search): the bars and the simplex's corners
+    name the explanation's own top trees (ERF's by score S), not trees 1, 2, 3."""
+    weights = np.full(10, 0.1)
+    fig = plots.tree_weight_bars(weights, top_k=3, first=[7, 2, 5])
+    assert list(fig.layout.xaxis.ticktext) == ["Tree 8", "Tree 3", "Tree 6", "the other 7 trees"]
+    np.testing.assert_array_equal(weight_order(weights, [7, 2, 5])[:4], [7, 2, 5, 0])
+    unequal = np.r_[0.3, np.full(9, 0.7 / 9)]
+    assert weight_order(unequal, [7, 2])[:3].tolist() == [0, 7, 2]  # weight first, then ties
+

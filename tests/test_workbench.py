@@ -10,6 +10,7 @@ from sklearn.metrics import mean_absolute_error, r2_score, roc_auc_score
 
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
+from forestviz.explain.plots.tree_weights import weight_order
 from forestviz.io.bundled import load_dataset
 from forestviz.io.dataset import Dataset
 from forestviz.persistence import ModelFileError
@@ -226,3 +227,15 @@ def test_the_train_page_says_when_the_confirmation_kept_the_machine():
     assert (f"its mean squared error minus the machine's was {base['confirmed_difference']:+.3g}"
             f" ± {base['confirmed_se']:.3g}") in sentence
     assert "did not beat the plain boosting machine" in sentence
+
+
+def test_an_explanations_figures_name_its_top_trees(erf_bench):
+    """The bars name the heaviest trees, ties broken by the explanation's own top trees, and the
+    simplex's corners are the two first of them."""
+    e = erf_bench.explain(int(erf_bench.model.test_rows[0]))
+    figs = e.figures()
+    k = len(e.top_trees)
+    order = weight_order(e.tree_weights, e.top_trees)
+    assert list(figs["weights"].layout.xaxis.ticktext)[:k] == [f"Tree {t + 1}" for t in order[:k]]
+    corners = [figs["simplex"].layout.ternary[axis].title.text for axis in ("aaxis", "baxis")]
+    assert corners == [f"Tree {order[0] + 1}", f"Tree {order[1] + 1}"]

@@ -13,6 +13,7 @@ from forestviz.explain import Explanation
 from forestviz.explain.narrative import interval_note, interval_text, spread_text, why
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
+from forestviz.numbers import distinct_texts
 from ui.display import as_text
 
 MISSING = "(missing: no level)"
@@ -119,7 +120,9 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
     steps = e.paths[rank]
     table = pd.DataFrame({"test on the path": [e.step_sentence(s, elide) for s in steps],
-                          "margin": [s.margin for s in steps],
+                          # digits of the feature's spread, more where a margin would print 0
+                          "margin": [distinct_texts(s.margin, 0.0, spread=s.spread)[0]
+                                     for s in steps],
                           "most fragile": ["yes" if s.fragile else "" for s in steps]})
     right.dataframe(table, hide_index=True, key=f"path@{rank}")
     fragile = [s for s in steps if s.fragile]

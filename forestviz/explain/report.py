@@ -37,7 +37,7 @@ from forestviz.explain.plots.conventions import WIDTH
 from forestviz.explain.plots.density import attention_kde
 from forestviz.explain.plots.row_vs_training import row_vs_median
 from forestviz.explain.plots.ternary import simplex_figure
-from forestviz.explain.plots.tree_weights import tree_weight_bars
+from forestviz.explain.plots.tree_weights import tree_weight_bars, weight_order
 from forestviz.explain.report_charts import UndrawableFigure, figure_svg, plain_text
 from forestviz.explain.report_markup import full_names, side_by_side, svg_image
 from forestviz.explain.report_markup import name as _name
@@ -82,10 +82,12 @@ def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
     e = explanation
     parts = e.weight_parts
     half = (width - COLUMN_GAP) // 2
+    top = [int(k) for k in e.top_trees]  # equal weights: these are the trees named
     out = {"weights": tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees),
+                                       first=top,
                                        width=half)}
     if e.tree_scores is not None:
-        out["scores"] = tree_weight_bars(e.tree_scores["S"], top_k=len(e.top_trees),
+        out["scores"] = tree_weight_bars(e.tree_scores["S"], top_k=len(e.top_trees), first=top,
                                          label="tree score S", share_of_prediction=False,
                                          width=half)
     softmax = None
@@ -94,7 +96,10 @@ def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
     out["kde"] = attention_kde(e.tree_weights, softmax, width=half)
     # ABRF Fig. 1; without a contamination part (ε = 0) only the point α itself
     eps = 0.0 if e.w is None or (softmax is None and e.eps < 1.0) else e.eps
-    out["simplex"] = simplex_figure(softmax, e.w, eps, alpha=e.tree_weights, width=width)
+    heavy = weight_order(e.tree_weights, top)  # the two heaviest trees, then all the others
+    groups = [[int(heavy[0])], [int(heavy[1])], sorted(int(k) for k in heavy[2:])]
+    out["simplex"] = simplex_figure(softmax, e.w, eps, alpha=e.tree_weights, width=width,
+                                    groups=groups if e.n_trees > 3 else None)
     if e.contributions is not None:
         column = target_column(e)
         c = e.contributions

@@ -34,8 +34,18 @@ def bar_positions(n_trees: int, k: int) -> tuple[np.ndarray, np.ndarray, float]:
     return x, widths, start + step * rest / 2
 
 
+def weight_order(weights, first=()) -> np.ndarray:
+    """Tree indices by weight, largest first; among equal weights the trees of ``first`` (e.g.
+    the explanation's top trees, in its order) come first, then tree order."""
+    weights = np.asarray(weights, dtype=float)
+    rank = np.full(weights.size, len(first)) if len(first) else np.zeros(weights.size)
+    rank[np.asarray(first, dtype=int)] = np.arange(len(first))
+    return np.lexsort((np.arange(weights.size), rank, -weights))
+
+
 def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, label="weight",
-                     tree_ids=None, share_of_prediction=True, width=WIDTH) -> go.Figure:
+                     tree_ids=None, share_of_prediction=True, first=(),
+                     width=WIDTH) -> go.Figure:
     """Bar chart of one row's tree weights (or scores), largest first: the ``top_k`` trees
     each named on the axis ("Tree 34"), the others as a band of pale bars named by their
     count ("the other 95 trees"; every bar names its tree on hover).
@@ -43,7 +53,9 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
     ``parts``: arrays that sum to ``weights`` drawn stacked, e.g. the ABRF parts
     (1−ε)·D_k(x) and ε·w_k (``tree_weight_parts``). ``share_of_prediction`` adds each tree's
     share of the total to the hover text (right for weights that sum to 1, not for ERF scores).
-    Ties keep tree order. ``width``: the figure's pixels (:mod:`.conventions`).
+    Ties put the trees of ``first`` first (:func:`weight_order`: with equal weights the
+    explanation's own top trees are the ones named), then tree order. ``width``: the figure's
+    pixels (:mod:`.conventions`).
     """
     weights = vector(weights, "weights")
     n_trees = weights.size
@@ -56,7 +68,7 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
     if not np.allclose(np.sum(parts, axis=0), weights, rtol=1e-6, atol=1e-9):
         raise ValueError("the parts must add up to the weights")
     label, names = plain(elide(label)), tree_names(n_trees, tree_ids)
-    order = np.argsort(-weights, kind="stable")
+    order = weight_order(weights, first)
     k = min(max(int(top_k), 0), n_trees)
     top = np.arange(n_trees) < k
     total = weights.sum()
