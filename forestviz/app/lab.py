@@ -53,13 +53,14 @@ def three_tree_weights(model, x):
 
 def eps_tau_search(name: str):
     """ABRF Fig. 2 and 3: the ε–τ grid of ABRF-1 (50 trees) on a synthetic set, Var(y) of its
-    training rows, and α and the Softmax weights D of ten held-out rows."""
+    training rows, α and the Softmax weights D of ten held-out rows, the chosen ε and whether
+    the search kept the plain forest."""
     X, y, *_ = numeric(name)
     X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.25, random_state=SEED)
     model = AttentionForestRegressor(50, random_state=SEED).fit(X_train, y_train)
     D, contamination = model.tree_weight_parts(X_test[:10])
     return (model.search_results_, float(np.var(y_train)), D + contamination,
-            softmax_part_to_D(D, model.eps_), model.eps_)
+            softmax_part_to_D(D, model.eps_), model.eps_, bool(model.selected_base_))
 
 
 def erf_rounds(rounds: int):
