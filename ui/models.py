@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING
 import cachetools
 import streamlit as st
 
-from forestviz.app.families import FAMILIES, Settings
+from forestviz.app.families import FAMILIES, Settings, default_settings
 from forestviz.app.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
+from forestviz.io.bundled import DEFAULT_DATASET
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from ui.display import as_text
-from ui.state import CHOICE, DATASET, limits
+from ui.state import CHOICE, DATASET, bundled_choice, bundled_dataset, limits
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
@@ -115,6 +116,33 @@ class _SharedModels:
                 self._models[bundle.choice, bundle.settings] = bundle
 
 
+@st.cache_resource(show_spinner=False)
+def default_training() -> tuple[Job, DataChoice, Settings] | None:
+    """Train the default model on the default data set once per server, in the background,
+    from the first page on (issue 16: "train the default model once and cache it across
+    sessions"): the Home button then opens its explanation without waiting for a training.
+    Its model goes to :func:`shared_models`; a session that asks for it while it runs follows
+    this job. Returns the job with its data choice and settings (None when the pool was
+    busy)."""
+    dataset = bundled_dataset(DEFAULT_DATASET)
+    choice, settings = bundled_choice(DEFAULT_DATASET, dataset), default_settings(dataset.task)
+    try:
+        job = job_pool().submit("forestviz.app.workflow:train_bundle", dataset, choice,
+                                settings)
+    except PoolBusy:
+        return None
+    threading.Thread(target=_share_when_done, args=(job, shared_models()), daemon=True,
+                     name="forestviz-default-model").start()
+    return job, choice, settings
+
+
+def _share_when_done(job: Job, shared: _SharedModels) -> None:
+    while not job.wait(timeout=1.0):
+        job.touch()  # the server itself waits for it: keep its lease
+    if job.finished_ok:
+        shared.put(job.result())
+
+
 def current_model() -> Bundle | None:
     """The session's trained model if it belongs to the data set in use (else it is dropped)."""
     bundle = st.session_state.get(MODEL)
@@ -167,6 +195,13 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
         _keep(trained, "Trained. (The same data and settings were trained on this server "
                        "before: that model is used.)")
         _arrive(origin)
+        return True
+    default = default_training()
+    if payload is None and default is not None and default[1:] == (choice, settings) and (
+            default[0].state in ("queued", "running")):  # the server is training it: follow
+        st.session_state[TRAINING] = SessionJob(default[0], FAMILIES[settings.family], choice,
+                                                settings, origin)
+        st.session_state.pop(OUTCOME, None)
         return True
     n_rows = len(dataset.frame) - math.ceil(settings.test_size * len(dataset.frame))
     # named, not imported: the worker imports the workflow (this server may still be at it)

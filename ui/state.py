@@ -59,7 +59,7 @@ def column_schema(source_key: str, _frame: pd.DataFrame) -> pd.DataFrame:
     return schema(_frame)
 
 
-def _bundled_choice(name: str, dataset: Dataset) -> DataChoice:
+def bundled_choice(name: str, dataset: Dataset) -> DataChoice:
     used = {dataset.target, dataset.id_column, *dataset.feature_columns}
     exclude = tuple(column for column in dataset.frame.columns if column not in used)
     return DataChoice(f"bundled:{name}", dataset.target, dataset.id_column, exclude, dataset.task)
@@ -67,7 +67,7 @@ def _bundled_choice(name: str, dataset: Dataset) -> DataChoice:
 
 def bundled_source(name: str) -> Source:
     dataset = bundled_dataset(name)
-    defaults = _bundled_choice(name, dataset)
+    defaults = bundled_choice(name, dataset)
     return Source(defaults.source, name, dataset.description, dataset.frame, defaults)
 
 
@@ -98,7 +98,7 @@ def ensure_dataset() -> Dataset:
     if DATASET not in st.session_state:
         dataset = bundled_dataset(DEFAULT_DATASET)
         st.session_state[DATASET] = dataset
-        st.session_state[CHOICE] = _bundled_choice(DEFAULT_DATASET, dataset)
+        st.session_state[CHOICE] = bundled_choice(DEFAULT_DATASET, dataset)
     return st.session_state[DATASET]
 
 
