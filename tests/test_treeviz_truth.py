@@ -211,7 +211,8 @@ def test_agboost_leaves_say_the_scaled_contribution(require_dot, nu):
         assert (name, float(printed)) == ("V_k", float(f"{V:.4g}"))
         assert words == [f"this tree says: V_k = {V:.4g}",
                          f"(= {T} trees × ν {nu} × leaf value {h:.4g})",
-                         f"dots: residuals of the {rows.size} training rows here × {T} × {nu}"]
+                         f"dots: residuals of the {rows.size} training rows",
+                         f"in this leaf, × {T} × {nu}"]
         assert not any("progression" in text for text in image + words)
         label, printed = row_edge_texts(svg)
         assert (label, float(printed)) == ("Prediction", float(f"{V:.4g}"))

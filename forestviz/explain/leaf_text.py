@@ -93,7 +93,8 @@ class LeafWords:
         if self.source == SCALED:
             T, nu = self.outputs.n_trees, f"{self.outputs.learning_rate:.4g}"
             return [*lines, f"(= {T} trees × ν {nu} × leaf value {short(self.outputs.own[leaf])})",
-                    f"dots: residuals of the {rows} training rows here × {T} × {nu}"]
+                    f"dots: residuals of the {rows} training rows",  # two short lines: graphviz
+                    f"in this leaf, × {T} × {nu}"]  # sizes the box narrower than browsers draw
         source = self.source
         if source == ROWS and rows == 0:  # no row to average: the tree's own value, if so
             own = np.allclose(self.outputs.values[leaf], self.outputs.own[leaf])
