@@ -85,9 +85,11 @@ def drawn_numbers(tree, row, path, shown, leaf_values=None, spreads=None,
     row = np.asarray(row, dtype=np.float64)
     spread = [None] * row.size if spreads is None else [float(s) for s in spreads]
     split = [n for n in path if t.children_left[n] >= 0]
-    thresholds = {int(n): number_text(t.threshold[n], spread[t.feature[n]])
+    thresholds = {int(n): INDICATOR_TEXT if t.feature[n] in indicators
+                  else number_text(t.threshold[n], spread[t.feature[n]])
                   for n in shown if t.children_left[n] >= 0}
-    values = [number_text(v, s) for v, s in zip(row, spread, strict=True)]
+    values = [("yes" if v > INDICATOR_SPLIT else "no") if j in indicators else number_text(v, s)
+              for j, (v, s) in enumerate(zip(row, spread, strict=True))]
     for node in split:
         feature = int(t.feature[node])
         if feature in indicators:
@@ -97,10 +99,6 @@ def drawn_numbers(tree, row, path, shown, leaf_values=None, spreads=None,
         thresholds[int(node)] = threshold
         if len(value) > len(values[feature]):
             values[feature] = value
-    for feature in indicators:
-        values[feature] = "yes" if row[feature] > INDICATOR_SPLIT else "no"
-    thresholds.update({node: INDICATOR_TEXT for node in thresholds
-                       if int(t.feature[node]) in indicators})
     leaves = {} if leaf_values is None else {  # the path's leaf: the row's box prints it
         int(n): short(leaf_values[n]) for n in (*shown, path[-1]) if t.children_left[n] < 0}
     return DrawnNumbers(thresholds, tuple(values), leaves)

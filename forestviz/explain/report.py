@@ -32,6 +32,7 @@ from forestviz.explain.narrative import (
     target_column,
     why,
 )
+from forestviz.explain.plots import conventions
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
 from forestviz.explain.plots.conventions import WIDTH
 from forestviz.explain.plots.density import attention_kde
@@ -65,9 +66,6 @@ table.features th:first-child{width:24%}
 """
 
 
-COLUMN_GAP = 20  # pixels between two columns of a page
-
-
 def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
     """The row's standard figures: ``weights`` (stacked (1−ε)·D and ε·w when known),
     ``scores`` (ERF score S), ``kde`` (ABRF Fig. 3, with the Softmax weights D when known),
@@ -81,7 +79,7 @@ def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
     the others for half of it (two side by side)."""
     e = explanation
     parts = e.weight_parts
-    half = (width - COLUMN_GAP) // 2
+    half = conventions.half(width)
     top = [int(k) for k in e.top_trees]  # equal weights: these are the trees named
     out = {"weights": tree_weight_bars(e.tree_weights, parts=parts, top_k=len(e.top_trees),
                                        first=top,

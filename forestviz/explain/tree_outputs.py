@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from forestviz.trees.ensemble import as_ensemble
-from forestviz.trees.leaf_values import estimator_leaf_values, fill_split_nodes
+from forestviz.trees.leaf_values import estimator_leaf_values
 
 SCALED = "scaled"  # V_k = T·ν·h_k: a boosting tree's value, scaled
 ROWS = "rows"  # the mean (class shares) of the training rows in the leaf
@@ -149,12 +149,7 @@ def tree_outputs(model, trees, tree_index) -> TreeOutputs:
     except TypeError:
         return TreeOutputs(own, tree.tree_.weighted_n_node_samples, own, leaves, 1.0,
                            len(trees), False)
-    values, counts = ensemble.leaf_outputs()
-    start = sum(t.tree_.node_count for t in trees[:tree_index])
-    stop = start + tree.tree_.node_count
-    # node_outputs() for this tree alone: the others' split nodes are not drawn (filling all
-    # 200 trees cost 25 ms of every cached drawing, docs/performance.md)
-    values, counts = fill_split_nodes([tree], values[start:stop], counts[start:stop])
+    values, counts = ensemble.node_outputs(tree_index)
     # an offset is added to values, not to class probabilities
     offset = ensemble.offset() if values.ndim == 1 else 0.0
     return TreeOutputs(values, counts, own, leaves, _scale(values[leaves], own[leaves]),

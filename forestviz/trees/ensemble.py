@@ -102,13 +102,20 @@ class WeightedEnsemble:
         training rows that value summarises."""
         raise NotImplementedError(f"{type(self).__name__} must implement leaf_outputs")
 
-    def node_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+    def node_outputs(self, tree: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`leaf_outputs` with every split node set to the count-weighted mean of the
         leaves below it (:func:`~forestviz.trees.leaf_values.fill_split_nodes`): the root holds
         the tree's expected output, and the values along a row's path change step by step from
-        it to f_k(x), which path contributions and drawings read."""
+        it to f_k(x), which path contributions and drawings read. ``tree``: only that tree's
+        nodes, numbered within it (a drawing needs one tree; filling all 200 cost 25 ms of every
+        cached drawing, docs/performance.md)."""
         values, counts = self.leaf_outputs()
-        return fill_split_nodes(estimator_trees(self), values, counts)
+        trees = estimator_trees(self)
+        if tree is None:
+            return fill_split_nodes(trees, values, counts)
+        start = sum(t.tree_.node_count for t in trees[:tree])
+        stop = start + trees[tree].tree_.node_count
+        return fill_split_nodes([trees[tree]], values[start:stop], counts[start:stop])
 
     def offset(self) -> float:
         """The constant added to every prediction (:attr:`EnsembleOutputs.offset`, the same for

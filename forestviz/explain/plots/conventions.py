@@ -28,7 +28,15 @@ from forestviz.names import elide_unique
 
 _UNBROKEN = ("ABRF Fig. ", "Fig. ")  # kept on one line with the word after them
 WIDTH = 930  # pixels of a figure across a wide page (a 1400 px window less its side bar, margins)
-HALF = 455  # pixels of a figure in one of two columns of that page
+COLUMN_GAP = 20  # pixels between two columns of a page
+
+
+def half(width: int) -> int:
+    """Pixels of a figure in one of two columns of a page ``width`` pixels wide."""
+    return (width - COLUMN_GAP) // 2
+
+
+HALF = half(WIDTH)  # 455: one of two columns of that page
 # Pixels a character takes in a title (17 px), a caption and a legend entry (12-13 px), and
 # the room plotly keeps left and right of the plot (axis titles, ticks)
 TITLE_CHAR, CAPTION_CHAR, LEGEND_CHAR = 7.5, 5.2, 7.0
