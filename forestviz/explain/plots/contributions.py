@@ -64,7 +64,7 @@ def contribution_waterfall(base_value: float, contributions, names, *, value_tex
         decreasing={"marker": {"color": STRONG[0]}},
         totals={"marker": {"color": "#888888"}}))
     return finish(
-        fig, f"Why this {plain(target)}: each column's contribution",
+        fig, f"What moves {plain(target)}: each column's contribution",
         "From the base value (the trees' expected output, weighted by this row's tree weights) "
         "to the prediction: each bar is what a column adds through the trees that carry this "
         "row. Orange raises, blue lowers.", width=width,
