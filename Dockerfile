@@ -17,6 +17,10 @@ USER forestviz
 # compile ERF's numba kernels into their cache and build matplotlib's font list now, as
 # `make run` does (docs/performance.md)
 RUN python -c "import forestviz.app.warm, matplotlib.font_manager"
+# and train the default model once, into a directory the app's user can write
+# (forestviz.app.model_cache: the server loads it at its start instead of training it)
+ENV FORESTVIZ_MODEL_CACHE=/home/forestviz/.cache/forestviz/models
+RUN python -m forestviz.app.model_cache
 
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

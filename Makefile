@@ -12,14 +12,14 @@ ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 .PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
 
-run: $(VENV)/.runtime $(VENV)/.kernels system-deps
+run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
 # Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
 # at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with
 # one BLAS thread; then the browser tests one at a time (Chromium, the app server and its
 # training already keep both cores busy).
-test: $(VENV)/.test $(VENV)/.kernels test-system-deps
+test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 	$(PY) -m ruff check .
 	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -x -m "not slow and not browser"
 	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -m "slow and not browser"
@@ -60,6 +60,13 @@ $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
 KERNEL_SOURCES := $(wildcard forestviz/enhanced/*.py)
 $(VENV)/.kernels: $(KERNEL_SOURCES) $(VENV)/.runtime
 	PYTHONPATH=. $(PY) -c "import forestviz.app.warm, matplotlib.font_manager"
+	touch $@
+
+# The default model's file (forestviz.app.model_cache), so that a server loads it at its start
+# rather than training it; its name hashes the library's code and the data, so a change to
+# either only makes the server train (and store) it again.
+$(VENV)/.default-model: $(shell find forestviz -name '*.py') $(wildcard data/*.csv) $(VENV)/.kernels
+	PYTHONPATH=. $(PY) -m forestviz.app.model_cache
 	touch $@
 
 $(VENV)/.bench: requirements-bench.txt $(VENV)/.runtime

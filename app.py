@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.models import default_training, job_pool, preload
+from ui.models import default_training, preload
 from ui.state import ensure_dataset
 
 st.set_page_config(page_title="forestviz", layout="wide")
@@ -18,7 +18,6 @@ page = st.navigation(
     ]
 )
 ensure_dataset()
-job_pool()  # the training workers start importing in the background on the first visit
 page.run()
-preload()  # then this server imports what a trained model and the Explain page need (ditto)
-default_training()  # and trains the default model once, for every session's Home button
+preload()  # then, in the background: what a trained model and the Explain page import,
+default_training()  # and the default model, loaded (or trained) once for every Home button

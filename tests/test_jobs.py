@@ -4,11 +4,12 @@ cancel or an expired lease ends the worker and every process it started within 2
 
 import os
 import subprocess
+import threading
 import time
 
 import pytest
 
-from forestviz.app.jobs import JobCancelled, JobPool, PoolBusy, WorkerDied
+from forestviz.app.jobs import JobCancelled, JobPool, PoolBusy, WorkerDied, in_thread
 
 DEADLINE = 60.0  # s for a job to start (the first one starts the forkserver)
 
@@ -124,4 +125,47 @@ def test_failures_come_back_as_exceptions(pool):
     job = pool.submit(die)
     assert job.wait(DEADLINE) and job.state == "failed"
     with pytest.raises(WorkerDied, match="exit code 3"):
+        job.result()
+
+
+# ------------------------------------------------------------------ a job on a thread
+def test_a_job_on_a_thread_reports_progress_and_its_result():
+    stages, made = [], threading.Event()
+
+    def work(x, *, progress):
+        made.wait(DEADLINE)
+        progress("half", 0.5)
+        stages.append((job.state, job.stage, job.fraction))
+        return x + 1
+
+    job = in_thread(work, 41)
+    made.set()
+    assert job.wait(DEADLINE) and job.finished_ok and job.result() == 42
+    assert stages == [("running", "half", 0.5)]
+
+
+def test_a_job_on_a_thread_stops_at_its_next_progress_report_once_cancelled():
+    started = threading.Event()
+    reports = []
+
+    def work(*, progress):
+        started.set()
+        for k in range(1000):
+            progress("step", k / 1000)
+            reports.append(k)
+            time.sleep(0.01)
+
+    job = in_thread(work)
+    started.wait(DEADLINE)
+    job.cancel()
+    assert job.wait(DEADLINE) and job.state == "cancelled"
+    with pytest.raises(JobCancelled):
+        job.result()
+    assert len(reports) < 1000
+
+
+def test_a_failing_job_on_a_thread_reraises_its_error():
+    job = in_thread(fail)
+    assert job.wait(DEADLINE) and job.state == "failed"
+    with pytest.raises(ValueError, match="one class"):
         job.result()

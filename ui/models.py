@@ -17,9 +17,11 @@ speed").
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,12 +29,12 @@ import cachetools
 import streamlit as st
 
 from forestviz.app.families import FAMILIES, Settings, default_settings
-from forestviz.app.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied
-from forestviz.io.bundled import DEFAULT_DATASET
+from forestviz.app.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied, in_thread
+from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from ui.display import as_text
-from ui.state import CHOICE, DATASET, bundled_choice, bundled_dataset, limits
+from ui.state import CHOICE, DATASET, bundled_dataset, limits
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
@@ -51,6 +53,12 @@ SHARED_MODELS = 4  # models kept for the whole server (by data set and settings)
 # the background by preload() while the first page is read
 PRELOAD = ("forestviz.app.workbench", "ui.explain_view")
 CANCEL_WAIT = 1.5  # s: SIGTERM, then SIGKILL after forestviz.jobs.KILL_GRACE
+# s a click on Home's button waits, in its own run, for the server's default model (its
+# progress shown) before it follows it by polls: loaded from the installation's model file it
+# is ready within seconds of the first page; trained, within about five
+FOLLOW_WAIT = 10.0
+SHARED_DONE = ("Trained. (The same data and settings were trained here before: that model is "
+               "used.)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,10 +78,8 @@ class SessionJob:
 def job_pool() -> JobPool:
     """The worker pool every session shares (its size is ``limits().training_jobs``)."""
     caps = limits()
-    pool = JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
+    return JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
                    lease=caps.job_lease_seconds, preload=("forestviz.app.warm",))
-    pool.warm_up()
-    return pool
 
 
 @st.cache_resource(show_spinner=False)
@@ -117,30 +123,58 @@ class _SharedModels:
 
 
 @st.cache_resource(show_spinner=False)
-def default_training() -> tuple[Job, DataChoice, Settings] | None:
-    """Train the default model on the default data set once per server, in the background,
-    from the first page on (issue 16: "train the default model once and cache it across
-    sessions"): the Home button then opens its explanation without waiting for a training.
-    Its model goes to :func:`shared_models`; a session that asks for it while it runs follows
-    this job. Returns the job with its data choice and settings (None when the pool was
-    busy)."""
+def default_training() -> tuple[Job, DataChoice, Settings]:
+    """The default model on the default data set, once per server, in the background from the
+    first page on (issue 16: "train the default model once and cache it across sessions"):
+    loaded from the installation's model file when there is one (``make run`` builds it;
+    :mod:`forestviz.app.model_cache`), else trained on the pool and then stored. Its model goes
+    to :func:`shared_models`; a session that asks for it meanwhile follows this job. Returns the
+    job with its data choice and settings."""
     dataset = bundled_dataset(DEFAULT_DATASET)
     choice, settings = bundled_choice(DEFAULT_DATASET, dataset), default_settings(dataset.task)
-    try:
-        job = job_pool().submit("forestviz.app.workflow:train_bundle", dataset, choice,
-                                settings)
-    except PoolBusy:
-        return None
-    threading.Thread(target=_share_when_done, args=(job, shared_models()), daemon=True,
-                     name="forestviz-default-model").start()
+    job = in_thread(_load_or_train, dataset, choice, settings, job_pool(), shared_models())
     return job, choice, settings
 
 
-def _share_when_done(job: Job, shared: _SharedModels) -> None:
-    while not job.wait(timeout=1.0):
-        job.touch()  # the server itself waits for it: keep its lease
-    if job.finished_ok:
-        shared.put(job.result())
+def _load_or_train(dataset: Dataset, choice: DataChoice, settings: Settings, pool: JobPool,
+                   shared: _SharedModels, progress) -> Bundle:
+    from forestviz.app import model_cache
+
+    bundle = model_cache.load(dataset, choice, settings, progress)
+    if bundle is None:
+        job = pool.submit("forestviz.app.workflow:train_bundle", dataset, choice, settings)
+        try:
+            while not job.wait(timeout=POLL_SECONDS):
+                job.touch()  # the server itself waits for it: keep its lease
+                progress(job.stage, job.fraction)  # raises JobCancelled once cancelled
+        finally:
+            job.cancel()  # a no-op once it has finished
+        bundle = job.result()
+        model_cache.store(bundle, dataset)
+    progress("preparing the first explanation", 0.9)
+    _prepare_first_explanation(bundle, dataset)
+    shared.put(bundle)
+    pool.warm_up()  # its forkserver's imports and warm-up only now: they would slow the above
+    return bundle
+
+
+def _prepare_first_explanation(bundle: Bundle, dataset: Dataset) -> None:
+    """What Home's button opens, made once in advance: the riskiest held-out row's tree
+    drawings go to the drawing cache, and its figures are built once (plotly's first figures
+    of a process take a few hundred ms)."""
+    from forestviz.app.workbench import Workbench
+    from forestviz.explain import plots
+    from forestviz.explain.treeviz import TreeRenderError, render_tree
+
+    bench = Workbench(dataset, bundle.choice, model=bundle)
+    position = bench.highest_risk_row()
+    explanation = bench.explain(values=dataset.X.iloc[position],
+                                row_id=str(dataset.ids.iloc[position]))
+    explanation.figures(width=plots.WIDTH)
+    for tree in explanation.top_trees:
+        with contextlib.suppress(TreeRenderError):  # the page says why when it draws it
+            render_tree(bundle.estimator, int(tree), explanation.row, context=bundle.context,
+                        mode="path", fancy=False)
 
 
 def current_model() -> Bundle | None:
@@ -192,17 +226,20 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
         return False
     trained = None if payload is not None else shared_models().get(choice, settings)
     if trained is not None:
-        _keep(trained, "Trained. (The same data and settings were trained on this server "
-                       "before: that model is used.)")
+        _keep(trained, SHARED_DONE)
         _arrive(origin)
         return True
-    default = default_training()
-    if payload is None and default is not None and default[1:] == (choice, settings) and (
-            default[0].state in ("queued", "running")):  # the server is training it: follow
-        st.session_state[TRAINING] = SessionJob(default[0], FAMILIES[settings.family], choice,
-                                                settings, origin)
-        st.session_state.pop(OUTCOME, None)
-        return True
+    job, *default = default_training()
+    if payload is None and default == [choice, settings]:  # the server has it, or will soon
+        if _wait_with_progress(job, FOLLOW_WAIT) and job.finished_ok:
+            _keep(job.result(), SHARED_DONE)
+            _arrive(origin)
+            return True
+        if job.state in ("queued", "running"):  # follow it
+            st.session_state[TRAINING] = SessionJob(job, FAMILIES[settings.family], choice,
+                                                    settings, origin)
+            st.session_state.pop(OUTCOME, None)
+            return True
     n_rows = len(dataset.frame) - math.ceil(settings.test_size * len(dataset.frame))
     # named, not imported: the worker imports the workflow (this server may still be at it)
     task, args = (("forestviz.app.workflow:train_bundle", (dataset, choice, settings))
@@ -219,6 +256,19 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
     if started:
         st.session_state.pop(OUTCOME, None)
     return started
+
+
+def _wait_with_progress(job: Job, seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``job`` in this run, its progress shown; True once it has
+    finished."""
+    if job.wait(0):
+        return True
+    bar, deadline = st.progress(0.0), time.monotonic() + seconds
+    while not job.wait(0.1):
+        if time.monotonic() > deadline:
+            return False
+        bar.progress(min(max(job.fraction, 0.0), 1.0), text=as_text(job.stage))
+    return True
 
 
 def submit(key: str, record, fn, args, *details) -> bool:

@@ -8,7 +8,7 @@ import streamlit as st
 
 from forestviz.app.limits import Limits
 from forestviz.app.uploads import TableBudget
-from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
+from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice, load_dataset
 from forestviz.io.csv_input import load_csv
 from forestviz.io.dataset import DataChoice, Dataset, schema, suggest_id_columns
 
@@ -57,12 +57,6 @@ def bundled_dataset(name: str) -> Dataset:
 def column_schema(source_key: str, _frame: pd.DataFrame) -> pd.DataFrame:
     """``forestviz.io.dataset.schema`` of a source's table, cached by the source's content key."""
     return schema(_frame)
-
-
-def bundled_choice(name: str, dataset: Dataset) -> DataChoice:
-    used = {dataset.target, dataset.id_column, *dataset.feature_columns}
-    exclude = tuple(column for column in dataset.frame.columns if column not in used)
-    return DataChoice(f"bundled:{name}", dataset.target, dataset.id_column, exclude, dataset.task)
 
 
 def bundled_source(name: str) -> Source:

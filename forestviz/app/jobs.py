@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import multiprocessing
 import os
 import signal
@@ -213,6 +214,32 @@ class JobPool:
             else:
                 job._finish("failed", error=content[0])
                 return
+
+
+def in_thread(fn: Callable, *args) -> Job:
+    """Run ``fn(*args, progress=...)`` on a thread of this process and follow it as a
+    :class:`Job`: for short work that needs no worker (loading a stored model). Cancelling
+    takes effect at ``fn``'s next progress report, which then raises :class:`JobCancelled`."""
+    job = Job(fn, args, {}, lease=math.inf)
+
+    def progress(stage: str, fraction: float) -> None:
+        if job._cancel.is_set():
+            raise JobCancelled("cancelled")
+        job.stage, job.fraction = stage, fraction
+
+    def run() -> None:
+        job.state, job.stage = "running", "starting"
+        try:
+            value = fn(*args, progress=progress)
+        except JobCancelled as err:
+            job._finish("cancelled", error=err)
+        except Exception as err:  # the job's failure, for its owner to read
+            job._finish("failed", error=err)
+        else:
+            job._finish("done", value=value)
+
+    threading.Thread(target=run, daemon=True, name="forestviz-job-here").start()
+    return job
 
 
 _START_LOCK = threading.Lock()

@@ -8,6 +8,7 @@ two halves of a model file (written and read by :mod:`forestviz.persistence.file
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -298,8 +299,9 @@ def predictions_csv(bundle: Bundle) -> bytes:
 # ------------------------------------------------------------------------- model files
 def model_payload(bundle: Bundle) -> dict:
     """What a model file holds (write it with ``persistence.dumps``): the fitted estimator and
-    preprocessor, the settings, the data-set choice and the split."""
+    preprocessor, the settings, the data-set choice, the split and the fit's seconds."""
     return {
+        "fit_seconds": float(bundle.results["fit seconds"].iloc[0]),
         "settings": asdict(bundle.settings),
         "choice": {**asdict(bundle.choice), "exclude": list(bundle.choice.exclude)},
         "dataset_name": bundle.dataset_name,
@@ -349,9 +351,12 @@ def restore(payload, dataset: Dataset, choice: DataChoice, progress: Progress) -
     """The bundle of a loaded model file on the data set in use (held-out metrics and the
     baselines are computed anew); ModelFileError when the file does not fit it."""
     settings = check_payload(payload, choice)
+    seconds = payload.get("fit_seconds")  # untrusted; older model files have none
+    if not (isinstance(seconds, float) and 0 <= seconds < math.inf):
+        seconds = math.nan
     try:
         return assemble(dataset, choice, settings, payload["estimator"],
                         payload["preprocessor"], payload["train_rows"], payload["test_rows"],
-                        float("nan"), progress)
+                        seconds, progress)
     except (TypeError, ValueError, IndexError, AttributeError) as err:
         raise ModelFileError(f"This model file does not fit the data set in use: {err}") from err

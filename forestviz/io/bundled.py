@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from forestviz.io.csv_input import DataError, load_csv
-from forestviz.io.dataset import Dataset
+from forestviz.io.dataset import DataChoice, Dataset
 
 DEFAULT_DATASET = "pima_diabetes"
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
@@ -94,6 +94,14 @@ def _synthetic_info(name: str, n_samples: int | None = None, random_state=SEED) 
         f"{make}({settings}), random_state={random_state}.",
         f"scikit-learn {make}.",
     )
+
+
+def bundled_choice(name: str, dataset: Dataset) -> DataChoice:
+    """The data-set choice of bundled table ``name`` as loaded: its own target, ID and
+    features; any other column excluded."""
+    used = {dataset.target, dataset.id_column, *dataset.feature_columns}
+    exclude = tuple(column for column in dataset.frame.columns if column not in used)
+    return DataChoice(f"bundled:{name}", dataset.target, dataset.id_column, exclude, dataset.task)
 
 
 def list_datasets() -> list[DatasetInfo]:
