@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.models import default_training, preload
+from ui.server import default_training, preload
 from ui.state import ensure_dataset
 
 st.set_page_config(page_title="forestviz", layout="wide")

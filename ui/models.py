@@ -2,39 +2,33 @@
 
 The workflow itself (families, split, metrics, the :class:`~forestviz.app.workflow.Bundle`) is
 :mod:`forestviz.app.workflow`; here it is run as a background job of the server-wide
-:class:`~forestviz.app.jobs.JobPool`, its progress is polled by a fragment with a Cancel button,
-and the finished bundle is kept in ``st.session_state`` (dropped when the session's data set
-changes). The previous model stays in place until a new one has finished. A model trained on
-a bundled data set is also kept for the whole server by data set and settings
-(:func:`shared_models`, a few at most): another session asking for the same training gets it
-at once, as its own model.
+:class:`~forestviz.app.jobs.JobPool` (:mod:`ui.server`), its progress is polled by a fragment
+with a Cancel button, and the finished bundle is kept in ``st.session_state`` (dropped when the
+session's data set changes). The previous model stays in place until a new one has finished.
+A model the server has already (:func:`ui.server.shared_models`; the default model of
+:func:`ui.server.default_training`) is taken at once, as the session's own.
 
 The first page imports none of the model packages: :mod:`forestviz.app.workflow` and the
-Workbench are imported where a training starts or ends, and :func:`preload` imports them in
-the background once the first page is out (``docs/performance.md``, "Cold start and page
-speed").
+Workbench are imported where a training starts or ends (``docs/performance.md``, "Cold start
+and page speed").
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import math
-import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import cachetools
 import streamlit as st
 
-from forestviz.app.families import FAMILIES, Settings, default_settings
-from forestviz.app.jobs import Job, JobCancelled, JobPool, PoolBusy, WorkerDied, in_thread
-from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice
+from forestviz.app.families import FAMILIES, Settings
+from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from ui.display import as_text
-from ui.state import CHOICE, DATASET, bundled_dataset, limits
+from ui.server import default_training, job_pool, shared_models
+from ui.state import CHOICE, DATASET, limits
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
@@ -48,10 +42,6 @@ OUTCOME = "training_outcome"  # (kind, message) of the last finished training, s
 # how often a session's page asks about its job: every poll is a run on the server, and polls
 # every 0.3 s made another session's row change 3-4x slower (tests/test_browser_server.py)
 POLL_SECONDS = 1.0
-SHARED_MODELS = 4  # models kept for the whole server (by data set and settings)
-# What a finished training's model and the Explain page import (several seconds): imported in
-# the background by preload() while the first page is read
-PRELOAD = ("forestviz.app.workbench", "ui.explain_view")
 CANCEL_WAIT = 1.5  # s: SIGTERM, then SIGKILL after forestviz.jobs.KILL_GRACE
 # s a click on Home's button waits, in its own run, for the server's default model (its
 # progress shown) before it follows it by polls: loaded from the installation's model file it
@@ -72,109 +62,6 @@ class SessionJob:
     settings: Settings
     origin: str
     subject: object = None
-
-
-@st.cache_resource(show_spinner="Starting the training workers…")
-def job_pool() -> JobPool:
-    """The worker pool every session shares (its size is ``limits().training_jobs``)."""
-    caps = limits()
-    return JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
-                   lease=caps.job_lease_seconds, preload=("forestviz.app.warm",))
-
-
-@st.cache_resource(show_spinner=False)
-def preload() -> threading.Thread:
-    """Import :data:`PRELOAD` in a background thread, once per server (called after the first
-    page's run)."""
-    thread = threading.Thread(target=_import, args=(PRELOAD,), daemon=True,
-                              name="forestviz-preload")
-    thread.start()
-    return thread
-
-
-def _import(modules: tuple[str, ...]) -> None:
-    for module in modules:
-        importlib.import_module(module)
-
-
-@st.cache_resource(show_spinner=False)
-def shared_models() -> _SharedModels:
-    """The models trained on this server's bundled data sets, by (data set choice, settings),
-    the last :data:`SHARED_MODELS`; every session that uses one keeps it as its own."""
-    return _SharedModels()
-
-
-class _SharedModels:
-    """A small LRU cache behind a lock (sessions run in threads of their own). Models of
-    uploaded tables are not kept: an upload and what was learnt from it end with its session,
-    and a bundled table's models are small."""
-
-    def __init__(self):
-        self._lock, self._models = threading.Lock(), cachetools.LRUCache(SHARED_MODELS)
-
-    def get(self, choice: DataChoice, settings: Settings) -> Bundle | None:
-        with self._lock:
-            return self._models.get((choice, settings))
-
-    def put(self, bundle: Bundle) -> None:
-        if bundle.choice.source.startswith("bundled:"):
-            with self._lock:
-                self._models[bundle.choice, bundle.settings] = bundle
-
-
-@st.cache_resource(show_spinner=False)
-def default_training() -> tuple[Job, DataChoice, Settings]:
-    """The default model on the default data set, once per server, in the background from the
-    first page on (issue 16: "train the default model once and cache it across sessions"):
-    loaded from the installation's model file when there is one (``make run`` builds it;
-    :mod:`forestviz.app.model_cache`), else trained on the pool and then stored. Its model goes
-    to :func:`shared_models`; a session that asks for it meanwhile follows this job. Returns the
-    job with its data choice and settings."""
-    dataset = bundled_dataset(DEFAULT_DATASET)
-    choice, settings = bundled_choice(DEFAULT_DATASET, dataset), default_settings(dataset.task)
-    job = in_thread(_load_or_train, dataset, choice, settings, job_pool(), shared_models())
-    return job, choice, settings
-
-
-def _load_or_train(dataset: Dataset, choice: DataChoice, settings: Settings, pool: JobPool,
-                   shared: _SharedModels, progress) -> Bundle:
-    from forestviz.app import model_cache
-
-    bundle = model_cache.load(dataset, choice, settings, progress)
-    if bundle is None:
-        job = pool.submit("forestviz.app.workflow:train_bundle", dataset, choice, settings)
-        try:
-            while not job.wait(timeout=POLL_SECONDS):
-                job.touch()  # the server itself waits for it: keep its lease
-                progress(job.stage, job.fraction)  # raises JobCancelled once cancelled
-        finally:
-            job.cancel()  # a no-op once it has finished
-        bundle = job.result()
-        model_cache.store(bundle, dataset)
-    progress("preparing the first explanation", 0.9)
-    _prepare_first_explanation(bundle, dataset)
-    shared.put(bundle)
-    pool.warm_up()  # its forkserver's imports and warm-up only now: they would slow the above
-    return bundle
-
-
-def _prepare_first_explanation(bundle: Bundle, dataset: Dataset) -> None:
-    """What Home's button opens, made once in advance: the riskiest held-out row's tree
-    drawings go to the drawing cache, and its figures are built once (plotly's first figures
-    of a process take a few hundred ms)."""
-    from forestviz.app.workbench import Workbench
-    from forestviz.explain import plots
-    from forestviz.explain.treeviz import TreeRenderError, render_tree
-
-    bench = Workbench(dataset, bundle.choice, model=bundle)
-    position = bench.highest_risk_row()
-    explanation = bench.explain(values=dataset.X.iloc[position],
-                                row_id=str(dataset.ids.iloc[position]))
-    explanation.figures(width=plots.WIDTH)
-    for tree in explanation.top_trees:
-        with contextlib.suppress(TreeRenderError):  # the page says why when it draws it
-            render_tree(bundle.estimator, int(tree), explanation.row, context=bundle.context,
-                        mode="path", fancy=False)
 
 
 def current_model() -> Bundle | None:

@@ -1,0 +1,133 @@
+"""What the server keeps for every session: the training workers, the background imports and
+the models trained on bundled tables, the default model first.
+
+The first page imports none of the model packages; once it is out, :func:`preload` imports
+them in the background and :func:`default_training` loads the default model (or trains it)
+and prepares the explanation Home's button opens (``docs/performance.md``, "Cold start and
+page speed").
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import TYPE_CHECKING
+
+import cachetools
+import streamlit as st
+
+from forestviz.app.families import Settings, default_settings
+from forestviz.app.jobs import Job, JobPool, in_thread
+from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice
+from forestviz.io.dataset import DataChoice, Dataset
+from ui.state import bundled_dataset, limits
+
+if TYPE_CHECKING:
+    from forestviz.app.workflow import Bundle
+
+SHARED_MODELS = 4  # models kept for the whole server (by data set and settings)
+# What a finished training's model and the Explain page import (several seconds): imported in
+# the background by preload() while the first page is read
+PRELOAD = ("forestviz.app.workbench", "ui.explain_view")
+RENEW_SECONDS = 1.0  # how often the server, waiting for its own training, renews its lease
+
+
+@st.cache_resource(show_spinner="Starting the training workers…")
+def job_pool() -> JobPool:
+    """The worker pool every session shares (its size is ``limits().training_jobs``)."""
+    caps = limits()
+    return JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
+                   lease=caps.job_lease_seconds, preload=("forestviz.app.warm",))
+
+
+@st.cache_resource(show_spinner=False)
+def preload() -> threading.Thread:
+    """Import :data:`PRELOAD` in a background thread, once per server (called after the first
+    page's run)."""
+    thread = threading.Thread(target=_import, args=(PRELOAD,), daemon=True,
+                              name="forestviz-preload")
+    thread.start()
+    return thread
+
+
+def _import(modules: tuple[str, ...]) -> None:
+    for module in modules:
+        importlib.import_module(module)
+
+
+@st.cache_resource(show_spinner=False)
+def shared_models() -> _SharedModels:
+    """The models trained on this server's bundled data sets, by (data set choice, settings),
+    the last :data:`SHARED_MODELS`; every session that uses one keeps it as its own."""
+    return _SharedModels()
+
+
+class _SharedModels:
+    """A small LRU cache behind a lock (sessions run in threads of their own). Models of
+    uploaded tables are not kept: an upload and what was learnt from it end with its session,
+    and a bundled table's models are small."""
+
+    def __init__(self):
+        self._lock, self._models = threading.Lock(), cachetools.LRUCache(SHARED_MODELS)
+
+    def get(self, choice: DataChoice, settings: Settings) -> Bundle | None:
+        with self._lock:
+            return self._models.get((choice, settings))
+
+    def put(self, bundle: Bundle) -> None:
+        if bundle.choice.source.startswith("bundled:"):
+            with self._lock:
+                self._models[bundle.choice, bundle.settings] = bundle
+
+
+@st.cache_resource(show_spinner=False)
+def default_training() -> tuple[Job, DataChoice, Settings]:
+    """The default model on the default data set, once per server, in the background from the
+    first page on (issue 16: "train the default model once and cache it across sessions"):
+    loaded from the installation's model file when there is one (``make run`` builds it;
+    :mod:`forestviz.app.model_cache`), else trained on the pool and then stored. Its model goes
+    to :func:`shared_models`; a session that asks for it meanwhile follows this job. Returns the
+    job with its data choice and settings."""
+    dataset = bundled_dataset(DEFAULT_DATASET)
+    choice, settings = bundled_choice(DEFAULT_DATASET, dataset), default_settings(dataset.task)
+    job = in_thread(_load_or_train, dataset, choice, settings, job_pool(), shared_models())
+    return job, choice, settings
+
+
+def _load_or_train(dataset: Dataset, choice: DataChoice, settings: Settings, pool: JobPool,
+                   shared: _SharedModels, progress) -> Bundle:
+    from forestviz.app import model_cache
+
+    bundle = model_cache.load(dataset, choice, settings, progress)
+    if bundle is None:
+        job = pool.submit("forestviz.app.workflow:train_bundle", dataset, choice, settings)
+        try:
+            while not job.wait(timeout=RENEW_SECONDS):
+                job.touch()  # the server itself waits for it: keep its lease
+                progress(job.stage, job.fraction)  # raises JobCancelled once cancelled
+        finally:
+            job.cancel()  # a no-op once it has finished
+        bundle = job.result()
+        model_cache.store(bundle, dataset)
+    progress("preparing the first explanation", 0.9)
+    _prepare_first_explanation(bundle, dataset)
+    shared.put(bundle)
+    pool.warm_up()  # its forkserver's imports and warm-up only now: they would slow the above
+    return bundle
+
+
+def _prepare_first_explanation(bundle: Bundle, dataset: Dataset) -> None:
+    """What Home's button opens, made once in advance, as the Explain page makes it: the
+    riskiest held-out row's tree drawings go to the drawing cache, and its figures are built
+    once (plotly's first figures in a process take a few hundred ms)."""
+    from forestviz.app.workbench import Workbench
+    from forestviz.explain import plots
+    from ui import explain_view
+
+    bench = Workbench(dataset, bundle.choice, model=bundle)
+    position = bench.highest_risk_row()
+    explanation = bench.explain(values=dataset.X.iloc[position],
+                                row_id=str(dataset.ids.iloc[position]))
+    explanation.figures(width=plots.WIDTH)
+    for tree in explanation.top_trees:
+        explain_view.draw(bench, int(tree), explanation.row, mode="path", fancy=False)
