@@ -74,6 +74,20 @@ def data_page(browser, url):
     return context, page
 
 
+def explained(browser, url):
+    """A session that opens the default model's explanation from the Home page, then goes: what
+    a server holds once it is in use, before any upload."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = context.new_page()
+    page.goto(url)
+    page.get_by_test_id("stMain").get_by_role(
+        "button", name="Train the default model and explain a row").click()
+    expect(page.get_by_text("The 5 trees that carry this prediction")).to_be_visible(
+        timeout=TIMEOUT)
+    idle(page)
+    context.close()
+
+
 def idle(page):
     """Until the page's run has ended: Streamlit shows its running icon (which has no text)
     once a run has lasted 500 ms."""
@@ -114,7 +128,8 @@ def test_uploads_are_released_and_the_budget_refuses_with_its_figure(
         browser, memory_server, files):
     url, pid = memory_server["url"], memory_server["pid"]
     started = time.monotonic()
-    context, _ = data_page(browser, url)  # imports and the bundled data set
+    explained(browser, url)  # the server's imports, its default model and the drawings' cache
+    context, _ = data_page(browser, url)  # and the bundled data set
     context.close()
     time.sleep(1.0)
     baseline = status(pid, "VmRSS")
