@@ -103,9 +103,7 @@ def explained_row() -> None:
         view.tree_section(bench, explanation, rank, svg)
 
     st.subheader("This row beside the training rows")
-    st.caption("Percentile (numeric columns): the share of training rows with a lower value. Share "
-               "(categorical columns): the share of training rows with this row's level.")
-    st.dataframe(view.feature_table(explanation), hide_index=True, key="explain_features")
+    view.feature_table(explanation)
     if "features" in charts:
         st.plotly_chart(charts["features"], key="explain_features_chart")
     st.subheader("Most similar training rows")

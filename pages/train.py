@@ -18,10 +18,11 @@ def choose_settings(task: str) -> workflow.Settings:
     """The Train page's form; defaults train in seconds on the bundled table."""
     defaults = workflow.default_settings(task)
     families = workflow.families_for(task)
-    left, middle, right = st.columns(3)
-    family = left.selectbox("Model family", families, format_func=workflow.FAMILIES.get,
-                            index=families.index(defaults.family), key=f"train_family@{task}",
-                            persist_state="session")
+    # a row of its own: the longer family names are cut in a third of a narrow window
+    family = st.selectbox("Model family", families, format_func=workflow.FAMILIES.get,
+                          index=families.index(defaults.family), key=f"train_family@{task}",
+                          persist_state="session")
+    middle, right = st.columns(2)
     if family == "erf":
         base = "random"
         middle.caption("The Enhanced RF grows its own bootstrap forest of depth-limited trees.")

@@ -113,6 +113,15 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
                   "ABRF Fig. 1"):
         assert title in specs
     assert len(at.get("image")) == 5  # the top-5 trees' paths
+    # the row beside the training rows: text only (no "None"), medians to each spread's digits
+    (features,) = [d.value for d in at.dataframe if "percentile" in d.value.columns]
+    assert features.map(lambda cell: isinstance(cell, str) and cell != "None").all(axis=None)
+    for j, name in enumerate(bundle.feature_names):
+        column = bundle.X_train[:, j]
+        places = max(0, 2 - int(f"{column.std():.2e}".split("e")[1]))  # 3rd digit of the spread
+        expected = f"{np.median(column):.{places}f}"
+        expected = expected.rstrip("0").rstrip(".") if "." in expected else expected
+        assert features.set_index("feature").loc[name, "training median"] == expected
 
     # another held-out row: the card follows the model
     position = int(bundle.test_rows[np.argmin(proba)])

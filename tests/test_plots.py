@@ -307,3 +307,40 @@ def test_equal_weights_name_the_trees_the_explanation_shows():
     unequal = np.r_[0.3, np.full(9, 0.7 / 9)]
     assert weight_order(unequal, [7, 2])[:3].tolist() == [0, 7, 2]  # weight first, then ties
 
+
+
+# -------------------------------------------------------------------------- white template
+def test_every_figure_looks_plotly_white_for_what_it_draws():
+    """The template built once (conventions.white_template) is plotly_white wherever a figure
+    here can see it: the layout less kinds of plot none has, the defaults of every kind of
+    trace drawn."""
+    import plotly.io as pio
+    from sklearn.ensemble import RandomForestRegressor
+
+    from forestviz.explain import explain
+
+    white = pio.templates["plotly_white"]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    e = explain(RandomForestRegressor(5, random_state=0).fit(X, X[:, 0]), X[0], X_train=X,
+                y_train=X[:, 0])
+    figures = {**make_every_figure(("a", "b")), **e.figures(),
+               "roc": plots.roc_figure(np.array(["n", "y"] * 5), {"m": np.arange(10.0)}, "y"),
+               "scatter": plots.predicted_vs_actual(np.arange(3.0), {"a": np.ones(3)}, "dose"),
+               "histogram": plots.effective_trees_histogram(np.array([2.0, 3.5, 3.0]), 5)}
+    kept = {k: v for k, v in white.layout.to_plotly_json().items()
+            if k not in conventions.UNDRAWN_LAYOUT}
+    drawn = set()
+    for key, fig in figures.items():
+        template = fig.layout.template
+        assert template.layout.to_plotly_json() == kept, key
+        assert not set(fig.layout.to_plotly_json()) & conventions.UNDRAWN_LAYOUT, key
+        for trace in fig.data:
+            assert trace.type in conventions.TRACE_TYPES, (key, trace.type)
+            drawn.add(trace.type)
+            ours = [t.to_plotly_json() for t in (template.data[trace.type] or ())]
+            theirs = [t.to_plotly_json() for t in (white.data[trace.type] or ())]
+            assert ours == theirs, (key, trace.type)
+    assert drawn == conventions.TRACE_TYPES  # every kind kept is one drawn here
+    assert len(figures["roc"].to_json()) < len(figures["roc"].update_layout(
+        template="plotly_white").to_json()) - 2000  # and the figures are lighter

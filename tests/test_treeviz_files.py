@@ -21,7 +21,7 @@ from tests.treeviz_helpers import drawn_nodes
 pytestmark = pytest.mark.usefixtures("empty_cache")
 
 # ------------------------------------------------------------------ temporary files
-DTREEVIZ_FILE = re.compile(r"(?:(?:node|leaf)\d+|legend)_\d+\.svg")
+DTREEVIZ_FILE = re.compile(r"(?:(?:node|leaf|leafstrip)\d+|legend)_\d+\.svg")
 
 
 @pytest.fixture

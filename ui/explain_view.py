@@ -4,12 +4,15 @@ cache). What they show comes from :class:`~forestviz.app.workbench.Workbench`.""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation
+from forestviz.explain.columns import text_table_note
 from forestviz.explain.narrative import interval_note, interval_text, spread_text, why
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
@@ -42,20 +45,26 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
 
 
 def prediction_card(e: Explanation, actual) -> None:
-    columns = st.columns(5)
+    # each tile as wide as its label or value, side by side while they fit, else on a new line:
+    # five equal columns cut the longer labels with "…" in a narrow window
+    tiles = st.container(horizontal=True, gap="medium", key="explain_tiles")
+    tile = partial(tiles.metric, width="content")
     if e.task == "classification":
         # binary: the risk of the second class; more classes: the predicted class's probability
         shown = (-1 if e.classes.size == 2
                  else int(np.flatnonzero(e.classes == e.predicted_class)[0]))
-        columns[0].metric("Predicted class", as_text(e.predicted_class))  # values are Markdown
-        columns[1].metric(as_text(f"P({e.classes[shown]})"), f"{e.prediction[shown]:.2f}")
-        columns[2].metric("Decision threshold",
-                          "—" if e.threshold is None else f"{e.threshold:.3f}")
+        name = str(e.classes[shown])
+        tile("Predicted class", as_text(elide(e.predicted_class)))  # values are Markdown
+        tile(as_text(f"P({elide(name)})"), f"{e.prediction[shown]:.2f}",
+             help=as_text(f"The model's probability of {name}."))
+        tile("Decision threshold", "—" if e.threshold is None else f"{e.threshold:.3f}",
+             help=None if e.decision_rule is None else as_text(f"Rule: {e.decision_rule}."))
     else:
-        columns[0].metric("Predicted value", f"{e.prediction:.4g}")
-    columns[3].metric("Effective number of trees", f"{e.effective_trees:.1f}",
-                      help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
-    columns[4].metric("Weight of the top 5 trees", f"{e.top5_share:.0%}")
+        tile("Predicted value", f"{e.prediction:.4g}")
+    tile("Effective number of trees", f"{e.effective_trees:.1f}",
+         help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
+    tile("Weight of the top 5 trees", f"{e.top5_share:.0%}",
+         help="The share of the row's tree weights that its 5 heaviest trees carry.")
     spread = spread_text(e, elide)
     if spread is not None:
         st.caption(as_text(spread[0].upper() + spread[1:] + "."))
@@ -89,11 +98,12 @@ def missing_note(e: Explanation) -> None:
                        "what the model used."), icon=":material/help:")
 
 
-def feature_table(e: Explanation) -> pd.DataFrame:
-    """The row per column as the page shows it: numbers rounded, empty cells where a measure
-    does not apply (percentile for levels, share for numbers)."""
-    table = e.features.drop(columns="kind").round({"percentile": 1, "share": 3})
-    return table.assign(missing=table["missing"].map({True: "missing", False: ""}))
+def feature_table(e: Explanation) -> None:
+    """The row per column beside the training rows, every cell text (numbers to their
+    feature's digits, "—" where a measure does not apply), and what its columns mean."""
+    table = e.feature_texts()
+    st.caption(text_table_note(table))
+    st.dataframe(table, hide_index=True, key="explain_features")
 
 
 def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None) -> str | None:

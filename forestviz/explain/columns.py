@@ -24,6 +24,7 @@ from forestviz.trees.paths import Flip, PathStep
 NUMERIC = "numeric"
 CATEGORICAL = "categorical"
 OTHER = "(other)"  # forestviz.io.preprocessing's group of infrequent levels
+NOT_APPLICABLE = "—"  # a text table's cell where a measure does not apply
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +146,33 @@ class ColumnMap:
         values = list(zip(*rows, strict=True)) if rows else [()] * len(keys)
         return pd.DataFrame({key: list(v) for key, v in zip(keys, values, strict=True)})
 
+    def text_table(self, table: pd.DataFrame, spreads=None) -> pd.DataFrame:
+        """:meth:`row_table`'s ``table`` as a person reads it, every cell a string (so each
+        column is text, as Arrow and Streamlit's tables need): ``feature``, ``value``,
+        ``used as`` (only when a value is missing), ``training median`` (to the column's
+        spread's digits, :mod:`forestviz.numbers`, as the value prints; four significant
+        digits without ``spreads``), ``percentile`` (one decimal), and, when there is a
+        categorical column, ``most common level`` and ``share with this level`` (a per cent).
+        ``NOT_APPLICABLE`` ("—") where a measure does not apply: the median and percentile
+        of a category, the level and share of a number, the percentile of a missing value
+        (:func:`text_table_note` says so in words). ``spreads`` are per encoded feature."""
+        numeric = [column.kind == NUMERIC for column in self.columns]
+        spread = [None if spreads is None or not is_number else spreads[column.features[0]]
+                  for column, is_number in zip(self.columns, numeric, strict=True)]
+        shown = {"feature": table["feature"].astype(str), "value": table["value"].astype(str)}
+        if table["missing"].any():
+            shown["used as"] = table["used as"].astype(str)
+        shown["training median"] = [number_text(m, s) if n else NOT_APPLICABLE for m, s, n
+                                    in zip(table["median"], spread, numeric, strict=True)]
+        shown["percentile"] = [NOT_APPLICABLE if np.isnan(p) else f"{p:.1f}"
+                               for p in table["percentile"]]
+        if not all(numeric):
+            shown["most common level"] = [NOT_APPLICABLE if pd.isna(c) else str(c)
+                                          for c in table["most common"]]
+            shown["share with this level"] = [NOT_APPLICABLE if np.isnan(v) else f"{v:.1%}"
+                                              for v in table["share"]]
+        return pd.DataFrame(shown, dtype=object)
+
     def test_sentence(self, step: PathStep, missing, name=str) -> str:
         """A path test (:class:`~forestviz.trees.paths.PathStep`) in the column's words."""
         feature, direction = step.feature, step.direction
@@ -184,6 +212,21 @@ class ColumnMap:
         out = np.zeros((len(self.columns), *per_feature.shape[1:]))
         np.add.at(out, self.owner, per_feature)
         return out
+
+
+def text_table_note(table: pd.DataFrame) -> str:
+    """What the columns of a :meth:`ColumnMap.text_table` mean, in words."""
+    said = ["Training median: the middle value of the training rows; percentile: the share of "
+            "training rows with a lower value (numeric columns)."]
+    if "most common level" in table:
+        said.append("Most common level, and the share of training rows with this row's level "
+                    "(categorical columns).")
+    if "used as" in table:
+        said.append("Used as: what the model used for a missing value.")
+    if (table == NOT_APPLICABLE).any(axis=None):
+        said.append(f"{NOT_APPLICABLE} : does not apply to this kind of column, or the value is "
+                    "missing.")
+    return " ".join(said)
 
 
 def _given(given, fallback, spread) -> str:

@@ -25,7 +25,8 @@ def private_tempdir() -> Iterator[str]:
 
     dtreeviz writes ``node<k>_<pid>.svg``, ``leaf<k>_<pid>.svg`` and ``legend_<pid>.svg`` into
     ``tempfile.gettempdir()`` on every render, with no parameter for the directory, and never
-    removes them: in a shared ``/tmp`` they pile up on a long-running server and their fixed,
+    removes them (and :mod:`~forestviz.explain.leaf_plot` writes ``leafstrip<k>_<pid>.svg``
+    beside them): in a shared ``/tmp`` they pile up on a long-running server and their fixed,
     predictable names invite symlink attacks. ``tempfile.tempdir`` is the documented hook
     ``gettempdir()`` reads; it is restored on leaving, success or failure, and the directory
     is removed then.
@@ -46,8 +47,8 @@ def private_tempdir() -> Iterator[str]:
 
 
 def _remove_drawing_files(path: str) -> None:
-    """Delete dtreeviz's files for this process in ``path``, then ``path`` if it is empty."""
-    ours = re.compile(rf"(?:(?:node|leaf)\d+|legend)_{os.getpid()}\.svg")
+    """Delete the drawing's files for this process in ``path``, then ``path`` if it is empty."""
+    ours = re.compile(rf"(?:(?:node|leaf|leafstrip)\d+|legend)_{os.getpid()}\.svg")
     with suppress(FileNotFoundError), os.scandir(path) as entries:
         for entry in entries:
             if ours.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):

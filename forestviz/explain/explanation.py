@@ -88,6 +88,8 @@ class Explanation:
     with ``calibrated_risk`` its calibrated value) and explained by ``interval_note``;
     ``warnings`` in plain words (few effective trees, ε = 1);
     ``contributions`` per user column (base value + Σ = the prediction); ``why`` one sentence.
+    ``spreads``: the features' training standard deviations, which set the decimals of their
+    numbers (:mod:`forestviz.numbers`, :meth:`feature_texts`).
     """
 
     model_name: str
@@ -125,6 +127,7 @@ class Explanation:
     warnings: tuple[str, ...] = ()
     contributions: Contributions | None = None
     why: str = ""
+    spreads: np.ndarray | None = None
 
     @property
     def n_trees(self) -> int:
@@ -148,6 +151,13 @@ class Explanation:
     def alternative_sentence(self, other: Alternative, name=str) -> str:
         """"if sex were F and age were above 40, this tree would say …"."""
         return f"if {self.flips_sentence(other, name)}, this tree would say {other.prediction_text}"
+
+    def feature_texts(self) -> pd.DataFrame:
+        """:attr:`features` as people read it, every cell text, numbers to their feature's
+        spread (:meth:`~forestviz.explain.columns.ColumnMap.text_table`)."""
+        columns = self.columns or ColumnMap.identity(self.feature_names,
+                                                     np.zeros(len(self.feature_names)))
+        return columns.text_table(self.features, self.spreads)
 
     def path_tables(self) -> list[pd.DataFrame]:
         """The top trees' paths as tables (:func:`forestviz.trees.paths.path_table`)."""
@@ -293,7 +303,7 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         interval_name=interval_name, interval_note=None if interval is None else intervals.label,
         calibrated_risk=calibrated,
         warnings=tuple(spread_warnings(float(effective_trees(weights)), eps, weights.size)),
-        contributions=found)
+        contributions=found, spreads=summary.scale)
     return replace(e, why=why_sentence(e))
 
 

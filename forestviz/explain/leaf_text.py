@@ -13,7 +13,8 @@ dtreeviz has no parameter or shadow-tree method for a leaf's text (its leaf labe
 ``f"n={n}\\n{class}"`` inside the leaf's image), so the words are added to graphviz's source as
 new statements at its end, which re-declare each drawn leaf's ``label`` (graphviz merges a
 node's attributes; the later ``label`` wins): the leaf's image, by the path dtreeviz writes it
-to, and lines of text under it (:func:`add_leaf_labels`). Nothing dtreeviz wrote is matched or
+to (or, for a regression leaf, a readable strip of its rows, :mod:`.leaf_plot`), and lines of
+text under it (:func:`add_leaf_labels`). Nothing dtreeviz wrote is matched or
 edited.
 """
 
@@ -148,21 +149,31 @@ def wrap(line: str, width: int = LINE_CHARS) -> list[str]:
 
 
 def add_leaf_labels(dot: str, leaves: dict[int, list[str]], *, path_leaf: int,
-                    fontname: str) -> str:
+                    fontname: str, images=None) -> str:
     """``dot`` with statements at its end giving each of ``leaves`` {leaf id: lines} its image
-    (if dtreeviz drew one: ``leaf<id>_<pid>.svg`` in the temporary directory) and its lines.
+    and its lines. The image is ``images[leaf]`` when given (a
+    :class:`~forestviz.explain.leaf_plot.LeafImage`: a readable strip of a regression leaf's
+    rows, drawn at its own size), else dtreeviz's, if it drew one (``leaf<id>_<pid>.svg`` in
+    the temporary directory).
 
     A leaf no training row reaches has no image, and graphviz would draw a bare ``leaf<id>``
     ellipse for dtreeviz's edge to it: it becomes a box of text, dashed if it is the row's.
     """
     colors = adjust_colors(None)
+    images = images or {}
     statements = []
     for leaf, lines in leaves.items():
         image = os.path.join(tempfile.gettempdir(), f"leaf{leaf}_{os.getpid()}.svg")
-        drawn = os.path.exists(image)
-        if drawn and not lines:
+        drawn = leaf in images or os.path.exists(image)
+        if leaf in images:  # its own size, in points: graphviz would shrink an SVG's by 3/4
+            own = images[leaf]
+            cell = (f'<td fixedsize="true" width="{own.width:.0f}" height="{own.height:.0f}">'
+                    f'<img src="{html.escape(own.path)}" scale="true"/></td>')
+        elif lines or not drawn:
+            cell = f'<td><img src="{html.escape(image)}"/></td>'
+        else:
             continue  # dtreeviz's own label says it all
-        rows = [f'<tr><td><img src="{html.escape(image)}"/></td></tr>'] if drawn else []
+        rows = [f"<tr>{cell}</tr>"] if drawn else []
         size = 10 if leaf == path_leaf else 9
         rows += [f'<tr><td><font face="{fontname}" color="{colors["text"]}" point-size="{size}">'
                  f'{html.escape(piece, quote=False)}</font></td></tr>'

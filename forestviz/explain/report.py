@@ -235,7 +235,7 @@ def _charts(e) -> str:
 def _row_tables(e, names, edited) -> str:
     """The row beside the training data, and the row as entered, each value marked missing or
     edited (with its value before the edit)."""
-    features = e.features.drop(columns=["kind", "missing"])
+    features = e.feature_texts()  # as the Explain page shows it
     said = marks(e.features["feature"], e.missing, edited)
     features.insert(2, "marks", said)
     rows = _table(features, names, ["edited" if "edited" in m else "" for m in said],

@@ -30,7 +30,9 @@ fingerprint), so the call stays ``render_tree(model, tree_index, x, context=...,
   classes are the model's (a forest's trees are fitted on codes 0..C-1; names come from the
   forest), and predictions, thresholds and the path are the model's. dtreeviz's output is
   edited in one place (:func:`_hang_row_box`) and added to in one
-  (:func:`~forestviz.explain.leaf_text.add_leaf_labels`: no hook exists for a leaf's text).
+  (:func:`~forestviz.explain.leaf_text.add_leaf_labels`: no hook exists for a leaf's text);
+  a regression leaf's strip of dots, which dtreeviz draws at a fixed 0.75 inch, is drawn
+  again at a readable size (:mod:`~forestviz.explain.leaf_plot`) and shown instead.
 * Speed: besides that map, ``fancy=None`` keeps node histograms to small drawings
   (``FANCY_SPLIT_LIMIT``); bigger ones show split nodes as text.
 * Full trees of more than ``FULL_TREE_NODE_LIMIT`` nodes are drawn down to the depth that
@@ -58,6 +60,7 @@ from sklearn.base import is_classifier
 
 from forestviz.explain.drawing_files import TreeRenderError, private_tempdir, run_dot
 from forestviz.explain.drawn_numbers import drawn_numbers
+from forestviz.explain.leaf_plot import write_leaf_images
 from forestviz.explain.leaf_text import LeafWords, add_leaf_labels, dot_string
 from forestviz.explain.shadow import ForestShadowTree, class_codes, node_rows
 from forestviz.explain.tree_outputs import SCALED, origin, tree_outputs
@@ -263,7 +266,11 @@ def _draw(trees, tree_index, classes, row, context, outputs, model_key, mode, ma
                 depth_range_to_display=depth_range, fontname=FONT, instance_orientation="TD",
                 max_X_features_TD=ROW_FEATURES_SHOWN,
                 title=None if note is None else dot_string(note))
-            dot = add_leaf_labels(render.dot, leaves, path_leaf=int(path[-1]), fontname=FONT)
+            images = {} if shadow.is_classifier() else write_leaf_images(
+                shadow.y_train, shadow.rows_by_node, shadow.outputs, leaves,
+                row_leaf=int(path[-1]), target=shadow.target_name, fontname=FONT)
+            dot = add_leaf_labels(render.dot, leaves, path_leaf=int(path[-1]), fontname=FONT,
+                                  images=images)
             if depth_range is not None and path.size - 1 > depth_range[1]:
                 dot = _hang_row_box(dot, path[-1], path[depth_range[1]])
             return inline_svg_images(run_dot(dot, timeout))
