@@ -13,6 +13,8 @@ from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
 from forestviz.explain.narrative import spread_text, target_column
 from forestviz.explain.uncertainty import MIN_EFFECTIVE_TREES, IntervalModel
+from forestviz.trees.ensemble import as_ensemble
+from tests.ensemble_models import MODELS
 
 
 def _fit(kind):
@@ -106,3 +108,23 @@ def test_the_spread_sentence_quotes_the_weighted_quantiles_and_votes(forest):
             votes[top] += 1.0 / top.size / e.n_trees
         assert said == (f"weighted votes of the trees: {e.classes[0]} {votes[0]:.0%}, "
                         f"{e.classes[1]} {votes[1]:.0%}")
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_a_nearest_other_leaf_says_what_the_model_s_tree_says_there(name):
+    """"If …, this tree would say v": v is what the model itself makes that tree say for the
+    row moved into the other leaf (AGBoost's V_k, an attention forest's leaf mean), as the
+    drawing's "this tree says" is for the row's own leaf."""
+    make_model, make_data = MODELS[name]
+    X, y = make_data()
+    model = make_model().fit(X[:200], y[:200])
+    summary = TrainingSummary.from_data(model, X[:200], y[:200])
+    ensemble, checked = as_ensemble(model), 0
+    for x in X[200:206]:
+        e = explain(model, x, summary=summary, top_k=4, n_alternatives=2)
+        for others in e.alternatives:
+            for other in others:
+                said = ensemble.tree_predictions(other.row[None, :])[0, other.tree]
+                np.testing.assert_allclose(other.prediction, said, rtol=0, atol=1e-12)
+                checked += 1
+    assert checked >= 10

@@ -20,6 +20,7 @@ import pandas as pd
 from forestviz.enhanced.neighbors import TrainingNeighbors
 from forestviz.explain.columns import ColumnMap
 from forestviz.explain.contributions import ContributionModel
+from forestviz.trees.ensemble import SKLEARN_FORESTS, WeightedEnsemble, as_ensemble
 from forestviz.trees.machine import DecisionMachine
 from forestviz.trees.rows import standard_scaling
 
@@ -89,8 +90,11 @@ class TrainingSummary:
             raise ValueError(f"columns map {columns.owner.size} features, the model has {m}")
         center, scale = standard_scaling(X)
         neighbors = TrainingNeighbors((X - center) / scale, NEIGHBORS, np.random.RandomState(0))
+        # alternatives say what a leaf would make the tree say in the prediction's terms
+        outputs = (as_ensemble(model).leaf_outputs()[0]
+                   if isinstance(model, (WeightedEnsemble, *SKLEARN_FORESTS)) else None)
         machine = DecisionMachine.from_estimator(model, feature_names=feature_names,
-                                            feature_scale=scale)
+                                            feature_scale=scale, leaf_values=outputs)
         owner = np.repeat(np.arange(machine.n_trees), np.diff(machine.leaf_offsets))
         return cls(
             feature_names=feature_names, X_train=X, y_train=y, medians=medians,

@@ -75,12 +75,16 @@ class DecisionMachine:
 
     @classmethod
     def from_estimator(cls, estimator, *, feature_names=None, feature_scale=None,
-                       n_jobs=None) -> DecisionMachine:
+                       leaf_values=None, n_jobs=None) -> DecisionMachine:
         """The machine of a tree, a forest, a list of trees or any ``estimators_`` holder.
 
         ``feature_scale`` (m,), e.g. the training features' std, scales margins when picking
         the most fragile test, the moves of alternatives and the soft relaxation; a scale of 0
         counts as 1. ``feature_names`` default to the estimator's ``feature_names_in_``.
+        ``leaf_values``: what each leaf predicts, per node of the flat numbering, in place of
+        the trees' own stored values, e.g. a weighted ensemble's
+        :meth:`~forestviz.trees.ensemble.WeightedEnsemble.leaf_outputs` (AGBoost's scaled
+        V_k, an attention forest's leaf means), so that alternatives speak as the model does.
         """
         trees = estimator_trees(estimator)
         if any(tree.tree_.n_outputs != 1 for tree in trees):
@@ -119,6 +123,11 @@ class DecisionMachine:
                                                      flat.feature[test_ids])),
             shape=(test_ids.size, m))
         classes, values = estimator_leaf_values(estimator, trees)
+        if leaf_values is not None:
+            if np.shape(leaf_values) != values.shape:
+                raise ValueError(f"leaf_values must have shape {values.shape}, got "
+                                 f"{np.shape(leaf_values)}")
+            values = np.asarray(leaf_values, dtype=np.float64)
         if feature_names is None:
             feature_names = getattr(estimator, "feature_names_in_", None)
         if feature_names is not None:
