@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.server import default_training, preload
+from ui.server import default_training
 from ui.state import ensure_dataset
 
 st.set_page_config(page_title="forestviz", layout="wide")
@@ -19,5 +19,6 @@ page = st.navigation(
 )
 ensure_dataset()
 page.run()
-preload()  # then, in the background: what a trained model and the Explain page import,
-default_training()  # and the default model, loaded (or trained) once for every Home button
+# then, in the background: what a trained model and the Explain page import, and the default
+# model, loaded (or trained) once for every Home button
+default_training()

@@ -1,15 +1,14 @@
 """What the server keeps for every session: the training workers, the background imports and
 the models trained on bundled tables, the default model first.
 
-The first page imports none of the model packages; once it is out, :func:`preload` imports
-them in the background and :func:`default_training` loads the default model (or trains it)
-and prepares the explanation Home's button opens (``docs/performance.md``, "Cold start and
-page speed").
+The first page imports none of the model packages; once it is out, :func:`default_training`
+imports them in a background thread, loads the default model (or trains it) and prepares the
+explanation Home's button opens: what any later model and the Explain page need is then
+imported too (``docs/performance.md``, "Cold start and page speed").
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
 from typing import TYPE_CHECKING
 
@@ -26,9 +25,6 @@ if TYPE_CHECKING:
     from forestviz.app.workflow import Bundle
 
 SHARED_MODELS = 4  # models kept for the whole server (by data set and settings)
-# What a finished training's model and the Explain page import (several seconds): imported in
-# the background by preload() while the first page is read
-PRELOAD = ("forestviz.app.workbench", "ui.explain_view")
 RENEW_SECONDS = 1.0  # how often the server, waiting for its own training, renews its lease
 
 
@@ -38,21 +34,6 @@ def job_pool() -> JobPool:
     caps = limits()
     return JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
                    lease=caps.job_lease_seconds, preload=("forestviz.app.warm",))
-
-
-@st.cache_resource(show_spinner=False)
-def preload() -> threading.Thread:
-    """Import :data:`PRELOAD` in a background thread, once per server (called after the first
-    page's run)."""
-    thread = threading.Thread(target=_import, args=(PRELOAD,), daemon=True,
-                              name="forestviz-preload")
-    thread.start()
-    return thread
-
-
-def _import(modules: tuple[str, ...]) -> None:
-    for module in modules:
-        importlib.import_module(module)
 
 
 @st.cache_resource(show_spinner=False)
