@@ -5,8 +5,8 @@ PY := $(VENV)/bin/python
 RUNTIME_DEBS := graphviz fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0
 TEST_DEBS := $(RUNTIME_DEBS) chromium
 PORT ?= 8501
-# pytest-xdist workers for the unit and slow test tiers; each keeps BLAS to one thread, as
-# more threads than cores only spin
+# pytest-xdist workers for each test tier; in the unit and slow tiers each keeps BLAS to one
+# thread, as more threads than cores only spin
 TEST_WORKERS ?= 2
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
@@ -17,13 +17,14 @@ run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 
 # Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
 # at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with
-# one BLAS thread; then the browser tests one at a time (Chromium, the app server and its
-# training already keep both cores busy).
+# one BLAS thread; then the browser tests, also on TEST_WORKERS workers (each with its own app
+# server and Chromium; they spend much of their time waiting for pages), but the one that
+# times a server under load (marked serial) runs alone.
 test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 	$(PY) -m ruff check .
 	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -x -m "not slow and not browser"
 	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -m "slow and not browser"
-	$(PY) -m pytest -m browser
+	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
