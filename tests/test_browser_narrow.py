@@ -1,6 +1,9 @@
-"""The Explain page in Debian Chromium at a narrow (700 px) and a wide (1400 px) window: the
-prediction card's labels are whole (never cut with "…") and the row's table beside the
-training rows is text, with "—" where a measure does not apply and no "None"."""
+"""The pages in Debian Chromium at a narrow (700 px) and a wide (1400 px) window: the
+prediction card's labels are whole (never cut with "…"), the row's table beside the training
+rows is text, with "—" where a measure does not apply and no "None", and in every chart of
+Explain, Train, Forest and Paper lab no text is cut at the figure's edges and the legend
+covers neither the title, the caption, the plot nor its axis labels (issue 15: figures built
+for a wide page are shrunk to a narrow window's column)."""
 
 import pytest
 from playwright.sync_api import expect
@@ -23,6 +26,52 @@ LABEL_WIDTHS = """labels => labels.map(label => {
     const box = label.querySelector('[data-testid="stMarkdownContainer"]');
     return [box.innerText, box.scrollWidth, box.clientWidth];
 })"""
+# per chart: its title and what is wrong with it: a text cut at the figure's edges, a legend
+# entry on the title, the caption, a plotting area or an axis label, the title or caption on
+# a plotting area or an axis label
+CHART_FAULTS = """charts => charts.map(chart => {
+    const boxes = selector => [...chart.querySelectorAll(selector)]
+        .filter(el => el.textContent.trim() || el.tagName !== 'text')
+        .map(el => [el, el.getBoundingClientRect()]).filter(([, r]) => r.width >= 1);
+    const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+        && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+    const name = el => (el.textContent || el.getAttribute('class')).slice(0, 40);
+    const edge = chart.querySelector('.main-svg').getBoundingClientRect();
+    const faults = [];
+    for (const [el, r] of boxes('text')) {
+        if (r.left < edge.left - 1 || r.right > edge.right + 1 || r.top < edge.top - 1
+            || r.bottom > edge.bottom + 1) faults.push('cut: ' + name(el));
+    }
+    const heading = boxes('.gtitle, .gtitle-subtitle');
+    const plot = [...boxes('.nsewdrag'), ...boxes('.ternary .plotbg path'),
+                  ...boxes('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text')];
+    for (const [entry, r] of boxes('.legend .traces')) {
+        for (const [el, o] of [...heading, ...plot]) {
+            if (meet(r, o)) faults.push('legend ' + name(entry) + ' on ' + name(el));
+        }
+    }
+    for (const [el, r] of heading) {
+        for (const [other, o] of plot) {
+            if (meet(r, o)) faults.push(name(el) + ' on ' + name(other));
+        }
+    }
+    return [(chart.querySelector('.gtitle') || {}).textContent, faults];
+})"""
+
+
+def expect_charts_fit(page, artifacts_dir, name: str) -> None:
+    """At 700 then 1400 px wide (a narrow window hides the side bar's links): a screenshot,
+    and no chart of the page with a fault (cut text, a legend on a title, caption, plot or
+    axis label)."""
+    charts = page.get_by_test_id("stMain").locator(".js-plotly-plot")
+    expect(charts.first).to_be_visible(timeout=TIMEOUT)
+    for width in (700, 1400):
+        page.set_viewport_size({"width": width, "height": 2000})
+        page.wait_for_timeout(1500)  # plotly redraws at the new width
+        shoot(page, artifacts_dir, f"narrow-charts-{name}-{width}")
+        found = charts.evaluate_all(CHART_FAULTS)
+        assert found and all(title for title, _ in found), found
+        assert [(title, faults) for title, faults in found if faults] == [], width
 
 
 def test_card_labels_fit_and_the_feature_table_is_text(page, dialogs, artifacts_dir,
@@ -52,4 +101,35 @@ def test_card_labels_fit_and_the_feature_table_is_text(page, dialogs, artifacts_
         expect(features).to_contain_text(heading)
     expect(features).to_contain_text("—")  # the median of a level, the level of a number
     expect(features).not_to_contain_text("None")
+    expect_charts_fit(page, artifacts_dir, "explain")
+    go_to(page, "Train")  # the ROC curves and the reliability of the risk
+    expect_charts_fit(page, artifacts_dir, "train")
+    assert dialogs == []
+
+
+def test_regression_charts_fit_narrow_and_wide(page, dialogs, artifacts_dir):
+    """The bundled regression table under AGBoost (the longest model name, in the legend of
+    "Predicted against actual" with the baselines): every chart of Train, Explain, Forest and
+    Paper lab fits at 1400 and 700 px."""
+    page.goto("/")
+    go_to(page, "Data")
+    main = page.get_by_test_id("stMain")
+    main.get_by_test_id("stSelectbox").filter(has_text="Bundled data set").click()
+    page.get_by_role("option").filter(has_text="Diabetes progression").click()
+    expect(main.get_by_text("Target: Disease progression")).to_be_visible(timeout=TIMEOUT)
+    go_to(page, "Train")
+    main.get_by_test_id("stSelectbox").filter(has_text="Model family").click()
+    page.get_by_role("option").filter(has_text="AGBoost").click()
+    train(page)
+    expect(main.locator(".js-plotly-plot").filter(has_text="Predicted against actual")
+           ).to_be_visible(timeout=TIMEOUT)
+    expect_charts_fit(page, artifacts_dir, "regression-train")
+    for name, chart in (("Explain", "This row compared with the training data"),
+                        ("Forest", "Which trees each row relies on"),
+                        ("Paper lab", "ABRF Fig. 2")):
+        go_to(page, name)
+        expect(main.locator(".js-plotly-plot").filter(has_text=chart).first).to_be_visible(
+            timeout=TIMEOUT)
+        expect_charts_fit(page, artifacts_dir, f"regression-{name}")
+    assert page.get_by_test_id("stException").count() == 0
     assert dialogs == []

@@ -10,10 +10,16 @@ colours, and the title with its caption. What figures accept is :mod:`.inputs`.
   texts.
 * Every figure has a title, a caption (the title's subtitle) stating what is drawn, axis titles
   and hover texts in plain words (:func:`finish`).
-* Every figure function takes ``width``, the pixels it will get (``WIDTH``, a wide page, by
-  default; ``HALF`` for half of one): the title and caption wrap to it and the legend lies in
-  rows across the top, between the caption and the plot, with room made for it, so it never
-  covers or squeezes the plot (:func:`finish`).
+* Every figure function takes ``width``, the pixels it will get on a wide page (``WIDTH`` by
+  default; ``HALF`` for half of one). Streamlit shrinks a figure to a narrower column (a 700 px
+  window leaves a full-width figure about ``NARROW`` pixels), so what plotly cannot rewrap is
+  laid out for the narrowest it is shown at, :func:`narrowest`: the title and caption are
+  wrapped to it at generous character widths. The legend lies in rows just under the caption,
+  placed on the figure (not the plot), with room made for its rows at ``width``; shown
+  narrower, it takes more rows and plotly lowers the plot under it (a legend placed on the
+  figure reserves its margin), so it never covers the caption or the plot. A legend at the
+  figure's foot (under a ternary or subplot panels) has room for its rows at the narrowest
+  width (:func:`finish`).
 * Figures are white: plotly's "plotly_white" template, less what no figure here draws with
   (:func:`white_template`, built once). Plotly validates and copies a template on every
   assignment: the whole "plotly_white" (defaults for 24 kinds of trace and for maps, 3-D scenes
@@ -43,11 +49,21 @@ def half(width: int) -> int:
 
 
 HALF = half(WIDTH)  # 455: one of two columns of that page
-# Pixels a character takes in a title (17 px), a caption and a legend entry (12-13 px), and
+NARROW = 620  # pixels of a full-width figure in a 700 px window (measured 650-670)
+# Pixels a character takes in a title, a caption and a legend entry, about 13 % above the
+# widest lines measured in Streamlit's theme (16 px bold: 7.5, 11 px: 4.6, 12 px: 5.7), and
 # the room plotly keeps left and right of the plot (axis titles, ticks)
-TITLE_CHAR, CAPTION_CHAR, LEGEND_CHAR = 7.5, 5.2, 7.0
+TITLE_CHAR, CAPTION_CHAR, LEGEND_CHAR = 8.5, 5.2, 7.0
 SIDES = 80 + 80
 LEGEND_ROW = 22
+ITEM_GAP = 5  # plotly's pixels between two legend entries
+HALF_LINE = 11  # pixels of half a line of a title
+HEIGHT = 450  # plotly's and Streamlit's height of a figure that sets none
+
+
+def narrowest(width: int) -> int:
+    """Pixels of the narrowest column a figure laid out for ``width`` is shown in."""
+    return min(width, NARROW)
 STRONG = ("#1f5fa8", "#d9650b", "#2b8a3e")  # top-k bars, one colour per stacked part
 PALE = ("#b7cde6", "#f6c8a0", "#b9e0c0")  # the other bars
 
@@ -104,50 +120,63 @@ def _wrap(text: str, width: int) -> list[str]:
 
 def legend_entries(fig: go.Figure, showlegend=None) -> list[str]:
     """The names the legend of ``fig`` lists: every named trace not hidden from it, when the
-    legend is shown (``showlegend``, or by plotly's default, more than one trace)."""
+    legend is shown (``showlegend``, else the figure's, else by plotly's default, more than
+    one trace)."""
+    if showlegend is None:
+        showlegend = fig.layout.showlegend
     if showlegend is False or (showlegend is None and len(fig.data) < 2):
         return []
     return [t.name for t in fig.data if t.name and t.showlegend is not False]
 
 
-def legend_rows(names, width: int) -> int:
-    """Rows a horizontal legend of ``names`` takes across ``width`` pixels (plotly wraps its
-    entries: each is its text plus the symbol and gaps, about 40 px)."""
-    room, rows, used = max(width - SIDES, 200), 0, math.inf
-    for name in names:
-        size = len(name) * LEGEND_CHAR + 40
-        if used + size > room:
-            rows, used = rows + 1, 0
-        used += size
-    return rows
+def legend_rows(names, width: int, sides: int = SIDES) -> int:
+    """Rows a horizontal legend of ``names`` takes across the plot of a figure ``width``
+    pixels wide with ``sides`` pixels left and right of its plot, as plotly lays it out: one
+    row when every entry (its text plus the symbol and gaps, about 40 px) fits, else a grid of
+    columns as wide as the widest entry."""
+    room = max(width - sides, 200)
+    sizes = [len(name) * LEGEND_CHAR + 40 for name in names]
+    if not sizes:
+        return 0
+    if sum(sizes) + ITEM_GAP * (len(sizes) - 1) < room:
+        return 1
+    return math.ceil(len(sizes) / max(1, int(room // (max(sizes) + ITEM_GAP))))
 
 
 def finish(fig: go.Figure, title: str, caption: str, *, width: int = WIDTH,
            panel_titles=False, **layout) -> go.Figure:
-    """Title with the caption as subtitle, both wrapped to ``width`` pixels and anchored at
-    the top left; below them the legend (if any) in horizontal rows; then the plot, whose top
-    margin holds all three (and the corner title of a ternary or the title of a first subplot
-    panel: their legend goes to the figure's foot instead). White (:func:`white_template`);
-    ``layout`` is passed on."""
+    """Title with the caption as subtitle, both wrapped to the narrowest width the figure is
+    shown at (:func:`narrowest`) and anchored at the top left; below them the legend (if any)
+    in horizontal rows; then the plot, whose top margin holds all three at ``width`` (and the
+    corner title of a ternary or the title of a first subplot panel: their legend goes to the
+    figure's foot instead, with room for its rows at the narrowest width). White
+    (:func:`white_template`); ``layout`` is passed on."""
+    shown = narrowest(width)
     # the title and caption span the figure, less their padding
-    title_lines = _wrap(title, int((width - 30) / TITLE_CHAR)) or [title]
-    lines = _wrap(caption, int((width - 30) / CAPTION_CHAR))
+    title_lines = _wrap(title, int((shown - 30) / TITLE_CHAR)) or [title]
+    lines = _wrap(caption, int((shown - 30) / CAPTION_CHAR))
     names = legend_entries(fig, layout.get("showlegend"))
-    legend = (LEGEND_ROW * rows + 8) if (rows := legend_rows(names, width)) else 0
     below = "ternary" in layout or panel_titles  # a corner or panel title sits on the plot
-    top = (24 + 24 * len(title_lines) + 17 * len(lines) + legend * (not below)
-           + 50 * ("ternary" in layout) + 30 * panel_titles)
-    margin = {"t": top, "l": 70, "r": 40, **({"b": 70 + legend} if below else {}),
-              **layout.pop("margin", {})}
-    place = ({"y": 0, "yanchor": "bottom", "yref": "container"} if below
-             else {"y": 1, "yanchor": "bottom", "yref": "paper"})
-    legend_layout = {"orientation": "h", "x": 0, "xanchor": "left", **place,
-                     **layout.pop("legend", {})}
+    margin = {"l": 70, "r": 40, **layout.pop("margin", {})}
+    sides = max(SIDES, margin["l"] + margin["r"] + 50)  # with room for longer tick labels
+    rows = legend_rows(names, shown if below else width, sides)
+    legend = (LEGEND_ROW * rows + 8) if rows else 0
+    text = 24 + 24 * len(title_lines) + 17 * len(lines)
+    height = layout.pop("height", None) or HEIGHT
+    top = text + legend * (not below) + 50 * ("ternary" in layout) + 30 * panel_titles
+    margin = {"t": top, **({"b": 70 + legend} if below else {}), **margin}
+    # on the container: plotly keeps the plot below a legend there (its "reserved margin")
+    place = {"y": 0, "yanchor": "bottom"} if below else {"y": 1 - text / height,
+                                                          "yanchor": "top"}
+    legend_layout = {"orientation": "h", "x": 0, "xanchor": "left", "yref": "container",
+                     **place, **layout.pop("legend", {})}
     fig.update_layout(title={"text": "<br>".join(title_lines), "x": 0, "xanchor": "left",
                              "xref": "container", "y": 1, "yanchor": "top", "yref": "container",
-                             "pad": {"t": 12, "l": 12},
+                             # plotly centres the lines of a title on its first: each
+                             # further line would lift it by half a line, above the figure
+                             "pad": {"t": 12 + HALF_LINE * (len(title_lines) - 1), "l": 12},
                              "subtitle": {"text": "<br>".join(lines)}},
-                      template=white_template(), width=width, margin=margin,
+                      template=white_template(), width=width, height=height, margin=margin,
                       legend=legend_layout,
                       **layout)
     return fig

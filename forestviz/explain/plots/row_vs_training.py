@@ -57,11 +57,15 @@ def row_vs_median(table, *, width=WIDTH) -> go.Figure:
     fig = go.Figure(go.Bar(
         y=features, x=pct - 50.0, base=50.0, orientation="h", hovertext=hover, hoverinfo="text",
         marker_color=np.where(pct >= 50, STRONG[1], STRONG[0]).tolist(), name="this row"))
-    fig.add_vline(x=50, line_color="grey", annotation_text="training median")
+    # its name above the plot (inside, it would lie on the first bar), where a panel's title
+    # would be: finish() makes room for it
+    fig.add_vline(x=50, line_color="grey", annotation_text="training median",
+                  annotation_position="top")
     return finish(
         fig, "This row compared with the training data",
         "Each bar runs from the training median (50) to the row's percentile: how many training "
         "rows have a lower value. Orange: above the median; blue: below.", width=width,
+        panel_titles=True,
         xaxis={"title": {"text": "Percentile among training rows (50 = median)"},
                "range": [0, 100]},
         yaxis={"title": {"text": "Feature"}, "type": "category", "autorange": "reversed"},

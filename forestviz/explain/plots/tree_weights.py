@@ -11,6 +11,7 @@ from forestviz.explain.plots.conventions import (
     STRONG,
     WIDTH,
     finish,
+    narrowest,
     plain,
     tree_names,
     unique_labels,
@@ -89,7 +90,7 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
         ticks.append(band)
         texts.append(f"the other {n_trees - k} trees" if k else
                      f"all {n_trees} trees" if n_trees > 1 else "the one tree")
-    unit = (width - SIDES) / (k + BAND + 1)  # pixels between two named bars
+    unit = (narrowest(width) - SIDES) / (k + BAND + 1)  # pixels between two named bars
     caption = (f"The {k} trees with the largest {label}, by name, then the other "
                f"{n_trees - k} trees as a band of pale bars, largest first" if k < n_trees
                else f"One bar per tree, largest {label} first")
