@@ -52,13 +52,14 @@ $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
-# ERF's numba kernels are compiled on first use and cached beside their modules (cache=True):
-# compile them here, after the install, so that no app start or first training pays for it.
+# The numba kernels (ERF's, the leaf look-ups') are compiled on first use and cached beside
+# their modules (cache=True): compile them here, after the install, so that no app start or
+# first training pays for it.
 # forestviz.app.warm runs the default classification training on a small table (what the
 # training workers' forkserver also imports); numba recompiles when a kernel's source changes.
 # matplotlib's font list (built once per machine, seconds) is made here too, not at the first
 # tree drawing.
-KERNEL_SOURCES := $(wildcard forestviz/enhanced/*.py)
+KERNEL_SOURCES := $(wildcard forestviz/enhanced/*.py forestviz/trees/*.py)
 $(VENV)/.kernels: $(KERNEL_SOURCES) $(VENV)/.runtime
 	PYTHONPATH=. $(PY) -c "import forestviz.app.warm, matplotlib.font_manager"
 	touch $@

@@ -281,7 +281,7 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         return self._leaf_predictions(self.leaf_stats_.global_leaf_ids(self._check_X(X)))
 
     def _leaf_predictions(self, leaves) -> np.ndarray:
-        values = self._values[leaves]
+        values = np.take(self._values, leaves, axis=0)
         return values[:, :, 0] if self._task == "regression" else values
 
     def ensemble_outputs(self, X) -> EnsembleOutputs:
@@ -291,6 +291,13 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         leaves, D = self._softmax_part(self._check_X(X))
         parts = self._weight_parts(D)
         return EnsembleOutputs(parts[0] + parts[1], parts, self._leaf_predictions(leaves))
+
+    def lean_outputs(self, X) -> EnsembleOutputs:
+        """:meth:`ensemble_outputs` without the parts: α = (1 − ε)·D + ε·w formed as their sum
+        is, number for number."""
+        leaves, D = self._softmax_part(self._check_X(X))
+        return EnsembleOutputs(contaminate(D, self.w_, self.eps_), None,
+                               self._leaf_predictions(leaves))
 
     def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The leaf values the attention combines: the means of all training rows in each

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from forestviz.enhanced.model_weighting import (
     mean_proba,
     rank_trees,
+    ranking_scores,
     tree_scores,
     tree_weights,
     weighted_proba,
@@ -307,16 +308,32 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         """The weights of :meth:`tree_weights` (no contamination part), p_k(x), the tree
         scores S, S1, S2 (Eqs. 6–8) and the M nearest training rows, from one leaf look-up and
         one neighbour search (:class:`~forestviz.trees.ensemble.WeightedEnsemble`)."""
+        return self._outputs(X, details=True)
+
+    def lean_outputs(self, X) -> EnsembleOutputs:
+        """:meth:`ensemble_outputs` with only the score S that orders the trees, no parts and
+        no neighbours (S1, S2 and the raw scores are kept one row at a time)."""
+        return self._outputs(X, details=False)
+
+    def _outputs(self, X, details: bool) -> EnsembleOutputs:
         X, X32 = self._validate(X)
-        values = self._leaf_table.values[self._leaf_table.apply(X32, self.n_jobs)]
+        table = self._leaf_table
+        values = np.take(table.values, table.apply(X32, self.n_jobs), axis=0)
         near, distance = self._nearest(X)
-        scores = tree_scores(near, self.tree_rankings_, self.n_estimators, self.n_jobs)
+        if details:
+            scores = tree_scores(near, self.tree_rankings_, self.n_estimators, self.n_jobs)
+            S, counts = scores.S, scores.S1_raw
+        else:
+            S, counts = ranking_scores(near, self.tree_rankings_, self.n_estimators,
+                                       self.n_jobs)
         if self.model_weighting_:
-            weights = scores.S1_raw / (self.n_neighbors_ * self.top_trees_)
+            weights = counts / (self.n_neighbors_ * self.top_trees_)
         else:
             weights = np.full(values.shape[:2], 1.0 / self.n_estimators)
+        if not details:
+            return EnsembleOutputs(weights, None, values, scores={"S": S})
         return EnsembleOutputs(weights, uniform_parts(weights), values,
-                               scores={"S": scores.S, "S1": scores.S1, "S2": scores.S2},
+                               scores={"S": S, "S1": scores.S1, "S2": scores.S2},
                                neighbors=(self.train_indices_[near], distance.copy()))
 
     def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:

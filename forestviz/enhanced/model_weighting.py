@@ -72,21 +72,37 @@ def _minmax(raw, appears, out):
 
 
 @numba.njit(nogil=True, cache=True)
+def _score_row(near, rankings, S, S1, S2, S1_raw, S2_raw):
+    """Eqs 6-8 for one row with neighbours ``near``: S1_raw counts the appearances,
+    S2_raw = −M(L+1) + Σ_appearances (L + 1 − rank)."""
+    M, L = near.shape[0], rankings.shape[1]
+    S1_raw[:] = 0.0
+    S2_raw[:] = -M * (L + 1.0)
+    for a in range(M):
+        top = rankings[near[a]]
+        for rank in range(L):
+            S1_raw[top[rank]] += 1.0
+            S2_raw[top[rank]] += L - rank
+    _minmax(S1_raw, S1_raw, S1)
+    _minmax(S2_raw, S1_raw, S2)
+    for k in range(S.shape[0]):
+        S[k] = (S1[k] + S2[k]) / 2
+
+
+@numba.njit(nogil=True, cache=True)
 def _score(neighbors, rankings, S, S1, S2, S1_raw, S2_raw):
-    """Eqs 6-8 for every row: S2_raw = −M(L+1) + Σ_appearances (L + 1 − rank)."""
-    M, L = neighbors.shape[1], rankings.shape[1]
-    _count(neighbors, rankings, S1_raw)
+    """Eqs 6-8 for every row."""
     for i in range(neighbors.shape[0]):
-        penalty = S2_raw[i]
-        penalty[:] = -M * (L + 1.0)
-        for a in range(M):
-            top = rankings[neighbors[i, a]]
-            for rank in range(L):
-                penalty[top[rank]] += L - rank
-        _minmax(S1_raw[i], S1_raw[i], S1[i])
-        _minmax(penalty, S1_raw[i], S2[i])
-        for k in range(S.shape[1]):
-            S[i, k] = (S1[i, k] + S2[i, k]) / 2
+        _score_row(neighbors[i], rankings, S[i], S1[i], S2[i], S1_raw[i], S2_raw[i])
+
+
+@numba.njit(nogil=True, cache=True)
+def _ranking_score(neighbors, rankings, S, S1_raw):
+    """S and S1_raw of Eqs 6-8 for every row, S1, S2 and S2_raw kept for one row at a time."""
+    scratch = np.empty((3, S.shape[1]))
+    S1, S2, S2_raw = scratch[0], scratch[1], scratch[2]
+    for i in range(neighbors.shape[0]):
+        _score_row(neighbors[i], rankings, S[i], S1, S2, S1_raw[i], S2_raw)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -123,6 +139,7 @@ def _by_rows(kernel, n_rows, n_jobs, *arrays):
 
 def tree_weights(neighbors, rankings, n_trees, n_jobs=None):
     """u_k(x) = S1_k / (M·L), Eq. 5: n × T, rows sum to 1."""
+    _check_lists(neighbors, rankings, n_trees)
     counts = np.empty((len(neighbors), n_trees))
     _by_rows(lambda idx, out: _count(idx, rankings, out), len(neighbors), n_jobs,
              neighbors, counts)
@@ -132,15 +149,35 @@ def tree_weights(neighbors, rankings, n_trees, n_jobs=None):
 
 def tree_scores(neighbors, rankings, n_trees, n_jobs=None) -> TreeScores:
     """S, S1, S2 and the raw S1, S2 of Eqs. 6-8, each n × T."""
+    _check_lists(neighbors, rankings, n_trees)
     scores = TreeScores(*(np.empty((len(neighbors), n_trees)) for _ in TreeScores._fields))
     _by_rows(lambda idx, *out: _score(idx, rankings, *out), len(neighbors), n_jobs,
              neighbors, *scores)
     return scores
 
 
+def ranking_scores(neighbors, rankings, n_trees, n_jobs=None) -> tuple[np.ndarray, np.ndarray]:
+    """(S, S1_raw) of :func:`tree_scores`, the same numbers, without the three other n × T
+    arrays: what ordering the trees and weighting them (Eq. 5) need."""
+    _check_lists(neighbors, rankings, n_trees)
+    S, S1_raw = np.empty((len(neighbors), n_trees)), np.empty((len(neighbors), n_trees))
+    _by_rows(lambda idx, *out: _ranking_score(idx, rankings, *out), len(neighbors), n_jobs,
+             neighbors, S, S1_raw)
+    return S, S1_raw
+
+
+def _check_lists(neighbors, rankings, n_trees) -> None:
+    """ValueError unless the neighbours index ``rankings`` and the lists name trees below
+    ``n_trees`` (the compiled loops index with them unchecked)."""
+    if (neighbors.size and not 0 <= neighbors.min() <= neighbors.max() < len(rankings)) or (
+            rankings.size and not 0 <= rankings.min() <= rankings.max() < n_trees):
+        raise ValueError("the neighbours or tree rankings do not fit the model")
+
+
 def weighted_proba(neighbors, rankings, leaves, leaf_values, n_jobs=None):
     """p(x) = Σ_k u_k(x) p_k(x) (Eq. 4); p_k(x_i) = ``leaf_values[leaves[i, k]]``, the class
     distribution of the leaf of tree k that row i reaches."""
+    _check_lists(neighbors, rankings, leaves.shape[1])
     out = np.empty((len(neighbors), leaf_values.shape[1]))
     _by_rows(lambda idx, rows_leaves, o: _weighted_sum(idx, rankings, rows_leaves, leaf_values, o),
              len(neighbors), n_jobs, neighbors, leaves, out)

@@ -18,7 +18,9 @@ weights α_k(x) that sum to 1:
   gradient boosting machine"): the same α over scaled boosting trees, offset F_0.
 
 A model implements :meth:`WeightedEnsemble.ensemble_outputs` (one leaf look-up for all the
-numbers of a batch of rows) and may override the single quantities with faster routes;
+numbers of a batch of rows) and may override the single quantities with faster routes, and
+:meth:`WeightedEnsemble.lean_outputs` with the same numbers less the diagnostics a bulk
+explanation never writes;
 :func:`as_ensemble` gives fitted scikit-learn forests the same face through
 :class:`ForestEnsemble`, a thin wrapper that changes nothing in the model.
 """
@@ -55,7 +57,8 @@ class EnsembleOutputs:
     """The protocol's numbers for n rows.
 
     ``weights`` α (n, T), rows summing to 1; ``parts`` ((1 − ε)·D, ε·w), each (n, T), summing
-    to α ((α, 0) for a model without a contamination part); ``tree_predictions`` f_k(x): (n, T)
+    to α ((α, 0) for a model without a contamination part; None from
+    :meth:`~WeightedEnsemble.lean_outputs`); ``tree_predictions`` f_k(x): (n, T)
     values or (n, T, C) class probabilities in the order of the model's ``classes_``;
     ``offset`` (a float added to every prediction); ``scores`` per-tree diagnostics by name,
     each (n, T), or None; ``neighbors`` (positions in the rows given to ``fit``, distances),
@@ -63,7 +66,7 @@ class EnsembleOutputs:
     """
 
     weights: np.ndarray
-    parts: tuple[np.ndarray, np.ndarray]
+    parts: tuple[np.ndarray, np.ndarray] | None
     tree_predictions: np.ndarray
     offset: float = 0.0
     scores: dict[str, np.ndarray] | None = None
@@ -82,6 +85,13 @@ class WeightedEnsemble:
 
     def ensemble_outputs(self, X) -> EnsembleOutputs:
         raise NotImplementedError(f"{type(self).__name__} must implement ensemble_outputs")
+
+    def lean_outputs(self, X) -> EnsembleOutputs:
+        """The numbers of :meth:`ensemble_outputs` that explaining many rows reads, each
+        equal to its value there: α, f_k, the offset and the scores that order the trees
+        (ERF's S alone); ``parts`` and ``neighbors`` may be None. A family overrides it when
+        it can skip work for the rest; by default, :meth:`ensemble_outputs` itself."""
+        return self.ensemble_outputs(X)
 
     def tree_weights(self, X) -> np.ndarray:
         """α_k(x) (n, T), rows summing to 1."""
