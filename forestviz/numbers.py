@@ -56,3 +56,16 @@ def distinct_texts(*numbers, spread=None) -> list[str]:
         if len(set(texts)) == len(texts) or len(set(numbers)) < len(numbers):
             break
     return texts
+
+
+def difference_texts(value, reference, spread=None) -> tuple[str, str, str]:
+    """:func:`distinct_texts` of ``value`` and ``reference``, and ``value − reference`` as the
+    difference of those two printed numbers, to their decimals: the three agree on the page
+    (a path's "1.034 > 0.343, margin 0.691"), and the printed difference is at most one unit of
+    its last decimal from the exact one. Without a spread: four significant digits."""
+    shown, base = distinct_texts(value, reference, spread=spread)
+    if spread is None:
+        return shown, base, f"{float(shown) - float(base):.4g}"
+    places = max(len(text.partition(".")[2]) for text in (shown, base))
+    return shown, base, fixed(float(shown) - float(base), places)
+

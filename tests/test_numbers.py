@@ -1,9 +1,12 @@
 """Decimals from a feature's spread (forestviz.numbers): the one rule drawings, tables and
 sentences print numbers with."""
 
+from decimal import Decimal
+
+import numpy as np
 import pytest
 
-from forestviz.numbers import decimals, distinct_texts, number_text
+from forestviz.numbers import decimals, difference_texts, distinct_texts, number_text
 
 
 @pytest.mark.parametrize(("spread", "places"), [
@@ -26,3 +29,19 @@ def test_a_value_and_its_threshold_never_print_alike():
     assert distinct_texts(148.0, 147.96, spread=32.0) == ["148", "147.96"]
     assert distinct_texts(0.5, 0.5, spread=32.0) == ["0.5", "0.5"]  # equal numbers stay equal
     assert distinct_texts(1.00004, 1.00001) == ["1.00004", "1.00001"]
+
+
+def test_a_printed_margin_is_the_printed_value_minus_the_printed_threshold():
+    """"Diabetes pedigree = 1.034 > 0.343, margin 0.691", never 0.692 beside those two: the
+    three agree as printed, and the margin is within one unit of its last decimal of the
+    exact difference, with its sign."""
+    rng = np.random.default_rng(3)
+    assert difference_texts(1.034, 0.3425, spread=0.331) == ("1.034", "0.343", "0.691")
+    for _ in range(2000):
+        spread = 10.0 ** rng.uniform(-4, 3)
+        value, threshold = rng.normal(0, 3 * spread, size=2)
+        shown, base, margin = difference_texts(value, threshold, spread=spread)
+        places = max(len(t.partition(".")[2]) for t in (shown, base, margin))
+        assert Decimal(margin) == Decimal(shown) - Decimal(base)
+        assert abs(float(margin) - (value - threshold)) <= 10.0 ** -places * (1 + 1e-9)
+        assert np.sign(float(margin)) == np.sign(value - threshold)

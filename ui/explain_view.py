@@ -16,7 +16,6 @@ from forestviz.explain.columns import text_table_note
 from forestviz.explain.narrative import interval_note, interval_text, spread_text, why
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
-from forestviz.numbers import distinct_texts
 from ui.display import as_text
 
 MISSING = "(missing: no level)"
@@ -130,9 +129,8 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
     steps = e.paths[rank]
     table = pd.DataFrame({"test on the path": [e.step_sentence(s, elide) for s in steps],
-                          # digits of the feature's spread, more where a margin would print 0
-                          "margin": [distinct_texts(s.margin, 0.0, spread=s.spread)[0]
-                                     for s in steps],
+                          # the printed value − the printed threshold
+                          "margin": [s.texts()[2] for s in steps],
                           "most fragile": ["yes" if s.fragile else "" for s in steps]})
     right.dataframe(table, hide_index=True, key=f"path@{rank}")
     fragile = [s for s in steps if s.fragile]

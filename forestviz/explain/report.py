@@ -180,7 +180,7 @@ def _tree_section(e, position, k, svg, names) -> str:
     sentences = [e.step_sentence(s, names) for s in steps]
     path = pd.DataFrame({
         "depth": [s.depth for s in steps], "test": sentences,
-        "margin (value − threshold)": [s.margin for s in steps],
+        "margin (value − threshold)": [s.texts()[2] for s in steps],
         "most fragile": ["yes" if s.fragile else "" for s in steps]})
     drawing = "" if svg is None else svg_image(svg, title, "tree")
     body = _table(path, names, ["fragile" if s.fragile else "" for s in steps]) if steps else (

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from forestviz.numbers import distinct_texts
+from forestviz.numbers import difference_texts, distinct_texts
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,16 @@ class PathStep:
     fragile: bool
     spread: float | None = None
 
+    def texts(self) -> tuple[str, str, str]:
+        """The value, the threshold and the margin as the page prints them
+        (:func:`~forestviz.numbers.difference_texts`: the margin is the difference of the two
+        printed numbers)."""
+        return difference_texts(self.value, self.threshold, spread=self.spread)
+
     def sentence(self, name=str) -> str:
         """E.g. "Glucose (mg/dL) = 148 > 127.5"; ``name`` shows the feature name (e.g.
         ``forestviz.names.elide`` for display)."""
-        value, threshold = distinct_texts(self.value, self.threshold, spread=self.spread)
+        value, threshold, _ = self.texts()
         sign = "≤" if self.direction == "<=" else ">"
         return f"{name(self.feature_name)} = {value} {sign} {threshold}"
 
