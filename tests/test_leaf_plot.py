@@ -7,12 +7,11 @@ import matplotlib as mpl
 import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.tree import DecisionTreeRegressor
 
 from forestviz import AttentionBoostingRegressor
 from forestviz.explain.leaf_plot import LEAF, ROW_LEAF, leaf_strip, value_range
 from forestviz.explain.treeviz import TreeContext, render_tree
-from tests.treeviz_helpers import SVG, leaf_texts
+from tests.treeviz_helpers import SVG, leaf_texts, small_regression_tree
 
 pytestmark = pytest.mark.usefixtures("empty_cache")
 
@@ -87,11 +86,7 @@ def test_a_boosting_trees_leaves_are_drawn_readable_in_path_and_full_drawings(re
 
 def test_regression_and_classification_leaves_keep_their_kind(require_dot):
     """A lone regression tree gets the strip too; a classifier's leaves keep dtreeviz's pies."""
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(150, 3))
-    y = X[:, 0] + rng.normal(scale=0.1, size=150)
-    tree = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, y)
-    context = TreeContext.from_data(X, y, feature_names=["a", "b", "c"], target_name="y")
+    tree, X, y, context = small_regression_tree()
     leaf = int(tree.apply(X[:1].astype(np.float32))[0])
     (image,) = _images(render_tree(tree, 0, X[0], context=context), leaf)
     _check_size(image, ROW_LEAF)

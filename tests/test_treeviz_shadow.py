@@ -16,7 +16,14 @@ from forestviz.explain.treeviz import (
     display_names,
     render_tree,
 )
-from tests.treeviz_helpers import HOSTILE, drawn_nodes, leaf_texts, texts, texts_by_node
+from tests.treeviz_helpers import (
+    HOSTILE,
+    drawn_nodes,
+    leaf_texts,
+    small_regression_tree,
+    texts,
+    texts_by_node,
+)
 
 pytestmark = pytest.mark.usefixtures("empty_cache")
 
@@ -123,11 +130,7 @@ def test_drawn_counts_and_votes_are_the_models(require_dot, hostile_labels, monk
 
 
 def test_regression_leaves_show_their_rows(require_dot):
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(150, 3))
-    y = X[:, 0] + rng.normal(scale=0.1, size=150)
-    tree = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, y)
-    context = TreeContext.from_data(X, y, feature_names=["a", "b", "c"], target_name="y")
+    tree, X, y, context = small_regression_tree()
     with mpl.rc_context({"svg.fonttype": "none"}):
         svg = render_tree(tree, 0, X[0], context=context, mode="full", fancy=False)
     for node, rows in rows_through(tree, X).items():

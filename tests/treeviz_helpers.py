@@ -58,3 +58,19 @@ def path_names(tree, x):
 
 def texts(svg):
     return [el.text for el in ET.fromstring(svg).iter(f"{SVG}text") if el.text]
+
+
+def small_regression_tree():
+    """A depth-2 regression tree on 150 rows of three features (y ≈ the first one), its rows,
+    targets and drawing context: (tree, X, y, context)."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    from forestviz.explain.treeviz import TreeContext
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 3))
+    y = X[:, 0] + rng.normal(scale=0.1, size=150)
+    tree = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, y)
+    return tree, X, y, TreeContext.from_data(X, y, feature_names=["a", "b", "c"],
+                                             target_name="y")
+
