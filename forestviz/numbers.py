@@ -39,6 +39,25 @@ def fixed(value, places: int) -> str:
     return "0" if text == "-0" else text
 
 
+def significant_places(value, digits: int = 4) -> int:
+    """Decimals that show ``value`` to ``digits`` significant digits (none from
+    10^(digits − 1) up; ``digits − 1`` for zero or a value that is not finite)."""
+    value = abs(float(value))
+    if not math.isfinite(value) or value == 0:
+        return digits - 1
+    return min(max(0, digits - 1 - math.floor(math.log10(value))), MAX_DECIMALS)
+
+
+def aligned_texts(*numbers, digits: int = 4) -> list[str]:
+    """Numbers read side by side (a prediction, its interval's ends, a range of tree values),
+    all with the decimals that show the largest of them to ``digits`` significant digits,
+    trailing zeros kept: "4.735, 4.600–4.879", not "4.735, 4.6–4.879"; never "-0"."""
+    finite = [abs(float(v)) for v in numbers if math.isfinite(float(v))]
+    places = significant_places(max(finite, default=0.0), digits)
+    texts = [f"{float(v):.{places}f}" for v in numbers]
+    return [t[1:] if t.startswith("-") and float(t) == 0 else t for t in texts]
+
+
 def number_text(value, spread=None) -> str:
     """One number as a feature with ``spread`` prints it (four significant digits without a
     spread)."""

@@ -7,6 +7,7 @@ metrics, ``predict_proba``, ``tree_weights``), never against values the page com
 import collections
 import io
 import json
+import re
 import time
 from pathlib import Path
 
@@ -232,7 +233,13 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
         shown = metric(at, f"P({positive})")
         assert shown == f"{bundle.estimator.predict_proba(row)[0, 1]:.2f}"
     else:
-        assert metric(at, "Predicted value") == f"{bundle.estimator.predict(row)[0]:.4g}"
+        predicted, shown = bundle.estimator.predict(row)[0], metric(at, "Predicted value")
+        places = len(shown.partition(".")[2])
+        assert float(shown) == pytest.approx(predicted, abs=0.51 * 10.0 ** -places)
+        # the interval beside it prints with the same decimals
+        (interval,) = [c.value.replace("\\", "") for c in at.caption if "% interval" in c.value]
+        ends = re.search(r"interval (-?[\d.]+)–(-?[\d.]+)", interval).groups()
+        assert [len(end.partition(".")[2]) for end in ends] == [places, places]
     assert len(at.get("image")) == 5
 
 

@@ -2,6 +2,8 @@
 shown, a sentence of why that names only what the numbers hold, the trees' spread, the
 calibrated interval and plain warnings."""
 
+import re
+
 import numpy as np
 import pytest
 import shap
@@ -9,6 +11,7 @@ from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from forestviz.attention import AttentionForestRegressor
+from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
 from forestviz.explain.narrative import spread_text, target_column
@@ -78,6 +81,18 @@ def test_spread_is_the_weighted_trees_and_the_warning_says_few_trees():
     assert any("ε is 1" in w for w in e.warnings)
 
 
+def test_a_model_that_kept_its_plain_base_says_so_once():
+    """AGBoost on a pure-noise target keeps its GBM (ε = 1, equal weights): the model's name
+    says so, and the ε = 1 warning, which would say it again in other words, is not given."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(300, 4)), rng.normal(size=300)
+    model = AttentionBoostingRegressor(30, random_state=0).fit(X, y)
+    assert model.selected_base_ and model.eps_ == 1.0
+    e = explain(model, X[0], summary=TrainingSummary.from_data(model, X, y))
+    assert "kept its plain gradient boosting machine" in e.model_name
+    assert not any("ε" in w for w in e.warnings)
+
+
 def test_the_interval_is_the_calibrated_one_and_the_sentence_quotes_it():
     X, y = make_classification(600, 6, n_informative=4, random_state=3)
     model = EnhancedForestClassifier(20, n_iterations=2, random_state=0).fit(X[:300], y[:300])
@@ -100,7 +115,8 @@ def test_the_spread_sentence_quotes_the_weighted_quantiles_and_votes(forest):
     if e.task == "regression":
         f = np.sort(e.tree_predictions)  # equal weights: the inverted-CDF quantiles by count
         low, high = f[int(np.ceil(0.05 * f.size)) - 1], f[int(np.ceil(0.95 * f.size)) - 1]
-        assert f"range from {low:.4g} to {high:.4g}" in said
+        low, high = e.value_texts(low, high)
+        assert f"range from {low} to {high}" in said
     else:
         votes = np.zeros(2)
         for p in e.tree_predictions:  # a tree tied between the classes gives each half
@@ -128,3 +144,26 @@ def test_a_nearest_other_leaf_says_what_the_model_s_tree_says_there(name):
                 np.testing.assert_allclose(other.prediction, said, rtol=0, atol=1e-12)
                 checked += 1
     assert checked >= 10
+
+
+def test_a_value_its_interval_and_the_trees_range_print_with_the_same_decimals():
+    """"Predicted 4.735 (90 % interval 4.600–4.879)", not "4.735 (… 4.6–4.879)": every value
+    of the outcome beside the prediction has its decimals, each rounded from its own number."""
+    X, y, model = _fit("regression")
+    summary = TrainingSummary.from_data(model, X[:300], y[:300])
+    intervals = IntervalModel.fit(model, X[300:380], y[300:380])
+    for x in X[380:400]:
+        e = explain(model, x, summary=summary, intervals=intervals)
+        f = np.sort(e.tree_predictions)
+        low, high = e.interval
+        truth = [e.prediction, low, high, f[int(np.ceil(0.05 * f.size)) - 1],
+                 f[int(np.ceil(0.95 * f.size)) - 1]]
+        said = re.findall(r"-?\d+\.\d+", e.why.split(" mainly because")[0] + spread_text(e))
+        said = [s for s in said if s not in ("5", "95")]
+        assert len(said) == 5
+        places = {len(s.partition(".")[2]) for s in said}
+        assert len(places) == 1
+        (place,) = places
+        assert place == max(0, 3 - int(np.floor(np.log10(max(map(abs, truth))))))
+        for text, number in zip(said, truth, strict=True):
+            assert abs(float(text) - number) <= 0.5 * 10.0 ** -place + 1e-12

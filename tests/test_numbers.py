@@ -6,7 +6,13 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from forestviz.numbers import decimals, difference_texts, distinct_texts, number_text
+from forestviz.numbers import (
+    aligned_texts,
+    decimals,
+    difference_texts,
+    distinct_texts,
+    number_text,
+)
 
 
 @pytest.mark.parametrize(("spread", "places"), [
@@ -45,3 +51,16 @@ def test_a_printed_margin_is_the_printed_value_minus_the_printed_threshold():
         assert Decimal(margin) == Decimal(shown) - Decimal(base)
         assert abs(float(margin) - (value - threshold)) <= 10.0 ** -places * (1 + 1e-9)
         assert np.sign(float(margin)) == np.sign(value - threshold)
+
+
+def test_aligned_numbers_share_the_decimals_of_the_largest_at_four_digits():
+    assert aligned_texts(4.735, 4.6, 4.879) == ["4.735", "4.600", "4.879"]
+    assert aligned_texts(152.3, 98.21, 204.54) == ["152.3", "98.2", "204.5"]
+    assert aligned_texts(12345.6, 3) == ["12346", "3"]
+    assert aligned_texts(-0.0001, 3.0) == ["0.000", "3.000"]  # never "-0.000"
+    assert aligned_texts(0.001234, 0.0021) == ["0.001234", "0.002100"]
+    assert aligned_texts(float("nan"), 2.5) == ["nan", "2.500"]
+    for numbers in ([4.735, 4.6, 4.879], [152.3, 98.21, 204.54], [-7.25, 0.5]):
+        texts = aligned_texts(*numbers)
+        for text, number in zip(texts, numbers, strict=True):  # each rounds its own number
+            assert abs(float(text) - number) <= 0.5 * 10.0 ** -len(text.partition(".")[2])

@@ -59,7 +59,7 @@ def prediction_card(e: Explanation, actual) -> None:
         tile("Decision threshold", "—" if e.threshold is None else f"{e.threshold:.3f}",
              help=None if e.decision_rule is None else as_text(f"Rule: {e.decision_rule}."))
     else:
-        tile("Predicted value", f"{e.prediction:.4g}")
+        tile("Predicted value", e.value_texts(e.prediction)[0])
     tile("Effective number of trees", f"{e.effective_trees:.1f}",
          help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
     tile("Weight of the top 5 trees", f"{e.top5_share:.0%}",
@@ -120,7 +120,7 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -
     """One top tree: weight, its path drawing, the path in words and the nearest leaves."""
     tree = int(e.top_trees[rank])
     value = e.tree_predictions[tree]
-    said = (f"{value:.4g}" if e.task == "regression" else
+    said = (e.tree_value_text(value) if e.task == "regression" else
             ", ".join(f"P({c}) = {p:.2f}" for c, p in zip(e.classes, value, strict=True)))
     st.markdown(as_text(f"Tree {tree + 1}: weight {e.tree_weights[tree]:.3f}; this tree says "
                         f"{said}"))

@@ -29,6 +29,7 @@ from forestviz.explain.contributions import Contributions
 from forestviz.explain.narrative import why as why_sentence
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel, TreeSpread, spread_warnings, tree_spread
+from forestviz.numbers import aligned_texts
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.paths import Alternative, PathStep, path_table
@@ -132,6 +133,22 @@ class Explanation:
     @property
     def n_trees(self) -> int:
         return self.tree_weights.size
+
+    def value_texts(self, *values) -> list[str]:
+        """Values of a regression's outcome as the page prints them beside its prediction
+        (:func:`~forestviz.numbers.aligned_texts`): the decimals that show the largest of the
+        prediction, its interval's ends and the trees' weighted range (a forest's) to four
+        significant digits, so that "Predicted 4.735 (90 % interval 4.600–4.879)" lines up."""
+        shown = [self.prediction, *(self.interval or ())]
+        if self.spread is not None and self.spread.vote_shares is None and not self.offset:
+            shown.extend(np.ravel(self.spread.quantiles))
+        return aligned_texts(*shown, *values)[len(shown):]
+
+    def tree_value_text(self, value) -> str:
+        """What one tree says for a value: a forest's tree says an outcome (to the decimals of
+        :meth:`value_texts`), a boosting tree a leaf value V_k, which lives on another scale
+        (four significant digits)."""
+        return f"{value:.4g}" if self.offset else self.value_texts(value)[0]
 
     def step_sentence(self, step: PathStep, name=str) -> str:
         """A test on the row's path in the user's columns: "sex = F", "sex is not M", "mean
@@ -302,7 +319,8 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         spread=tree_spread(tree_predictions, weights, out.offset), interval=interval,
         interval_name=interval_name, interval_note=None if interval is None else intervals.label,
         calibrated_risk=calibrated,
-        warnings=tuple(spread_warnings(float(effective_trees(weights)), eps, weights.size)),
+        warnings=tuple(spread_warnings(float(effective_trees(weights)), eps, weights.size,
+                                       base_kept=bool(ensemble.diagnostics().get("selected_base")))),
         contributions=found, spreads=summary.scale)
     return replace(e, why=why_sentence(e))
 

@@ -34,7 +34,7 @@ def headline(e, name=str) -> str:
     "Predicted 151 (90 % interval 98.2–204)"."""
     shown = target_column(e)
     if shown is None:
-        head = f"Predicted {e.prediction:.4g}"
+        head = f"Predicted {e.value_texts(e.prediction)[0]}"
         inner = []
     else:
         what = "risk" if e.classes.size == 2 else f"P({name(e.predicted_class)})"
@@ -46,12 +46,13 @@ def headline(e, name=str) -> str:
 
 
 def interval_text(e) -> str:
-    """"90 % interval 98.2–204" for a value; "calibrated 0.82, Venn-ABERS range 0.81–0.86" for
-    a binary risk (a range with no confidence level: see
+    """"90 % interval 98.2–204.5" for a value (to the decimals of
+    :meth:`~forestviz.explain.explanation.Explanation.value_texts`); "calibrated 0.82,
+    Venn-ABERS range 0.81–0.86" for a binary risk (a range with no confidence level: see
     :mod:`forestviz.explain.uncertainty`)."""
     low, high = e.interval
     if e.calibrated_risk is None:
-        return f"{e.interval_name} {low:.4g}–{high:.4g}"
+        return f"{e.interval_name} {'–'.join(e.value_texts(low, high))}"
     return f"calibrated {e.calibrated_risk:.2f}, {e.interval_name} {low:.2f}–{high:.2f}"
 
 
@@ -64,7 +65,8 @@ def spread_text(e, name=str) -> str | None:
         return None
     if s.vote_shares is None:
         low, high = s.quantiles[s.levels.index(0.05)], s.quantiles[s.levels.index(0.95)]
-        return (f"the trees, weighted for this row, range from {low:.4g} to {high:.4g} "
+        low, high = e.value_texts(low, high)
+        return (f"the trees, weighted for this row, range from {low} to {high} "
                 "(5–95 %): how much they disagree, not where the outcome will fall")
     votes = ", ".join(f"{name(c)} {v:.0%}" for c, v in zip(e.classes, s.vote_shares,
                                                             strict=True))

@@ -128,7 +128,7 @@ def tree_drawings(model, explanation, context, *, mode="path") -> dict[int, str]
 def _tree_value(e, value, names) -> str:
     """What a tree says (a leaf value or class probabilities) with the class names cut."""
     if e.task == "regression":
-        return f"{value:.4g}"
+        return e.tree_value_text(value)
     return ", ".join(f"P({_name(names, c)}) = {p:.2f}"
                      for c, p in zip(e.classes, value, strict=True))
 
@@ -145,7 +145,7 @@ def _rule(e, names) -> str:
 
 def _prediction(e, names) -> str:
     if e.task == "regression":
-        card = f"Predicted value: <b>{e.prediction:.4g}</b>"
+        card = f"Predicted value: <b>{e.value_texts(e.prediction)[0]}</b>"
         if e.offset:
             card += (f" = initial value {e.offset:.4g} + Σ<sub>k</sub> α<sub>k</sub>·"
                      "V<sub>k</sub> (weighted tree values)")
@@ -211,9 +211,11 @@ def _contributions(e, names) -> str:
                           "value": [values[c.feature_names[j]] for j in order],
                           "contribution": [f"{total[j]:+.4g}" for j in order]})
     base = float(pick(c.base_value))
+    ends = ([f"{v:.4g}" for v in (base, base + total.sum())] if column is not None
+            else e.value_texts(base, base + total.sum()))  # as the predicted value prints
     return (f"<h2>Contributions</h2><p>What each column adds to {html.escape(target)} through "
             "the trees that carry this row, from the base value (the trees' expected output "
-            f"weighted by this row's tree weights), {base:.4g}, to {base + total.sum():.4g} "
+            f"weighted by this row's tree weights), {ends[0]}, to {ends[1]} "
             f"(method: {_text(c.method)}).</p>" + _table(frame, names, css="contributions"))
 
 

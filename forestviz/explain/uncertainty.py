@@ -102,17 +102,20 @@ def tree_spread(tree_predictions, tree_weights, offset: float = 0.0, *,
 
 
 def spread_warnings(effective_trees: float, eps: float, n_trees: int, *,
-                    min_effective: float = MIN_EFFECTIVE_TREES) -> list[str]:
+                    min_effective: float = MIN_EFFECTIVE_TREES,
+                    base_kept: bool = False) -> list[str]:
     """Plain-words warnings about one row's weights: fewer than ``min_effective`` effective
     trees (1/Σα²; see :data:`MIN_EFFECTIVE_TREES` for why 5), and ε = 1 (the weights are the
-    trained w alone, the same for every row)."""
+    trained w alone, the same for every row) unless the model kept its plain base model
+    (``base_kept``: the model's name says so already, :func:`~forestviz.explain.explanation.
+    model_name`)."""
     warnings = []
     if effective_trees < min_effective:
         warnings.append(
             f"This prediction rests on about {effective_trees:.1f} of the {n_trees} trees "
             f"(fewer than {min_effective:g}): a few trees carry most of the weight, so the "
             "prediction is about as unstable as those few trees and their spread says little.")
-    if np.isclose(eps, 1.0):
+    if np.isclose(eps, 1.0) and not base_kept:
         warnings.append(
             "The contamination ε is 1: the tree weights no longer depend on the row, every "
             "row gets the same weights, so nothing here is specific to this row's attention.")
