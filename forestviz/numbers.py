@@ -77,6 +77,18 @@ def distinct_texts(*numbers, spread=None) -> list[str]:
     return texts
 
 
+def range_text(low, high, spread=None) -> str:
+    """"4.600–4.879": the two ends of a range as :func:`distinct_texts` prints them, with the
+    decimals of the longer kept on both (not "4.6–4.879"); one number when they are equal."""
+    if low == high:
+        return distinct_texts(low, spread=spread)[0]
+    texts = distinct_texts(low, high, spread=spread)
+    if any("e" in text for text in texts):  # four significant digits of a huge or tiny number
+        return "–".join(texts)
+    places = max(len(text.partition(".")[2]) for text in texts)
+    return "–".join(f"{float(text):.{places}f}" for text in texts)
+
+
 def difference_texts(value, reference, spread=None) -> tuple[str, str, str]:
     """:func:`distinct_texts` of ``value`` and ``reference``, and ``value − reference`` as the
     difference of those two printed numbers, to their decimals: the three agree on the page

@@ -12,6 +12,7 @@ from forestviz.numbers import (
     difference_texts,
     distinct_texts,
     number_text,
+    range_text,
 )
 
 
@@ -64,3 +65,12 @@ def test_aligned_numbers_share_the_decimals_of_the_largest_at_four_digits():
         texts = aligned_texts(*numbers)
         for text, number in zip(texts, numbers, strict=True):  # each rounds its own number
             assert abs(float(text) - number) <= 0.5 * 10.0 ** -len(text.partition(".")[2])
+
+
+def test_a_range_keeps_the_decimals_of_its_longer_end():
+    assert range_text(4.6, 4.879, spread=0.5) == "4.600–4.879"  # not "4.6–4.879"
+    assert range_text(27.6, 32.9, spread=6.0) == "27.6–32.9"
+    assert range_text(148.0, 151.0, spread=32.0) == "148–151"
+    assert range_text(0.14, 0.14, spread=0.05) == "0.14"
+    assert range_text(0.1404, 0.1406, spread=0.05) == "0.1404–0.1406"  # told apart first
+    assert range_text(123456.0, 234567.0) == "1.235e+05–2.346e+05"

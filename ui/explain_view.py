@@ -102,7 +102,14 @@ def feature_table(e: Explanation) -> None:
     feature's digits, "—" where a measure does not apply), and what its columns mean."""
     table = e.feature_texts()
     st.caption(text_table_note(table))
-    st.dataframe(table, hide_index=True, key="explain_features")
+    # the percentile and the share as numbers, so that a click on their header sorts them by
+    # size (as text, "100.0" sorts before "9.9"); a blank cell there: does not apply
+    config = {"percentile": st.column_config.NumberColumn(format="%.1f")}
+    table["percentile"] = e.features["percentile"].round(1)
+    if "share with this level" in table:
+        table["share with this level"] = (100 * e.features["share"]).round(1)
+        config["share with this level"] = st.column_config.NumberColumn(format="%.1f %%")
+    st.dataframe(table, hide_index=True, column_config=config, key="explain_features")
 
 
 def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None) -> str | None:

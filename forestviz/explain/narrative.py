@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from forestviz.numbers import distinct_texts
+from forestviz.numbers import range_text
 
 SECOND_REASON = 0.5  # a second column is named when it moves the prediction at least half as much
 
@@ -115,11 +115,8 @@ def _evidence(e, column: str) -> str:
     if len(directions) != 1:
         return said
     low, high = min(s.threshold for s in last), max(s.threshold for s in last)
-    spread = last[0].spread
-    texts = (distinct_texts(low, high, spread=spread) if low != high
-             else distinct_texts(low, spread=spread))
     where = "at most" if directions == {"<="} else "above"
-    return f"{said}, {where} {'–'.join(texts)}"
+    return f"{said}, {where} {range_text(low, high, spread=last[0].spread)}"
 
 
 def why(e, name=str) -> str:
