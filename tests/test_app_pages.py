@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import skops.io as sio
+from scipy.stats import percentileofscore
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
 from streamlit.testing.v1 import AppTest
@@ -114,9 +115,16 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
                   "ABRF Fig. 1"):
         assert title in specs
     assert len(at.get("image")) == 5  # the top-5 trees' paths
-    # the row beside the training rows: text only (no "None"), medians to each spread's digits
+    # the row beside the training rows: text (no "None"), medians to each spread's digits;
+    # the percentile a number (it sorts by size), that of the training rows below the value
     (features,) = [d.value for d in at.dataframe if "percentile" in d.value.columns]
-    assert features.map(lambda cell: isinstance(cell, str) and cell != "None").all(axis=None)
+    text = features.drop(columns="percentile")
+    assert text.map(lambda cell: isinstance(cell, str) and cell != "None").all(axis=None)
+    row = bundle.X_test[list(bundle.test_rows).index(at.session_state["explain_row"])]
+    mid_rank = [percentileofscore(column, value, kind="mean")
+                for column, value in zip(bundle.X_train.T, row, strict=True)]
+    assert features["percentile"].dtype == float
+    np.testing.assert_allclose(features["percentile"], mid_rank, atol=0.051)
     for j, name in enumerate(bundle.feature_names):
         column = bundle.X_train[:, j]
         places = max(0, 2 - int(f"{column.std():.2e}".split("e")[1]))  # 3rd digit of the spread

@@ -217,7 +217,8 @@ class ColumnMap:
 def text_table_note(table: pd.DataFrame) -> str:
     """What the columns of a :meth:`ColumnMap.text_table` mean, in words."""
     said = ["Training median: the middle value of the training rows; percentile: the share of "
-            "training rows with a lower value (numeric columns)."]
+            "training rows with a lower value, those with the same value counting half "
+            "(numeric columns)."]
     if "most common level" in table:
         said.append("Most common level, and the share of training rows with this row's level "
                     "(categorical columns).")
