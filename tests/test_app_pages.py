@@ -4,95 +4,32 @@ Streamlit's AppTest, with real training on small settings.
 Numbers shown on the pages are checked against the trained estimator itself (scikit-learn
 metrics, ``predict_proba``, ``tree_weights``), never against values the page computed."""
 
-import collections
 import io
-import json
 import re
-import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import skops.io as sio
 from scipy.stats import percentileofscore
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
-from streamlit.testing.v1 import AppTest
 
-from forestviz import persistence
 from forestviz.app import workflow
 from forestviz.trees.ensemble import as_ensemble
+from tests.apptest_helpers import (
+    app,
+    chart_titles,
+    choose_bundled,
+    finish_jobs,
+    metric,
+    train,
+    upload_csv,
+)
 from ui.display import as_text
 
 # every test drives the app through AppTest, most with real training: seconds each
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
 HOSTILE = "<img src=x onerror=alert(1)>"
-
-
-class ForeignDict(collections.OrderedDict):
-    """A type from outside forestviz / scikit-learn: a file holding it must be refused."""
-
-
-def app() -> AppTest:
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180).run()
-    assert not at.exception
-    return at
-
-
-def finish_jobs(at: AppTest, timeout: float = 180.0) -> AppTest:
-    """Rerun the app (as the page's polling fragment does) until this session's background
-    jobs have finished and their outcome has been collected."""
-    deadline = time.monotonic() + timeout
-    while "training" in at.session_state or "cleaning_job" in at.session_state:
-        assert time.monotonic() < deadline, "a background job did not finish"
-        time.sleep(0.1)
-        at.run()
-    return at
-
-
-def train(at: AppTest, family: str, *, trees: int = 20, auto: bool = True,
-          errors: int = 0) -> workflow.Bundle:
-    task = at.session_state["dataset"].task
-    at.switch_page("pages/train.py").run()
-    at.selectbox(key=f"train_family@{task}").set_value(family).run()
-    at.slider(key="train_trees").set_value(trees)
-    if family != "vanilla":
-        at.toggle(key="train_auto").set_value(auto)
-    at.button(key="train_button").click().run()
-    finish_jobs(at)
-    assert not at.exception, at.exception
-    assert len(at.error) == errors, [e.value for e in at.error]
-    return at.session_state["model"]
-
-
-def metric(at: AppTest, label: str) -> str:
-    (found,) = [m for m in at.metric if m.label == as_text(label)]
-    return found.value
-
-
-def chart_titles(at: AppTest) -> list[str]:
-    """Title and subtitle of every plotly chart on the page."""
-    layouts = [json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart")]
-    return [f"{layout['title']['text']} {layout['title'].get('subtitle', {}).get('text', '')}"
-            .replace("<br>", " ") for layout in layouts]
-
-
-def upload_csv(at: AppTest, name: str, data: bytes) -> AppTest:
-    at.switch_page("pages/data.py").run()
-    if at.radio(key="source_kind").value != "upload":
-        at.radio(key="source_kind").set_value("upload").run()
-    at.file_uploader(key="upload_csv").set_value((name, data, "text/csv"))
-    return at.run()
-
-
-def choose_bundled(at: AppTest, name: str) -> AppTest:
-    at.switch_page("pages/data.py").run()
-    at.selectbox(key="bundled_name").set_value(name).run()
-    assert at.session_state["dataset"].name == name
-    return at
 
 
 def test_home_button_trains_and_explains_the_riskiest_patient():
@@ -293,68 +230,6 @@ def test_a_malformed_upload_keeps_the_model_and_a_new_upload_replaces_it():
     assert any("Train a model" in info.value for info in at.info)
     bundle = train(at, "softmax", trees=10)
     assert bundle.dataset_name == "good.csv"
-
-
-def test_model_save_and_load_round_trip():
-    at = app()
-    bundle = train(at, "abrf2", trees=10)
-    data = persistence.dumps(workflow.model_payload(bundle))
-    other = app()
-    other.switch_page("pages/train.py").run()
-    other.file_uploader(key="model_file").set_value(("model.skops", data, "application/zip"))
-    finish_jobs(other.run())
-    assert not other.exception and not other.error
-    loaded = other.session_state["model"]
-    assert loaded is not bundle and type(loaded.estimator) is type(bundle.estimator)
-    np.testing.assert_allclose(loaded.estimator.predict_proba(bundle.X_test),
-                               bundle.estimator.predict_proba(bundle.X_test))
-    np.testing.assert_array_equal(loaded.test_rows, bundle.test_rows)
-    pd.testing.assert_frame_equal(loaded.estimator.search_results_,
-                                  bundle.estimator.search_results_)
-    other.switch_page("pages/explain.py").run()
-    assert not other.exception and len(other.get("image")) >= 1
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        (b"PK\x03\x04 not really a zip", "not a forestviz model file"),
-        (sio.dumps({"format": persistence.FILE_FORMAT, "evil": ForeignDict(a=1)}),
-         "test_app_pages.ForeignDict"),
-        (sio.dumps({"format": persistence.FILE_FORMAT, "run": eval}), "builtins.eval"),
-        (sio.dumps({"format": persistence.FILE_FORMAT, "read": np.load}), "numpy.load"),
-        (sio.dumps(RandomForestClassifier(3)), "not saved by forestviz"),
-        (sio.dumps({"format": "forestviz-model/1", "object": RandomForestClassifier(3)}),
-         "saved by another version of forestviz (file format forestviz-model/1"),
-    ],
-    ids=["garbage", "foreign-type", "eval", "numpy-load", "not-a-forestviz-file",
-         "older-format"],
-)
-def test_a_foreign_model_file_is_refused_and_the_app_keeps_working(data, message):
-    at = app()
-    at.switch_page("pages/train.py").run()
-    at.file_uploader(key="model_file").set_value(("evil.skops", data, "application/zip"))
-    at.run()
-    assert not at.exception
-    (error,) = at.error
-    assert as_text(message) in error.value
-    assert "model" not in at.session_state
-    bundle = train(at, "vanilla", trees=10, errors=1)  # the refused file is still chosen
-    assert at.error[0].value == error.value
-    assert len(at.dataframe[0].value) == 3  # the results table of the new model
-    assert bundle.n_trees == 10
-
-
-def test_a_model_for_other_data_is_refused():
-    at = app()
-    data = persistence.dumps(workflow.model_payload(train(at, "vanilla", trees=10)))
-    choose_bundled(at, "breast_cancer")
-    at.switch_page("pages/train.py").run()
-    at.file_uploader(key="model_file").set_value(("pima.skops", data, "application/zip"))
-    at.run()
-    (error,) = at.error
-    assert "trained on the data set" in error.value and "pima" in error.value
-    assert "model" not in at.session_state
 
 
 def test_forest_page_views_and_cleaning_rounds():
