@@ -39,6 +39,7 @@ from forestviz.enhanced import EnhancedForestClassifier
 
 ABRF = {"ABRF-1 (QP)": "abrf1", "Softmax": "softmax", "ABRF-2": "abrf2", "ABRF-3": "abrf3"}
 TARGET = -0.002  # the floor for the paired mean difference
+ROUNDING = 1e-9  # a smaller score difference is the same model summed in another order
 
 
 def regression_split(name: str, seed: int, agboost_cv: int | None = None,
@@ -112,7 +113,7 @@ def summary(runs: list[dict]) -> str:
                 rows = [r for r in done if r["table"] == name and r["model"] == model]
                 a = np.array([r["score"] for r in rows])
                 b = np.array([r["base_score"] for r in rows])
-                d = a - b
+                d = np.where(np.abs(a - b) < ROUNDING, 0.0, a - b)
                 se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
                 verdict = ("**below −0.002**" if d.mean() < TARGET else
                            "better (> SE)" if d.mean() > se else "within noise")

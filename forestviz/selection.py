@@ -57,6 +57,26 @@ def weighted_mean_and_se(values: np.ndarray, weight: np.ndarray) -> tuple[float,
     return mean, float(np.sqrt(variance / n_eff))
 
 
+def pool_repeats(losses, rows, weight) -> tuple[np.ndarray, np.ndarray]:
+    """Held-out ``losses`` (n, P) of repeated cross-fitting, where ``rows`` (n,) names the row
+    each loss belongs to, pooled to one row of losses per distinct row: its mean over the times
+    it was held out. Repeating K-fold cross-validation with new partitions and averaging lowers
+    the variance that one partition adds to the estimate (Kim, "Estimating classification error
+    rate: Repeated cross-validation, repeated hold-out and bootstrap", Comput. Stat. Data Anal.
+    53, 2009); pooling by row keeps the standard errors of :func:`one_standard_error` counting
+    rows, not repeats, which are not independent. Returns (losses, ``weight`` of each row),
+    the rows in ascending order; unchanged when no row repeats."""
+    losses, rows = np.asarray(losses, dtype=float), np.asarray(rows)
+    weight = np.asarray(weight, dtype=float)
+    unique, first, inverse, counts = np.unique(rows, return_index=True, return_inverse=True,
+                                               return_counts=True)
+    if counts.size == 0 or counts.max() == 1:
+        return losses, weight
+    sums = np.zeros((unique.size, losses.shape[1]))
+    np.add.at(sums, inverse, losses)
+    return sums / counts[:, None], weight[first]
+
+
 def _placements(y, scores, weight):
     """DeLong's structural components of the weighted AUC of ``scores`` (n,) for the binary
     labels ``y``: for each positive row the weighted share of negatives it outranks (ties
@@ -149,39 +169,52 @@ def one_standard_error(losses, weight=None) -> Selection:
                    [se for _, se in paired], n_rows)
 
 
-def confirmed_one_standard_error(losses, weight=None, *, n_folds: int = 5,
+def confirmed_one_standard_error(losses, weight=None, *, n_bases: int = 1, n_folds: int = 5,
                                  confirm_se: float = CONFIRM_SE, random_state=None) -> Selection:
-    """:func:`one_standard_error`, then the choice of anything but the base model (column 0)
-    confirmed on rows it was not chosen on.
+    """:func:`one_standard_error`, then the choice of anything but a base model (the first
+    ``n_bases`` columns) confirmed on rows it was not chosen on.
 
     Choosing the best of many candidates on the same rows that score it is optimistic (the
     winner's curse: Cawley & Talbot, "On over-fitting in model selection and subsequent
     selection bias in performance evaluation", JMLR 11, 2010, §4): the one-standard-error rule
     guards a single comparison, not the maximum over hundreds. So the whole rule is
     cross-fitted over the rows (nested validation): the rows are cut into ``n_folds`` folds
-    (shuffled with ``random_state``), the rule chooses on the other folds, and each row of a
-    fold scores that choice against the base model, L_chosen − L_base. The candidate chosen on
-    all rows is kept only when these out-of-selection differences beat the base model by more
-    than ``confirm_se`` standard errors (mean + confirm_se·SE < 0); otherwise the base model
-    is chosen. The default, :data:`CONFIRM_SE` = 2 (about a 97.7 % one-sided level), is
-    stricter than the rule's one standard error because the costs are not symmetric: adopting
-    a worse model costs accuracy, keeping the base model costs nothing against it. The table
-    gains ``confirmed_difference`` and ``confirmed_se`` (the same values on every row). Costs
-    no fit: only the losses are reused.
+    (shuffled with ``random_state``), and on the other folds the rule chooses twice, among all
+    candidates (c) and among the base models alone (b, the fallback: column 0 when
+    ``n_bases=1``); each row of a fold scores the difference L_c − L_b. The candidate chosen on
+    all rows is kept only when these out-of-selection differences beat the fallback by more
+    than ``confirm_se`` standard errors (mean + confirm_se·SE < 0); otherwise the rule among
+    the base models alone, on all rows, chooses. A choice among the base models themselves is
+    not confirmed (a few fixed candidates, no search). The default, :data:`CONFIRM_SE` = 2
+    (about a 97.7 % one-sided level), is stricter than the rule's one standard error because
+    the costs are not symmetric: adopting a worse model costs accuracy, keeping the base model
+    costs nothing against it. The table gains ``confirmed_difference`` and ``confirmed_se``
+    (the same values on every row). Costs no fit: only the losses are reused.
     """
     losses = np.asarray(losses, dtype=float)
     weight = np.ones(losses.shape[0]) if weight is None else np.asarray(weight, dtype=float)
+    if not 1 <= n_bases <= losses.shape[1]:
+        raise ValueError(f"n_bases must be in [1, {losses.shape[1]}], got {n_bases}")
     selection = one_standard_error(losses, weight)
-    if selection.chosen == 0:
+    if selection.chosen < n_bases:
         return selection
+    common = np.isfinite(losses).all(axis=1)
+    if common.any():  # the rows the rule compared every candidate on (one_standard_error)
+        losses, weight = losses[common], weight[common]
+
+    def fallback(rows) -> int:
+        return one_standard_error(losses[rows, :n_bases], weight[rows]).chosen
+
     order = np.random.RandomState(random_state).permutation(losses.shape[0])
     difference = np.full(losses.shape[0], np.nan)
     for fold in np.array_split(order, n_folds):
         rest = np.setdiff1d(order, fold)
-        chosen = one_standard_error(losses[rest], weight[rest]).chosen if rest.size else 0
-        difference[fold] = losses[fold, chosen] - losses[fold, 0]
+        chosen, base = (one_standard_error(losses[rest], weight[rest]).chosen, fallback(rest)
+                        ) if rest.size else (0, 0)
+        difference[fold] = losses[fold, chosen] - losses[fold, base]
     mean, se = weighted_mean_and_se(difference, weight)
     table = selection.table.assign(confirmed_difference=mean, confirmed_se=se)
     if np.isfinite(mean) and mean + confirm_se * np.nan_to_num(se) < 0:
         return Selection(selection.chosen, selection.best, table)
-    return Selection(0, selection.best, table.assign(selected=np.arange(len(table)) == 0))
+    base = fallback(np.arange(losses.shape[0]))
+    return Selection(base, selection.best, table.assign(selected=np.arange(len(table)) == base))

@@ -10,7 +10,7 @@ from scipy.special import softmax
 from sklearn.base import clone
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import GradientBoostingRegressor
-from sklearn.model_selection import KFold
+from sklearn.model_selection import KFold, RepeatedKFold
 from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -18,6 +18,7 @@ from forestviz import AttentionBoostingRegressor
 from forestviz.attention import EPS_GRID, KAPPA_GRID
 from forestviz.attention.simplex import simplex_nnls
 from forestviz.boosting import DISCOUNT_GRID
+from forestviz.selection import CONFIRM_SE
 
 SMALL = {"n_estimators": 20, "min_samples_leaf": 5, "random_state": 0}
 FIXED = {"eps": 0.0, "tau": 2.0, "discount": 1.0}
@@ -195,9 +196,9 @@ def test_search_table_and_choice(data, searched):
     """The machine itself and every (ε, γ, κ); one chosen, by the one-standard-error rule read
     off the table (simplest first: the machine, then the largest τ, ε and γ)."""
     table = searched.search_results_
-    assert list(table.columns) == ["candidate", "eps", "discount", "kappa", "tau",
-                                   "validation_loss", "standard_error", "difference_to_best",
-                                   "difference_se", "n_rows", "selected"]
+    columns = ["candidate", "eps", "discount", "kappa", "tau", "validation_loss",
+               "standard_error", "difference_to_best", "difference_se", "n_rows", "selected"]
+    assert list(table.columns) in (columns, [*columns, "confirmed_difference", "confirmed_se"])
     assert len(table) == 1 + EPS_GRID.size * len(KAPPA_GRID) * len(DISCOUNT_GRID)
     grid = table.iloc[1:]
     assert table["candidate"].iloc[0] == "base" and set(grid["candidate"]) == {"attention"}
@@ -209,7 +210,13 @@ def test_search_table_and_choice(data, searched):
         ["kappa", "eps", "discount"], ascending=False, kind="stable")])
     within = simplest_first[simplest_first["difference_to_best"]
                             <= simplest_first["difference_se"]]
-    assert table["selected"].sum() == 1 and table["selected"].idxmax() == within.index[0]
+    # attention, the rule's choice, is kept only when confirmed on rows it was not chosen on
+    # (tests/test_selection.py); otherwise the machine
+    assert ("confirmed_se" in table) == (within.index[0] != 0)
+    confirmed = "confirmed_se" in table and (
+        table["confirmed_difference"].iloc[0] + CONFIRM_SE * table["confirmed_se"].iloc[0] < 0)
+    assert table["selected"].sum() == 1
+    assert table["selected"].idxmax() == (within.index[0] if confirmed else 0)
     chosen = table.loc[table["selected"]].iloc[0]
     assert searched.selected_base_ == (chosen["candidate"] == "base")
     if searched.selected_base_:
@@ -246,6 +253,27 @@ def test_cross_validated_losses_are_refits_on_the_folds(data):
     np.testing.assert_allclose(table["validation_loss"].iloc[0], errors.mean(), rtol=1e-10)
     np.testing.assert_allclose(table["standard_error"].iloc[0],
                                errors.std(ddof=1) / np.sqrt(errors.size), rtol=1e-10)
+
+
+def test_repeated_cross_fitting_averages_each_rows_losses_over_the_repeats(data):
+    """With repeated K-fold (cv="auto" on small tables), each row's held-out loss is its mean
+    over the repeats, so the machine's row of the table is the mean and standard error over
+    the rows of the GBMs' per-row mean squared errors."""
+    X, y, _ = data
+    cv = RepeatedKFold(n_splits=3, n_repeats=2, random_state=0)
+    model = AttentionBoostingRegressor(**SMALL, cv=cv, tau=2.0, discount=0.9).fit(X, y)
+    gbm = GradientBoostingRegressor(n_estimators=20, min_samples_leaf=5, max_depth=3,
+                                    subsample=1.0, random_state=model.gbm_.random_state)
+    total = np.zeros(y.size)
+    for fit_rows, held_out in cv.split(X):
+        total[held_out] += (clone(gbm).fit(X[fit_rows], y[fit_rows]).predict(X[held_out])
+                            - y[held_out]) ** 2
+    per_row = total / 2
+    machine = model.search_results_.iloc[0]
+    assert machine["n_rows"] == y.size
+    np.testing.assert_allclose(machine["validation_loss"], per_row.mean(), rtol=1e-10)
+    np.testing.assert_allclose(machine["standard_error"],
+                               per_row.std(ddof=1) / np.sqrt(y.size), rtol=1e-10)
 
 
 def test_fixed_parameters_skip_the_search(data):

@@ -82,9 +82,11 @@ def test_spread_is_the_weighted_trees_and_the_warning_says_few_trees():
 
 
 def test_a_model_that_kept_its_plain_base_says_so_once():
-    """AGBoost on a pure-noise target keeps its GBM (ε = 1, equal weights): the model's name
-    says so, and the ε = 1 warning, which would say it again in other words, is not given."""
-    rng = np.random.default_rng(0)
+    """AGBoost that keeps its GBM (ε = 1, equal weights; here on a pure-noise target, where
+    it does on most draws: an overfitting GBM can also be honestly beaten by discounted
+    attention) names it so, and the ε = 1 warning, which would say it again in other words,
+    is not given."""
+    rng = np.random.default_rng(1)
     X, y = rng.normal(size=(300, 4)), rng.normal(size=300)
     model = AttentionBoostingRegressor(30, random_state=0).fit(X, y)
     assert model.selected_base_ and model.eps_ == 1.0

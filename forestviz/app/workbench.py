@@ -258,7 +258,7 @@ class Workbench:
             why = "a difference within its standard error"
             if base["difference_to_best"] > base["difference_se"] and "confirmed_se" in base:
                 why = ("but the search, redone without each fifth of those rows, did not beat "
-                       "it on the fifth left out: its " + name + " minus the machine's was "
+                       f"it on the fifth left out: its {name} minus {plain}'s was "
                        f"{base['confirmed_difference']:+.3g} ± {base['confirmed_se']:.3g}, not "
                        "below zero by two standard errors")
             return (f"{method} did not beat {plain} on this data set ({held}, {why}), so the "
@@ -271,9 +271,12 @@ class Workbench:
         smoothest = ("" if chosen.name == best.name else
                      " Of the settings within one standard error of the best, the one with "
                      f"{simplest} was chosen ({score(chosen['validation_loss'])}).")
+        confirmed = "" if "confirmed_se" not in base else (
+            "; redone without each fifth of those rows, it beat it on the fifth left out by "
+            f"{-base['confirmed_difference']:.3g} ± {base['confirmed_se']:.3g} in {name}")
         return (f"{method} improved on {plain} ({held}; the paired difference, "
                 f"{base['difference_to_best']:.3g}, is larger than its standard error, "
-                f"{base['difference_se']:.3g}).{smoothest}")
+                f"{base['difference_se']:.3g}{confirmed}).{smoothest}")
 
     def _training_views(self) -> tuple[View, ...]:
         model, views = self._model(), []

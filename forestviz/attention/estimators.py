@@ -156,7 +156,8 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         kappas = KAPPA_GRID if self.tau == "auto" else (self.tau / main.median_distance,)
         eps, kappa, base_kind, self.search_results_ = search(
             contexts, main, eps_grid, kappas, self.loss, report,
-            forest=(self.tau if self.mode in ("softmax", "abrf2") else self.eps) == "auto")
+            forest=(self.tau if self.mode in ("softmax", "abrf2") else self.eps) == "auto",
+            seed=rng.randint(2**31 - 1))
         T, m = len(main.forest.estimators_), X.shape[1]
         self.z_ = np.ones(m)
         self.selected_base_ = base_kind is not None

@@ -28,7 +28,12 @@ on pure noise attention at a large τ (nearly equal weights) would beat the fore
 leaf values alone and be chosen as "attention".
 The choice is the one-standard-error rule of :mod:`forestviz.selection` over the candidates
 ordered simplest first: the forest, then the attention grid from the smoothest weights (the
-largest τ, then the largest ε: weights that vary least from row to row) to the sharpest.
+largest τ, then the largest ε: weights that vary least from row to row) to the sharpest. The
+best of 77 grid points looks better on the rows that chose it than it is (the winner's curse),
+so attention is then confirmed: the rule is redone without each fifth of the held-out rows and
+must beat the plain forests (chosen between them the same way) on the fifth left out by two
+standard errors, or the plain forest is kept
+(:func:`~forestviz.selection.confirmed_one_standard_error`, as for AGBoost).
 """
 
 from __future__ import annotations
@@ -47,7 +52,11 @@ from forestviz.attention.weights import (
     softmax_weights,
     stack,
 )
-from forestviz.selection import one_standard_error, weighted_mean_and_se
+from forestviz.selection import (
+    confirmed_one_standard_error,
+    one_standard_error,
+    weighted_mean_and_se,
+)
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import estimator_leaf_values, spread_columns
 
@@ -255,13 +264,17 @@ def _loss(error, loss):
     return (error**2 if loss == "l2" else np.abs(error)).sum(axis=-1)
 
 
-def search(contexts, main, eps_grid, kappas, loss, report, *, forest=True):
+def search(contexts, main, eps_grid, kappas, loss, report, *, forest=True, seed=None):
     """Held-out losses of the plain forests (:data:`BASE_NAMES`) and of every (ε, κ) over the
     contexts' rows, and the one-standard-error choice among them (module docstring): ε, κ,
     which plain forest won (None: attention) and the table of every candidate (the
-    estimator's ``search_results_``; the plain forests' rows have no ε or τ).
+    estimator's ``search_results_``; the plain forests' rows have no ε or τ). Attention is
+    kept only when the choice, cross-fitted over the held-out rows (folds shuffled with
+    ``seed``), beats the plain forests' own choice on the rows it was not made on
+    (:func:`~forestviz.selection.confirmed_one_standard_error`; the table gains
+    ``confirmed_difference`` and ``confirmed_se`` when attention won the plain rule).
     ``forest=False``: the plain forests are scored for comparison but are not candidates
-    (the user fixed ε or τ)."""
+    (the user fixed ε or τ), and nothing is confirmed."""
     n_grid = len(kappas) * eps_grid.size
     blocks, weights = [], []
     scored = any(ctx.val is not None for ctx in contexts)
@@ -301,7 +314,9 @@ def search(contexts, main, eps_grid, kappas, loss, report, *, forest=True):
     order = np.concatenate([np.arange(BASES), BASES + np.lexsort((-eps_grid[ee], -kk))])
     if scored:
         losses, weight = np.concatenate(blocks)[:, order], np.concatenate(weights)
-        selection = one_standard_error(losses[:, 0 if forest else BASES:], weight)
+        selection = (confirmed_one_standard_error(losses, weight, n_bases=BASES,
+                                                  random_state=seed) if forest else
+                     one_standard_error(losses[:, BASES:], weight))
         table = selection.table
         if not forest:  # the forests' rows for comparison only, never selected
             best = losses[:, BASES + selection.best]

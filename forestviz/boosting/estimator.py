@@ -4,8 +4,9 @@ Attention-based Modification of Gradient Boosting Machine"; algorithms.md §2): 
 ``weights="uniform"`` keeps w_k = 1/T (the paper's "Non-param" model).
 
 Selecting (ε, τ, γ): a boosting ensemble is fitted on a random ``1 − validation_fraction`` of
-the rows (or one per cross-validation fold: with ``cv="auto"``, 5 folds when one split would
-hold out fewer than 200 rows, where a single small split's noise decides), w is fitted on
+the rows (or one per cross-validation fold: with ``cv="auto"``, 3 × 5 repeated folds when one
+split would hold out fewer than 200 rows, where a single small split's noise decides; a row's
+losses are averaged over the repeats, :func:`~forestviz.selection.pool_repeats`), w is fitted on
 those rows for every grid point (:data:`~forestviz.attention.search.EPS_GRID` ×
 :data:`~forestviz.attention.search.KAPPA_GRID` × :data:`~forestviz.boosting.weights.DISCOUNT_GRID`,
 τ = κ·median training distance; all QPs of an ensemble share one Gram matrix and are solved by
@@ -33,7 +34,7 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import GradientBoostingRegressor
-from sklearn.model_selection import KFold, ShuffleSplit, check_cv
+from sklearn.model_selection import RepeatedKFold, ShuffleSplit, check_cv
 from sklearn.tree import ExtraTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -51,6 +52,7 @@ from forestviz.boosting.weights import (
 from forestviz.selection import (
     confirmed_one_standard_error,
     one_standard_error,
+    pool_repeats,
     weighted_mean_and_se,
 )
 from forestviz.trees.checks import (
@@ -70,8 +72,10 @@ from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_
 
 SMALL_HELD_OUT = 200
 """With ``cv="auto"``, fewer held-out rows than this in one ``validation_fraction`` split
-select by :data:`AUTO_FOLDS`-fold cross-fitting instead (every row held out once)."""
+select by :data:`AUTO_REPEATS` × :data:`AUTO_FOLDS`-fold cross-fitting instead (every row held
+out once per repeat; a row's losses are averaged over the repeats)."""
 AUTO_FOLDS = 5
+AUTO_REPEATS = 3
 
 
 class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator):
@@ -84,9 +88,9 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     "auto" (grid search) or a fixed value (τ absolute, in squared distance units).
     ``weights``: "trained" (QP) or "uniform" (w_k = 1/T, the paper's "Non-param").
     ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: "auto"
-    (one ``validation_fraction`` split, or 5 shuffled folds when that split would hold fewer
-    than :data:`SMALL_HELD_OUT` rows), None (always one split) or a scikit-learn CV spec
-    (int, splitter).
+    (one ``validation_fraction`` split, or 3 × 5 repeated shuffled folds when that split would
+    hold fewer than :data:`SMALL_HELD_OUT` rows), None (always one split) or a scikit-learn CV
+    spec (int, splitter; a row held out by several splits scores its mean loss).
     Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
     ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_`` (every candidate
     with its held-out loss, standard error and paired difference to the best; the machine's row
@@ -146,8 +150,8 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         if not searched:
             splits = []
         elif self.cv == "auto" and X.shape[0] * self.validation_fraction < SMALL_HELD_OUT:
-            splits = list(KFold(AUTO_FOLDS, shuffle=True,
-                                random_state=rng.randint(2**31 - 1)).split(X))
+            splits = list(RepeatedKFold(n_splits=AUTO_FOLDS, n_repeats=AUTO_REPEATS,
+                                        random_state=rng.randint(2**31 - 1)).split(X))
         elif self.cv not in (None, "auto"):
             splits = list(check_cv(self.cv).split(X, y))
         else:
@@ -163,7 +167,8 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         validations = []
         for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
             d, V = ens.stats.query(X[held_out])
-            validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out])))
+            validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out]),
+                                held_out))
         eps, tau, self.discount_, self.selected_base_ = self._search(
             main, validations, *grids, report, seed=rng.randint(2**31 - 1))
         self.eps_, self.tau_ = eps, tau
@@ -259,14 +264,13 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         auto_tau = self.tau == "auto"
         taus = kappas * main.median_distance if auto_tau else kappas
         pairs = [(g, k) for g in discounts for k in range(kappas.size)]
-        blocks, weights = [], []
-        for v, (ens, held_out) in enumerate(validations):
+        blocks = []
+        for v, (ens, held_out, _) in enumerate(validations):
             unit = ens.median_distance if auto_tau else 1.0
             base = (held_out.V.mean(axis=1) - held_out.target) ** 2
             blocks.append(np.column_stack([base, self._validation_losses(
                 ens, held_out, [(g, kappas[k] * unit) for g, k in pairs], eps_grid,
                 lambda fraction, v=v: report("search", (v + fraction) / len(validations)))]))
-            weights.append(held_out.weight)
         report("search", 1.0)
         gg, kk, ee = (np.repeat([g for g, _ in pairs], eps_grid.size),
                       np.repeat([k for _, k in pairs], eps_grid.size),
@@ -280,17 +284,18 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         order = np.concatenate([[0] if base_allowed else [],
                                 1 + np.lexsort((-gg, -ee, -kk))]).astype(np.intp)
         if validations:
-            losses = np.concatenate(blocks)
+            losses, weight = pool_repeats(np.concatenate(blocks), np.concatenate(
+                [rows for *_, rows in validations]), np.concatenate(
+                [held_out.weight for _, held_out, _ in validations]))
             choose = (partial(confirmed_one_standard_error, random_state=seed) if base_allowed
                       else one_standard_error)
-            selection = choose(losses[:, order], np.concatenate(weights))
+            selection = choose(losses[:, order], weight)
             table = selection.table.set_axis(order)
             frame = frame.join(table)
             if not base_allowed:  # shown for comparison, never chosen
                 best = losses[:, order[selection.best]]
-                mean, se = weighted_mean_and_se(losses[:, 0], np.concatenate(weights))
-                difference, difference_se = weighted_mean_and_se(losses[:, 0] - best,
-                                                                 np.concatenate(weights))
+                mean, se = weighted_mean_and_se(losses[:, 0], weight)
+                difference, difference_se = weighted_mean_and_se(losses[:, 0] - best, weight)
                 frame.loc[0, ["validation_loss", "standard_error", "difference_to_best",
                               "difference_se", "n_rows", "selected"]] = [
                     mean, se, difference, difference_se, losses.shape[0], False]
