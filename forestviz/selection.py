@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sklearn.model_selection import StratifiedKFold
 
 CONFIRM_SE = 2.0
 """How many standard errors the cross-fitted confirmation of a choice must beat the base model
@@ -213,8 +214,51 @@ def confirmed_one_standard_error(losses, weight=None, *, n_bases: int = 1, n_fol
                         ) if rest.size else (0, 0)
         difference[fold] = losses[fold, chosen] - losses[fold, base]
     mean, se = weighted_mean_and_se(difference, weight)
+    return _confirmed(selection, mean, se, confirm_se,
+                      lambda: fallback(np.arange(losses.shape[0])))
+
+
+def confirmed_auc_one_standard_error(y, scores, weight=None, *, n_folds: int = 5,
+                                     confirm_se: float = CONFIRM_SE,
+                                     random_state=None) -> Selection:
+    """:func:`auc_one_standard_error`, then a choice other than the base model (column 0)
+    confirmed on rows it was not chosen on, as :func:`confirmed_one_standard_error` does for
+    per-row losses. AUC is not a mean over rows, so the out-of-selection comparison is made on
+    stitched scores: the rows are cut into ``n_folds`` stratified folds (scikit-learn's
+    ``StratifiedKFold``, shuffled with ``random_state``), the rule chooses on the other folds,
+    and each fold's rows take the scores of that choice. The AUC of the stitched scores is
+    compared with the base model's by DeLong's paired test (every candidate scores the
+    probability of the same class, so the stitched scores rank on one scale); the choice is
+    kept only when 1 − AUC drops by more than ``confirm_se`` standard errors, otherwise the
+    base model is chosen. With fewer than ``n_folds`` rows of a class nothing can be
+    confirmed and the base model is chosen. The table gains ``confirmed_difference`` (the
+    stitched scores' 1 − AUC minus the base model's) and ``confirmed_se``."""
+    y, scores = np.asarray(y), np.asarray(scores, dtype=float)
+    weight = np.ones(y.size) if weight is None else np.asarray(weight, dtype=float)
+    selection = auc_one_standard_error(y, scores, weight)
+    if selection.chosen == 0:
+        return selection
+    mean = se = np.nan
+    if np.unique(y, return_counts=True)[1].min() >= n_folds:
+        stitched = scores[:, 0].copy()
+        folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
+        for rest, fold in folds.split(scores, y):
+            stitched[fold] = scores[fold, auc_one_standard_error(
+                y[rest], scores[rest], weight[rest]).chosen]
+        check = auc_one_standard_error(y, np.column_stack([scores[:, 0], stitched]),
+                                       weight).table
+        mean = float(check["validation_loss"].iloc[1] - check["validation_loss"].iloc[0])
+        se = float(check["difference_se"].max())
+    return _confirmed(selection, mean, se, confirm_se, lambda: 0)
+
+
+def _confirmed(selection: Selection, mean: float, se: float, confirm_se: float,
+               fallback) -> Selection:
+    """``selection`` with its confirmation (the out-of-selection difference ``mean`` ± ``se``
+    to the base model) in its table: kept when mean + confirm_se·SE < 0, else the
+    ``fallback()`` candidate chosen."""
     table = selection.table.assign(confirmed_difference=mean, confirmed_se=se)
     if np.isfinite(mean) and mean + confirm_se * np.nan_to_num(se) < 0:
         return Selection(selection.chosen, selection.best, table)
-    base = fallback(np.arange(losses.shape[0]))
+    base = fallback()
     return Selection(base, selection.best, table.assign(selected=np.arange(len(table)) == base))

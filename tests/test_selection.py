@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_friedman2
 from sklearn.metrics import r2_score, roc_auc_score
+from sklearn.model_selection import StratifiedKFold
 
 from forestviz import (
     AttentionBoostingRegressor,
@@ -17,6 +18,7 @@ from forestviz.explain.explanation import explain
 from forestviz.selection import (
     CONFIRM_SE,
     auc_one_standard_error,
+    confirmed_auc_one_standard_error,
     confirmed_one_standard_error,
     one_standard_error,
     weighted_mean_and_se,
@@ -252,3 +254,40 @@ def test_confirmed_rule_by_hand():
     np.testing.assert_allclose(table["confirmed_se"], se)
     expected = one_standard_error(losses, weight).chosen if mean + CONFIRM_SE * se < 0 else 0
     assert selection.chosen == expected
+
+
+def test_confirmed_auc_rule_by_hand_with_stitched_scores():
+    """Each stratified fold's rows take the scores of the rule's choice on the other folds;
+    the stitched scores' AUC is compared with the base model's by DeLong's paired variance
+    (by loops) and scikit-learn's AUC."""
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 80)
+    base = y + rng.normal(size=80)
+    scores = np.column_stack([base, y + 0.4 * rng.normal(size=80), y + 0.45 * rng.normal(
+        size=80)])
+    selection = confirmed_auc_one_standard_error(y, scores, n_folds=4, random_state=3)
+    stitched = scores[:, 0].copy()
+    for rest, fold in StratifiedKFold(4, shuffle=True, random_state=3).split(scores, y):
+        stitched[fold] = scores[fold, auc_one_standard_error(y[rest], scores[rest]).chosen]
+    aucs, variance, _ = _delong_by_loops(y, stitched, base)
+    np.testing.assert_allclose(aucs, [roc_auc_score(y, stitched), roc_auc_score(y, base)])
+    table = selection.table
+    np.testing.assert_allclose(table["confirmed_difference"], aucs[1] - aucs[0])
+    np.testing.assert_allclose(table["confirmed_se"], np.sqrt(variance))
+    kept = aucs[1] - aucs[0] + CONFIRM_SE * np.sqrt(variance) < 0
+    assert kept  # a clear winner: much less noise than the base
+    assert selection.chosen == auc_one_standard_error(y, scores).chosen != 0
+
+
+def test_confirmed_auc_rule_refuses_the_best_of_many_noisy_candidates():
+    """Forty scores as good as the base's: the plain rule picks one by chance; the stitched,
+    out-of-selection AUC does not beat the base by two standard errors, so the base stays."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 60)
+    signal = y + rng.normal(size=60)
+    scores = signal[:, None] + 0.8 * rng.normal(size=(60, 41))
+    assert auc_one_standard_error(y, scores).chosen != 0
+    confirmed = confirmed_auc_one_standard_error(y, scores, random_state=0)
+    assert confirmed.chosen == 0 and confirmed.table["selected"].tolist() == [True] + [False] * 40
+    difference, se = confirmed.table.loc[0, ["confirmed_difference", "confirmed_se"]]
+    assert difference + CONFIRM_SE * se >= 0

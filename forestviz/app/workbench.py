@@ -234,7 +234,9 @@ class Workbench:
                 "Brier score", ("classification", "l1"): "mean absolute error of the "
                 "probabilities"}.get((model.task, loss), "mean squared error")
 
-        if found.get("search_score") == "AUC":
+        if found.get("search_score") == "AUC":  # the table holds 1 − AUC
+            name = "1 − AUC"
+
             def score(value: float) -> str:
                 return f"AUC {1 - value:.3f}"
         else:

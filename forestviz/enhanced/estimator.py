@@ -192,7 +192,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
                                                       rng)
                       for k, mw in candidates]
             selection, self.search_results_ = choose(y_enc[val], sample_weight[val], probas,
-                                                     candidates)
+                                                     candidates, rng.randint(2**31 - 1))
             n_rounds, self.model_weighting_ = candidates[selection.chosen]
             self.validation_indices_ = val
             self.validation_proba_ = probas[selection.chosen]
