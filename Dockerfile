@@ -26,4 +26,5 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health').status != 200)"
 
-CMD ["python", "-m", "streamlit", "run", "app.py", "--server.address", "0.0.0.0", "--server.port", "8501"]
+# Streamlit's command line through ui.launch, which starts loading the default model at once
+CMD ["python", "-m", "ui.launch", "run", "app.py", "--server.address", "0.0.0.0", "--server.port", "8501"]

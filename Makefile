@@ -12,8 +12,10 @@ ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 .PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
 
+# ui.launch is Streamlit's command line that also starts loading the default model at once
+# (docs/performance.md, "Cold start and page speed"); it takes the same arguments
 run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
-	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
+	$(PY) -m ui.launch run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
 # Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
 # at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with

@@ -1,4 +1,5 @@
-"""forestviz: the Streamlit entry point (``streamlit run app.py``)."""
+"""forestviz: the Streamlit entry point (``python -m ui.launch run app.py``: ``ui/launch.py``;
+a plain ``streamlit run app.py`` works too, its first Home click only waits longer)."""
 
 import streamlit as st
 
@@ -19,6 +20,7 @@ page = st.navigation(
 )
 ensure_dataset()
 page.run()
-# then, in the background: what a trained model and the Explain page import, and the default
-# model, loaded (or trained) once for every Home button
+# in the background: what a trained model and the Explain page import, and the default model,
+# loaded (or trained) once for every Home button; ui.launch started it with the server (this
+# finds it), a plain `streamlit run` starts it here, after the first page
 default_training()

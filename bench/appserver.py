@@ -5,9 +5,10 @@
         server.url, server.pid            # http://127.0.0.1:<free port>, the server's pid
         status(server.pid, "VmRSS")       # bytes
 
-``streamlit run app.py`` runs on a free loopback port in its own session (process group), so
-that leaving the block stops the server *and* its training forkserver and workers. Every wait
-is bounded. Linux only (/proc).
+The app runs as users start it, ``python -m ui.launch run app.py`` (Streamlit's command line
+with the default model's loading started at once: ``ui/launch.py``), on a free loopback port
+in its own session (process group), so that leaving the block stops the server *and* its
+training forkserver and workers. Every wait is bounded. Linux only (/proc).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+LAUNCHER = [sys.executable, "-m", "ui.launch"]  # the app's command (README, Makefile, Dockerfile)
+STREAMLIT = [sys.executable, "-m", "streamlit"]  # plain Streamlit (the blank app of the speed test)
 CHROMIUM_ARGS = [  # headless Debian Chromium on a machine with no network beyond loopback
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
@@ -45,17 +48,18 @@ def healthy(url: str) -> bool:
 
 
 class AppServer:
-    """``streamlit run app.py`` (``script`` replaces ``app.py``, e.g. a blank app to compare
-    with; ``head`` replaces ``python -m streamlit``, e.g. a wrapper script) with extra
-    command-line ``options`` and ``env``; its output goes to
-    ``log_dir/streamlit.log``. Entering waits up to ``start_timeout`` s for the first health
-    answer (RuntimeError with the log's tail otherwise); leaving stops the process group."""
+    """``python -m ui.launch run app.py`` (``script`` replaces ``app.py``, e.g. a blank app to
+    compare with; ``head`` replaces ``python -m ui.launch``, e.g. :data:`STREAMLIT` for a plain
+    ``streamlit run`` or a wrapper script) with extra command-line ``options`` and ``env``;
+    its output goes to ``log_dir/streamlit.log``. Entering waits up to ``start_timeout`` s for
+    the first health answer (RuntimeError with the log's tail otherwise); leaving stops the
+    process group."""
 
     def __init__(self, log_dir: Path, *, options=(), env=None, head=None, script="app.py",
                  start_timeout: float = 60.0):
         self.url = f"http://127.0.0.1:{free_port()}"
         self.log = Path(log_dir) / "streamlit.log"
-        self.command = [*(head or [sys.executable, "-m", "streamlit"]), "run", str(script),
+        self.command = [*(head or LAUNCHER), "run", str(script),
                         "--server.address", "127.0.0.1",
                         "--server.port", self.url.rsplit(":", 1)[1],
                         "--server.headless", "true", "--server.fileWatcherType", "none",

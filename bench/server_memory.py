@@ -5,7 +5,7 @@
 
 The issue: five distinct 105 MB CSVs uploaded from five sessions, each closed after its
 preview, took the server from 843 MB to 2,820 MB resident, for good. This script repeats that
-against its own server (``streamlit run app.py`` on a free loopback port, with
+against its own server (``python -m ui.launch run app.py`` on a free loopback port, with
 ``FORESTVIZ_UPLOAD_BUDGET_MB`` and ``--server.disconnectedSessionTTL`` set from the command
 line) driven by Debian Chromium through Playwright:
 

@@ -1,8 +1,8 @@
-"""``streamlit run`` with a thread that reports, every 0.5 s, what stays inside the server
-(bench/server_memory.py ``--probe``): bytes in Streamlit's uploaded-file manager, sessions
-active and stored for reconnection, bytes the upload budget tracks (and its reuse cache),
-pyarrow's allocated bytes; and, when asked through a flag file, releases what the allocators
-keep (gc, pyarrow's pools, glibc's malloc_trim).
+"""The app's command (``python -m ui.launch run``) with a thread that reports, every 0.5 s, what
+stays inside the server (bench/server_memory.py ``--probe``): bytes in Streamlit's
+uploaded-file manager, sessions active and stored for reconnection, bytes the upload budget
+tracks (and its reuse cache), pyarrow's allocated bytes; and, when asked through a flag file,
+releases what the allocators keep (gc, pyarrow's pools, glibc's malloc_trim).
 
     python bench/server_probe.py STATS.json run app.py [streamlit options]
 
@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 out = sys.argv.pop(1) if __name__ == "__main__" else ""
 
@@ -69,8 +70,8 @@ def loop():
         os.replace(out + ".tmp", out)
 
 if __name__ == "__main__":
-    from streamlit.web.cli import main
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for ui.launch
+    from ui.launch import main
 
     threading.Thread(target=loop, daemon=True).start()
-    sys.argv[0] = "streamlit"
-    main(prog_name="streamlit")
+    main()

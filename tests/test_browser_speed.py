@@ -1,7 +1,8 @@
 """How fast the dashboard answers, in Debian Chromium against fresh servers (issues 15 and 16):
-a blank Streamlit app's start and forestviz's first page, served the same way in the same run;
+a blank Streamlit app's start (plain ``streamlit run``) and forestviz's first page (the app's
+command, ``python -m ui.launch run app.py``), with the same options in the same run;
 the Home button to the first explained row (at once, and for a later visitor, when the
-server has trained the default model); ten row changes on the Explain page; and slider
+server has loaded the default model); ten row changes on the Explain page; and slider
 changes in the Paper lab. The figures are printed (run with ``-s``) and recorded in
 docs/performance.md with the machine's load, from this test run alone; the bounds asserted
 here are only generous ones, safe on a loaded 2-core machine, so ``make test`` runs it beside
@@ -19,7 +20,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from bench.appserver import AppServer
+from bench.appserver import STREAMLIT, AppServer
 from tests.test_browser_flows import TIMEOUT, expect_explanation, go_to
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -92,7 +93,7 @@ def move_slider(page: Page, name: str, index: int = 0) -> float:
 def test_cold_start_and_snappy_pages(browser, artifacts_dir, tmp_path):
     (tmp_path / "blank.py").write_text(BLANK_APP)
     (tmp_path / "blank").mkdir()
-    with AppServer(tmp_path / "blank", script=tmp_path / "blank.py") as server:
+    with AppServer(tmp_path / "blank", script=tmp_path / "blank.py", head=STREAMLIT) as server:
         context = browser.new_context(viewport=VIEWPORT)
         blank = first_page(context.new_page(), server, "A blank app.")
         context.close()
@@ -126,7 +127,7 @@ def test_cold_start_and_snappy_pages(browser, artifacts_dir, tmp_path):
         assert page.get_by_test_id("stException").count() == 0
         context.close()
 
-        # a later visitor: the server trained the default model once, at its first page
+        # a later visitor: the server loaded the default model once, from its start
         context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
         page.goto(server.url)
@@ -143,7 +144,7 @@ def test_cold_start_and_snappy_pages(browser, artifacts_dir, tmp_path):
           f"{explained:.2f} s (launch → explained row {launch_to_row:.2f} s, "
           f"{clicked - server.started - home:.2f} s of it between page and click)")
     print(f"a later visitor: Home button → first explained row {later:.2f} s (the default "
-          "model trained once by the server)")
+          "model loaded once by the server)")
     print(f"Explain, 10 row changes: median {statistics.median(rows):.2f} s "
           f"({', '.join(f'{s:.2f}' for s in rows)})")
     for name, times in sliders.items():

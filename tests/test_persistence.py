@@ -6,10 +6,13 @@ import io
 import itertools
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
 import zipfile
+from pathlib import Path
 
 import hostile_models
 import numpy as np
@@ -32,6 +35,7 @@ from forestviz.persistence import archive as model_archive
 from forestviz.persistence import files as model_files
 from forestviz.persistence.files import TRUSTED_NODES, TRUSTED_TYPES, ModelFileError, dumps, loads
 
+REPO = Path(__file__).resolve().parents[1]
 MiB = 2**20
 SMALL = {"n_estimators": 5, "min_samples_leaf": 5, "random_state": 0}
 X_REG, Y_REG = make_friedman1(120, n_features=5, random_state=0)
@@ -359,3 +363,17 @@ def test_a_file_over_the_size_cap_is_refused_before_reading(legit, monkeypatch):
 
 def test_a_legit_file_passes(legit):
     assert loads(legit).keys() == payload(None, None).keys()
+
+
+@pytest.mark.slow
+def test_skops_is_imported_without_its_walk_over_every_estimator():
+    """The app's first model file loads without skops importing all of scikit-learn for its
+    default trust list, which loads never uses: that list stays empty, and scikit-learn's own
+    all_estimators is put back (a fresh process: here skops may be imported already)."""
+    check = ("import sys, sklearn.utils, sklearn.utils.discovery as found\n"
+             "import forestviz.persistence.files\n"
+             "from skops.io import _trusted_types as skops_defaults\n"
+             "assert skops_defaults.SKLEARN_ESTIMATOR_TYPE_NAMES == []\n"
+             "assert sklearn.utils.all_estimators is found.all_estimators\n"
+             "assert 'sklearn.mixture' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", check], check=True, cwd=REPO)

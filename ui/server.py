@@ -1,10 +1,12 @@
 """What the server keeps for every session: the training workers, the background imports and
 the models trained on bundled tables, the default model first.
 
-The first page imports none of the model packages; once it is out, :func:`default_training`
-imports them in a background thread, loads the default model (or trains it) and prepares the
-explanation Home's button opens: what any later model and the Explain page need is then
-imported too (``docs/performance.md``, "Cold start and page speed").
+The first page imports none of the model packages. :func:`default_training` imports them in a
+background thread, loads the default model (or trains it) and prepares the explanation Home's
+button opens, so what any later model and the Explain page need is imported too. The app's
+command (:mod:`ui.launch`) starts it with the server, while the browser loads the first page;
+under a plain ``streamlit run app.py`` the first page's run starts it once the page is out
+(``docs/performance.md``, "Cold start and page speed").
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ if TYPE_CHECKING:
 
 SHARED_MODELS = 4  # models kept for the whole server (by data set and settings)
 RENEW_SECONDS = 1.0  # how often the server, waiting for its own training, renews its lease
+# s from the default model's arrival to the start of the training workers' forkserver: its
+# imports and warm-up (2-3 s of CPU) would otherwise share the two cores with the first
+# explanation's page run and the browser drawing it (measured: 0.3-0.4 s of Home's 1.4-1.8 s)
+WARM_UP_DELAY = 5.0
 
 
 @st.cache_resource(show_spinner="Starting the training workers…")
@@ -64,7 +70,8 @@ class _SharedModels:
 @st.cache_resource(show_spinner=False)
 def default_training() -> tuple[Job, DataChoice, Settings]:
     """The default model on the default data set, once per server, in the background from the
-    first page on (issue 16: "train the default model once and cache it across sessions"):
+    server's start (:mod:`ui.launch`) or its first page on (issue 16: "train the default model
+    once and cache it across sessions"):
     loaded from the installation's model file when there is one (``make run`` builds it;
     :mod:`forestviz.app.model_cache`), else trained on the pool and then stored. Its model goes
     to :func:`shared_models`; a session that asks for it meanwhile follows this job. Returns the
@@ -93,7 +100,7 @@ def _load_or_train(dataset: Dataset, choice: DataChoice, settings: Settings, poo
     progress("preparing the first explanation", 0.9)
     _prepare_first_explanation(bundle, dataset)
     shared.put(bundle)
-    pool.warm_up()  # its forkserver's imports and warm-up only now: they would slow the above
+    pool.warm_up(WARM_UP_DELAY)  # only now (they would slow the above), and a little later
     return bundle
 
 

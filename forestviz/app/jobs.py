@@ -146,11 +146,12 @@ class JobPool:
                        if j is not job and j.state in ("queued", "running")
                        and j.submitted <= job.submitted)
 
-    def warm_up(self) -> None:
-        """Start the forkserver (and its imports) in the background now, so that the first
-        job does not wait for it."""
+    def warm_up(self, delay: float = 0.0) -> None:
+        """Start the forkserver (and its imports) in the background, ``delay`` seconds from
+        now, so that the first job does not wait for it."""
 
         def start() -> None:
+            time.sleep(delay)
             with _plain_main():
                 self._context.Process(target=_noop, daemon=True).start()
 

@@ -22,16 +22,37 @@ them unchecked, which is why skops does not trust its ``Tree`` by default. A
 one built without that state is refused here.
 """
 
+import contextlib
 import json
 import zipfile
 
 import numpy as np
-import skops.io as sio
+import sklearn.utils
 from sklearn.tree import DecisionTreeRegressor
 
 from forestviz import __version__
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.archive import ModelFileError, checked_schema, refused
+
+
+@contextlib.contextmanager
+def _no_estimator_walk():
+    """skops makes its default list of trusted scikit-learn classes when it is first imported,
+    with ``sklearn.utils.all_estimators``, which imports every scikit-learn module (about 400,
+    0.3–0.7 s, on the app's way to its first explanation). :func:`loads` never relies on that
+    list: it refuses every class outside ``TRUSTED_NODES`` and then names to skops exactly the
+    classes present. So skops is imported with an empty list, which can only make its own
+    check stricter (``docs/security.md``). No-op when skops is imported already."""
+    walk = sklearn.utils.all_estimators
+    sklearn.utils.all_estimators = lambda *args, **kwargs: []
+    try:
+        yield
+    finally:
+        sklearn.utils.all_estimators = walk
+
+
+with _no_estimator_walk():
+    import skops.io as sio
 
 # 4: classes in the package layout (forestviz.trees, …); 5: the TablePreprocessor saved as plain
 # data (its __getstate__) and rebuilt on scikit-learn's ColumnTransformer when loaded

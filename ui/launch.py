@@ -1,0 +1,50 @@
+"""The app's command: ``python -m ui.launch run app.py [Streamlit's options]``.
+
+Streamlit's own command line (:func:`streamlit.web.cli.main`, what the ``streamlit`` command
+runs) with the same arguments, in the same process, plus one thread started first: it imports
+what the default model needs, waits for Streamlit's runtime to exist and then starts
+:func:`ui.server.default_training` (the job that loads the default model's file and prepares
+the explanation Home's button opens). Streamlit has no hook at the server's start, so under a
+plain ``streamlit run app.py`` that job starts only at the end of the first page's run, and a
+click on Home at once waited about five seconds for it (``docs/performance.md``, "Cold start
+and page speed"); here it runs while the server starts and the browser loads the first page.
+
+The job is the cached one every page asks for: the session scripts import the same
+``ui.server`` module from ``sys.modules`` and :func:`streamlit.cache_resource` keeps one cache
+per process, so the first page's own call finds the job running. Streamlit is imported before
+the thread starts (plotly's import looks into ``sys.modules`` for pandas and must not find it
+half imported), and Streamlit's caches are first used once the runtime exists (before, each
+``st.cache_data`` warns that it has no runtime).
+"""
+
+import sys
+import threading
+import time
+
+from streamlit import runtime
+from streamlit.web import cli
+
+RUNTIME_POLL = 0.02  # s between looks for Streamlit's runtime while the server starts
+
+
+def preload() -> None:
+    """Import the model packages, then start the server's default training once Streamlit's
+    runtime exists."""
+    from forestviz.app import model_cache  # noqa: F401  (pandas, scikit-learn, the workflow)
+
+    while not runtime.exists():
+        time.sleep(RUNTIME_POLL)
+    from ui.server import default_training
+
+    default_training()
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["run"]:
+        threading.Thread(target=preload, daemon=True, name="forestviz-preload").start()
+    sys.argv[0] = "streamlit"
+    cli.main(prog_name="streamlit")
+
+
+if __name__ == "__main__":
+    main()
