@@ -234,8 +234,8 @@ class Workbench:
                 "Brier score", ("classification", "l1"): "mean absolute error of the "
                 "probabilities"}.get((model.task, loss), "mean squared error")
 
-        if found.get("search_score") == "AUC":  # the table holds 1 − AUC
-            name = "1 − AUC"
+        if found.get("search_score") == "AUC":  # the table holds 1 − AUC: a gain is in AUC
+            name = "AUC"
 
             def score(value: float) -> str:
                 return f"AUC {1 - value:.3f}"
@@ -254,15 +254,19 @@ class Workbench:
                 + ("round 1 with plain averaging" if enhanced else plain) + " "
                 f"{score(base['validation_loss'])}, the best {other} "
                 f"{score(best['validation_loss'])}")
+        # the confirmation's out-of-selection difference, in R² where the sentence speaks R²
+        gain, gain_se, unit = (-base.get("confirmed_difference", np.nan),
+                               base.get("confirmed_se", np.nan), f" in {name}")
+        if variance and found.get("search_score") != "AUC":
+            gain, gain_se, unit = gain / variance, gain_se / variance, " in R²"
         if found["selected_base"]:
             means = " (each tree reporting the mean of the training rows in its leaf)" if (
                 chosen["candidate"] == "base (leaf means)") else ""
             why = "a difference within its standard error"
             if base["difference_to_best"] > base["difference_se"] and "confirmed_se" in base:
                 why = ("but the search, redone without each fifth of those rows, did not beat "
-                       f"it on the fifth left out: its {name} minus {plain}'s was "
-                       f"{base['confirmed_difference']:+.3g} ± {base['confirmed_se']:.3g}, not "
-                       "below zero by two standard errors")
+                       f"it on the fifth left out: its gain{unit} was {gain:+.3g} ± "
+                       f"{gain_se:.3g}, not above zero by two standard errors")
             return (f"{method} did not beat {plain} on this data set ({held}, {why}), so the "
                     f"model is {plain}{means}: the explanation shows its own trees with equal "
                     "weights.")
@@ -275,7 +279,7 @@ class Workbench:
                      f"{simplest} was chosen ({score(chosen['validation_loss'])}).")
         confirmed = "" if "confirmed_se" not in base else (
             "; redone without each fifth of those rows, it beat it on the fifth left out by "
-            f"{-base['confirmed_difference']:.3g} ± {base['confirmed_se']:.3g} in {name}")
+            f"{gain:.3g} ± {gain_se:.3g}{unit}")
         return (f"{method} improved on {plain} ({held}; the paired difference, "
                 f"{base['difference_to_best']:.3g}, is larger than its standard error, "
                 f"{base['difference_se']:.3g}{confirmed}).{smoothest}")
