@@ -168,7 +168,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
             d, V = ens.stats.query(X[held_out])
             validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out]),
-                                held_out))
+                                held_out))  # the rows' positions, to pool repeated folds
         eps, tau, self.discount_, self.selected_base_ = self._search(
             main, validations, *grids, report, seed=rng.randint(2**31 - 1))
         self.eps_, self.tau_ = eps, tau
@@ -264,8 +264,10 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         auto_tau = self.tau == "auto"
         taus = kappas * main.median_distance if auto_tau else kappas
         pairs = [(g, k) for g in discounts for k in range(kappas.size)]
-        blocks = []
-        for v, (ens, held_out, _) in enumerate(validations):
+        blocks, positions, weights = [], [], []
+        for v, (ens, held_out, rows) in enumerate(validations):
+            positions.append(rows)
+            weights.append(held_out.weight)
             unit = ens.median_distance if auto_tau else 1.0
             base = (held_out.V.mean(axis=1) - held_out.target) ** 2
             blocks.append(np.column_stack([base, self._validation_losses(
@@ -284,9 +286,8 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         order = np.concatenate([[0] if base_allowed else [],
                                 1 + np.lexsort((-gg, -ee, -kk))]).astype(np.intp)
         if validations:
-            losses, weight = pool_repeats(np.concatenate(blocks), np.concatenate(
-                [rows for *_, rows in validations]), np.concatenate(
-                [held_out.weight for _, held_out, _ in validations]))
+            losses, weight = pool_repeats(np.concatenate(blocks), np.concatenate(positions),
+                                          np.concatenate(weights))
             choose = (partial(confirmed_one_standard_error, random_state=seed) if base_allowed
                       else one_standard_error)
             selection = choose(losses[:, order], weight)
