@@ -41,6 +41,18 @@ def test_tau_curves_one_line_per_eps_the_plain_model_as_a_line_and_the_chosen_pa
     assert "plain model" in plain.layout.title.subtitle.text.replace("<br>", " ")
 
 
+def test_tau_curves_says_when_the_confirmation_kept_the_plain_model():
+    """A pair beat the plain model on the held-out rows, but its confirmation on rows it was
+    not chosen on failed: the caption must not claim that no pair beat it."""
+    results = pd.DataFrame({
+        "candidate": ["base", "attention", "attention"], "eps": [np.nan, 0.0, 0.5],
+        "tau": [np.nan, 1.0, 1.0], "validation_loss": [2.0, 1.0, 1.5],
+        "selected": [True, False, False], "confirmed_difference": -0.5, "confirmed_se": 0.4})
+    caption = plots.tau_curves(results).layout.title.subtitle.text.replace("<br>", " ")
+    assert "was kept" in caption and "did not hold" in caption
+    assert "no pair beat it" not in caption
+
+
 def test_tau_curves_accepts_records_r2_and_missing_scores():
     records = [{"eps": e, "tau": t, "r2": e * t} for e in (0.0, 1.0) for t in (1.0, 0.1)]
     fig = plots.tau_curves(records, value="r2")

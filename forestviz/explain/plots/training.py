@@ -57,7 +57,11 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
                "(small τ: a few trees; large τ: all trees alike); ε is the share of learned "
                "tree weights.")
     chosen = frame[frame["selected"].astype(bool)] if "selected" in frame else frame.iloc[:0]
-    if base_chosen:
+    if base_chosen and "confirmed_se" in frame:  # the rule preferred a pair; it did not hold
+        caption += (" The plain model (the horizontal line) was kept: the best pair's lead on "
+                    "these rows did not hold on held-out rows it was not chosen on, by two "
+                    "standard errors.")
+    elif base_chosen:
         caption += (" The plain model (the horizontal line) was chosen: no pair beat it by more "
                     "than the standard error of the difference.")
     elif np.isfinite(scores).any():
