@@ -16,10 +16,12 @@ PICKERS = {
     "ranked": "Held-out rows, highest predicted risk first",
     "id": "By ID or row number",
     "whatif": "Edit the values (what-if)",
+    "new": "New patient",
 }
+NEW_ROW = "new patient"
 
 
-def pick_row(bench: Workbench) -> int:
+def pick_row(bench: Workbench, how: str) -> int:
     """The explained row's position in the data set (kept in the session)."""
     dataset = bench.dataset
     ranked = bench.ranked_rows()
@@ -27,8 +29,6 @@ def pick_row(bench: Workbench) -> int:
     current = st.session_state.get(models.ROW)
     if current is None or not 0 <= current < len(dataset.frame):
         current = positions[0]
-    how = st.radio("Choose the row", list(PICKERS), format_func=PICKERS.get, horizontal=True,
-                   key="explain_picker")
     if how == "ranked":
         label = ranked.columns[2]
         text = {p: f"{i} · {r:.3g} · recorded: {a}" for p, i, r, a in
@@ -64,16 +64,24 @@ def explained_row() -> None:
     bench = models.workbench()
     dataset = bench.dataset
     models.model_picker(bench, "Model", key="explain_model")
-    position = pick_row(bench)
-    row_id = str(dataset.ids.iloc[position])
-    original = dataset.X.iloc[position]
-    actual = dataset.y.iloc[position]
-    if st.session_state["explain_picker"] == "whatif":
+    how = st.radio("Choose the row", list(PICKERS), format_func=PICKERS.get, horizontal=True,
+                   key="explain_picker")
+    if how == "new":
+        original = view.new_patient(bench, key=f"explain_new@{dataset.name}")
+        if original is None:
+            return
+        position, row_id, actual = None, NEW_ROW, None
+    else:
+        position = pick_row(bench, how)
+        row_id = str(dataset.ids.iloc[position])
+        original = dataset.X.iloc[position]
+        actual = dataset.y.iloc[position]
+    if how == "whatif":
         st.caption(as_text(f"Starting from row {row_id}; change any value and the prediction, "
                            "weights and paths follow."))
         original = view.what_if_row(bench, original, key=f"whatif@{position}")
         row_id, actual = f"{row_id} (edited)", None
-    if bench.is_training_row(position):
+    if position is not None and bench.is_training_row(position):
         st.caption("This row was used for training: its prediction is optimistic.")
 
     explanation = bench.explain(values=original, row_id=row_id)
@@ -110,8 +118,7 @@ def explained_row() -> None:
     st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True,
                  key="explain_neighbours")
 
-    edited = (edited_values(dataset.X.iloc[position], original)
-              if st.session_state["explain_picker"] == "whatif" else {})
+    edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     buttons = st.container(horizontal=True)
     for kind, mime in (("HTML", "text/html"), ("PDF", "application/pdf")):
         made = partial(bench.report, explanation, pdf=kind == "PDF", tree_svgs=svgs,

@@ -25,7 +25,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz import persistence
-from forestviz.app import compare, workflow
+from forestviz.app import compare, new_rows, workflow
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
@@ -326,6 +326,10 @@ class Workbench:
         return [(c, float(pre.medians_[c]), None) if c in pre.medians_
                 else (c, None, tuple(map(str, pre.categories_[c])))
                 for c in pre.feature_names_in_ if c not in pre.dropped_columns_]
+
+    def new_row_fields(self) -> list[new_rows.Field]:
+        """The New-patient form's fields (:func:`forestviz.app.new_rows.fields`)."""
+        return new_rows.fields(self._model())
 
     def explain(self, position: int | None = None, *, values: pd.Series | None = None,
                 row_id: str | None = None, top_k: int = TOP_K) -> Explanation:
