@@ -9,7 +9,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
-from ui import models
+from ui import models, patients
 from ui.display import as_text
 
 PICKERS = {
@@ -17,6 +17,7 @@ PICKERS = {
     "id": "By ID or row number",
     "whatif": "Edit the values (what-if)",
     "new": "New patient",
+    "several": "Several new patients (CSV)",
 }
 NEW_ROW = "new patient"
 
@@ -67,10 +68,15 @@ def explained_row() -> None:
     how = st.radio("Choose the row", list(PICKERS), format_func=PICKERS.get, horizontal=True,
                    key="explain_picker")
     if how == "new":
-        original = view.new_patient(bench, key=f"explain_new@{dataset.name}")
+        original = patients.new_patient(bench, key=f"explain_new@{dataset.name}")
         if original is None:
             return
         position, row_id, actual = None, NEW_ROW, None
+    elif how == "several":
+        picked = patients.several_patients(bench, key="explain_several")
+        if picked is None:
+            return
+        (original, row_id), position, actual = picked, None, None
     else:
         position = pick_row(bench, how)
         row_id = str(dataset.ids.iloc[position])

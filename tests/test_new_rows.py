@@ -8,6 +8,7 @@ from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.io.bundled import load_dataset
+from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import Dataset
 
 
@@ -70,3 +71,35 @@ def test_the_digest_names_the_values_not_their_order():
     c = pd.Series({"x": 1.5, "y": None, "z": "a"}, dtype=object)
     assert new_rows.typed_values_digest(a) != new_rows.typed_values_digest(c)
     assert len(new_rows.typed_values_digest(a)) == 64
+
+
+def test_several_rows_are_explained_as_each_alone(bench):
+    rows = bench.dataset.X.iloc[bench.model.test_rows[:6]].reset_index(drop=True)
+    rows.loc[2, "Glucose (mg/dL)"] = np.nan
+    rows["Comment"] = "seen at the clinic"
+    found = new_rows.several(bench.model, rows)
+    assert found.ignored == ("Comment",)
+    assert list(found.summary["ID"]) == [f"new {i}" for i in range(1, 7)]
+    assert found.summary["missing"].iloc[2] == "Glucose (mg/dL)"
+    assert (found.summary["missing"].drop(index=2) == "").all()
+    for i in range(len(rows)):
+        alone = bench.explain(values=rows.iloc[i].drop("Comment"), row_id="x")
+        risk = alone.prediction[1]
+        assert found.summary["P(Yes)"].iloc[i] == pytest.approx(risk, abs=1e-12)
+        assert found.outputs["predicted_class"].iloc[i] == alone.predicted_class
+        totals = alone.contributions.total[:, 1]
+        names = alone.contributions.feature_names
+        up, down = int(np.argmax(totals)), int(np.argmin(totals))
+        expected_up = f"{names[up]} ({totals[up]:+.3g})" if totals[up] > 0 else "—"
+        expected_down = f"{names[down]} ({totals[down]:+.3g})" if totals[down] < 0 else "—"
+        assert found.summary["pushes up most"].iloc[i] == expected_up
+        assert found.summary["pushes down most"].iloc[i] == expected_down
+        base = found.outputs["base_value"].iloc[i]
+        parts = found.outputs.filter(like="contribution[").iloc[i].sum()
+        assert base + parts == pytest.approx(risk, abs=1e-12)
+
+
+def test_several_rows_need_the_models_columns(bench):
+    rows = bench.dataset.X.iloc[:3].drop(columns=["Glucose (mg/dL)", "Age (years)"])
+    with pytest.raises(DataError, match=r"no column 'Glucose \(mg/dL\)' \(and 1 more\)"):
+        new_rows.several(bench.model, rows)

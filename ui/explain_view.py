@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation
 from forestviz.explain.columns import text_table_note
@@ -42,46 +41,6 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
                                     index=options.index(current) if current in options else 0)
             values[column] = None if chosen == MISSING else chosen
     return pd.Series(values, dtype=object)
-
-
-def new_patient(bench: Workbench, key: str) -> pd.Series | None:
-    """A form with one empty field per column (a new patient is no training row), each with
-    the training range or levels; the typed row once "Explain this patient" was pressed (kept
-    in the session until the form is sent again), else None."""
-    form = bench.new_row_fields()
-    with st.form(key, border=True):
-        st.caption("Type the patient's values. A field left empty is a missing value: the model "
-                   "then uses the training median (or no level), and the explanation says "
-                   "whether that guess could change the prediction.")
-        grid = st.columns(4)
-        values = {}
-        for i, field in enumerate(form):
-            cell = grid[i % 4]
-            label, note = as_text(field.column), as_text(field.range_text())
-            if field.numeric:
-                values[field.column] = cell.number_input(
-                    label, value=None, format="%g", placeholder="missing",
-                    key=f"{key}@{field.column}", help=note)
-                cell.caption(note)
-            else:
-                values[field.column] = cell.selectbox(
-                    label, (MISSING, *field.levels), key=f"{key}@{field.column}", help=note)
-        sent = st.form_submit_button("Explain this patient", type="primary",
-                                     icon=":material/person_search:", key=f"{key}_send")
-    if sent:
-        typed = {c: None if v == MISSING else v for c, v in values.items()}
-        try:
-            st.session_state[f"{key}@typed"] = new_rows.typed_row(form, typed)
-        except ValueError as error:
-            st.error(as_text(error), icon=":material/error:")
-    row = st.session_state.get(f"{key}@typed")
-    if row is not None:
-        outside = new_rows.outside_range(form, row)
-        if outside:
-            st.warning(as_text("Outside the training range: " + ", ".join(map(elide, outside))
-                               + ". The trees have seen no such value; they treat it as the "
-                               "nearest value they have seen."), icon=":material/warning:")
-    return row
 
 
 def prediction_card(e: Explanation, actual) -> None:

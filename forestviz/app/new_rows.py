@@ -15,14 +15,18 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from forestviz.app.workflow import Bundle
+from forestviz.app.workflow import Bundle, model_payload
+from forestviz.batch.model import BatchModel
+from forestviz.batch.rows import explain_rows
+from forestviz.io.csv_input import DataError
+
+MAX_ROWS = 5_000  # rows of one upload of new patients (explained at once, kept in the session)
+MAX_BYTES = 10 * 2**20  # bytes of that upload
 
 
 @dataclass(frozen=True)
@@ -111,3 +115,78 @@ def typed_values_digest(row: pd.Series) -> str:
                       else (float(v) if isinstance(v, (int, float, np.number)) else str(v)))
              for k, v in row.items()}
     return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class Several:
+    """New rows explained together: ``summary`` (one line each: ID, prediction, interval, the
+    strongest column each way, missing columns), ``outputs`` (the command line's ``explain``
+    output with contributions, :func:`forestviz.batch.rows.explain_rows`), ``rows`` (the
+    rows as given, for the full explanation of one), ``ignored`` (columns the model does not
+    read)."""
+
+    summary: pd.DataFrame
+    outputs: pd.DataFrame
+    rows: pd.DataFrame
+    ignored: tuple[str, ...]
+
+
+def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5) -> Several:
+    """Explain every row of ``frame`` (a table with the training table's columns) as the
+    command line's ``explain --contributions`` does, through the same encoding as one row's
+    explanation (``bundle.preprocessor.transform``). A column the model reads that ``frame``
+    lacks raises DataError naming it; other columns are ignored and named."""
+    pre = bundle.preprocessor
+    used = [c for c in pre.feature_names_in_ if c not in pre.dropped_columns_]
+    absent = [c for c in used if c not in frame.columns]
+    if absent:
+        more = f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""
+        raise DataError(f"The file has no column '{absent[0]}'{more}, which the model was "
+                        "trained on. Give a table with the training table's columns.")
+    if len(frame) > MAX_ROWS:
+        raise DataError(f"The file has {len(frame):,} rows; at most {MAX_ROWS:,} new rows are "
+                        "explained at once here (the command line's explain has no such cap).")
+    id_column = bundle.choice.id_column
+    ignored = tuple(str(c) for c in frame.columns if c not in used and c != id_column)
+    ids = (frame[id_column].astype(str).to_numpy() if id_column in frame.columns
+           else np.array([f"new {i + 1}" for i in range(len(frame))]))
+    rows = frame.reindex(columns=list(pre.feature_names_in_)).reset_index(drop=True)
+    payload = model_payload(bundle)
+    model = replace(BatchModel.from_payload(payload), intervals=bundle.intervals)
+    outputs = explain_rows(model, pre.transform(rows), ids, top_k=top_k, contributions=True)
+    return Several(_summary(bundle, outputs, rows[used]), outputs, rows, ignored)
+
+
+def _summary(bundle: Bundle, outputs: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """One line a row: what the model predicts, its interval, the column that pushes the
+    prediction's number (the risk of a binary model, the value) up most and down most, and the
+    missing columns."""
+    summary = pd.DataFrame({"ID": outputs["id"]})
+    if bundle.task == "classification":
+        summary["predicted"] = outputs["predicted_class"].astype(str)
+        risk = [c for c in outputs.columns if c.startswith("P(")]
+        summary[risk[-1] if len(risk) == 2 else "P(predicted)"] = (
+            outputs[risk[-1]] if len(risk) == 2
+            else outputs[risk].max(axis=1))
+    else:
+        summary[f"predicted {bundle.target}"] = outputs["prediction"]
+    if "interval_low" in outputs:
+        summary["interval"] = [f"{lo:.3g}–{hi:.3g}" for lo, hi in
+                               zip(outputs["interval_low"], outputs["interval_high"],
+                                   strict=True)]
+    parts = outputs.filter(like="contribution[")
+    names = np.array([c[len("contribution["):-1] for c in parts.columns])
+    values = parts.to_numpy()
+    summary["pushes up most"] = _strongest(names, values, up=True)
+    summary["pushes down most"] = _strongest(names, values, up=False)
+    summary["missing"] = [", ".join(map(str, row.index[row.to_numpy()]))
+                          for _, row in rows.isna().iterrows()]
+    return summary
+
+
+def _strongest(names: np.ndarray, values: np.ndarray, *, up: bool) -> list[str]:
+    """Per row "column (+0.12)": the largest contribution of that sign, or "—"."""
+    signed = values if up else -values
+    best = np.argmax(signed, axis=1)
+    return [f"{names[j]} ({values[i, j]:+.3g})" if signed[i, j] > 0 else "—"
+            for i, j in enumerate(best)]
