@@ -129,13 +129,16 @@ class Several:
     outputs: pd.DataFrame
     rows: pd.DataFrame
     ignored: tuple[str, ...]
+    target: str  # what the contributions add up to: "P(<class>)", or the predicted value
 
 
-def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5) -> Several:
+def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5,
+            max_rows: int | None = MAX_ROWS) -> Several:
     """Explain every row of ``frame`` (a table with the training table's columns) as the
     command line's ``explain --contributions`` does, through the same encoding as one row's
     explanation (``bundle.preprocessor.transform``). A column the model reads that ``frame``
-    lacks raises DataError naming it; other columns are ignored and named."""
+    lacks raises DataError naming it; other columns are ignored and named; more than
+    ``max_rows`` rows (None: no cap) raise DataError."""
     pre = bundle.preprocessor
     used = [c for c in pre.feature_names_in_ if c not in pre.dropped_columns_]
     absent = [c for c in used if c not in frame.columns]
@@ -143,8 +146,8 @@ def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5) -> Several:
         more = f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""
         raise DataError(f"The file has no column '{absent[0]}'{more}, which the model was "
                         "trained on. Give a table with the training table's columns.")
-    if len(frame) > MAX_ROWS:
-        raise DataError(f"The file has {len(frame):,} rows; at most {MAX_ROWS:,} new rows are "
+    if max_rows is not None and len(frame) > max_rows:
+        raise DataError(f"The file has {len(frame):,} rows; at most {max_rows:,} new rows are "
                         "explained at once here (the command line's explain has no such cap).")
     id_column = bundle.choice.id_column
     ignored = tuple(str(c) for c in frame.columns if c not in used and c != id_column)
@@ -154,7 +157,19 @@ def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5) -> Several:
     payload = model_payload(bundle)
     model = replace(BatchModel.from_payload(payload), intervals=bundle.intervals)
     outputs = explain_rows(model, pre.transform(rows), ids, top_k=top_k, contributions=True)
-    return Several(_summary(bundle, outputs, rows[used]), outputs, rows, ignored)
+    return Several(_summary(bundle, outputs, rows[used]), outputs, rows, ignored,
+                   target=_target(bundle))
+
+
+def _target(bundle: Bundle) -> str:
+    """The number a row's contributions add up to (as the Explain page's waterfall): the risk
+    P(second class) of a binary model, the predicted class's probability with more classes,
+    else the predicted value."""
+    if bundle.task != "classification":
+        return f"predicted {bundle.target}"
+    if len(bundle.class_names) == 2:
+        return f"P({bundle.class_names[1]})"
+    return "P(predicted class)"
 
 
 def _summary(bundle: Bundle, outputs: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
@@ -162,14 +177,13 @@ def _summary(bundle: Bundle, outputs: pd.DataFrame, rows: pd.DataFrame) -> pd.Da
     prediction's number (the risk of a binary model, the value) up most and down most, and the
     missing columns."""
     summary = pd.DataFrame({"ID": outputs["id"]})
+    target = _target(bundle)
     if bundle.task == "classification":
         summary["predicted"] = outputs["predicted_class"].astype(str)
         risk = [c for c in outputs.columns if c.startswith("P(")]
-        summary[risk[-1] if len(risk) == 2 else "P(predicted)"] = (
-            outputs[risk[-1]] if len(risk) == 2
-            else outputs[risk].max(axis=1))
+        summary[target] = outputs[target] if len(risk) == 2 else outputs[risk].max(axis=1)
     else:
-        summary[f"predicted {bundle.target}"] = outputs["prediction"]
+        summary[target] = outputs["prediction"]
     if "interval_low" in outputs:
         summary["interval"] = [f"{lo:.3g}–{hi:.3g}" for lo, hi in
                                zip(outputs["interval_low"], outputs["interval_high"],

@@ -16,6 +16,7 @@ every model family is read through the weighted-ensemble protocol
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -30,6 +31,7 @@ from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
 from forestviz.explain.explanation import Explanation, effective_trees, explain
+from forestviz.explain.population import Population
 from forestviz.explain.report import to_html
 from forestviz.explain.report_pdf import to_pdf
 from forestviz.explain.report_record import ReportContext, settings_text
@@ -42,6 +44,9 @@ HEATMAP_ROWS = 150
 HARDEST_ROWS = 15
 TOP_K = 5
 ALTERNATIVES = 3  # nearest other leaves shown per top tree
+# a model's held-out explanations together, made once (Workbench.population); kept while the
+# model is kept by a session or the server
+_POPULATIONS: weakref.WeakKeyDictionary[Bundle, Population] = weakref.WeakKeyDictionary()
 
 
 def _quiet(stage: str, fraction: float) -> None:
@@ -382,6 +387,18 @@ class Workbench:
             heatmap=plots.weight_heatmap(shown, row_labels=list(ids)), heatmap_note=note,
             effective=plots.effective_trees_histogram(effective_trees(model.test_weights),
                                                       model.n_trees))
+
+    def population(self) -> Population:
+        """The held-out rows' explanations together (:mod:`forestviz.explain.population`),
+        computed once per model through the command line's batch explanation with
+        contributions (to the number each row's waterfall speaks of)."""
+        model = self._model()
+        if model not in _POPULATIONS:
+            rows = self.dataset.X.iloc[model.test_rows]
+            found = new_rows.several(model, rows, max_rows=None)
+            _POPULATIONS[model] = Population.from_outputs(
+                found.outputs.assign(id=model.ids_test), rows, found.target)
+        return _POPULATIONS[model]
 
     def cleaning(self, rounds: int, *, max_trees: int = 50):
         """ERF Algorithm 2 on the training rows as (function, arguments) for a worker: an
