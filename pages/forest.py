@@ -6,7 +6,8 @@ import streamlit as st
 from forestviz.app.jobs import JobCancelled, WorkerDied
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
-from forestviz.names import elide_cells
+from forestviz.explain.plots import population as population_plots
+from forestviz.names import elide, elide_cells
 from ui import models
 from ui.display import as_text
 
@@ -67,6 +68,31 @@ def cleaning_rounds(bench: Workbench) -> None:
     st.dataframe(elide_cells(table), hide_index=True, key="forest_cleaning_table")
 
 
+def whole_model(bench: Workbench) -> None:
+    """The held-out rows' explanations together: importance, beeswarm, one column's
+    dependence and partial dependence."""
+    st.subheader("The whole model through its explanations")
+    population = bench.population()
+    st.caption(as_text(
+        f"Each of the {len(population.ids)} held-out rows explained as on the Explain page "
+        f"(its contributions to {population.target} through its own tree weights), then read "
+        "together. Unlike the impurity importance below, these are the numbers of the "
+        "predictions users see."))
+    table = population.importance()
+    st.plotly_chart(population_plots.contribution_importance(table, population.target),
+                    key="forest_contribution_importance")
+    st.plotly_chart(population_plots.beeswarm(population), key="forest_beeswarm")
+    column = st.selectbox("Column", list(table["column"]), key="forest_dependence_column",
+                          format_func=elide)
+    left, right = st.columns(2)
+    left.plotly_chart(population_plots.dependence_figure(
+        population.dependence(column), column, population.target, width=plots.HALF),
+        key="forest_dependence")
+    right.plotly_chart(population_plots.partial_dependence_figure(
+        bench.partial_dependence(column), population.target, width=plots.HALF),
+        key="forest_partial_dependence")
+
+
 def weights_over_rows(views) -> None:
     st.subheader("Tree weights over the held-out rows")
     if views.heatmap_note:
@@ -84,6 +110,7 @@ if bench is None:
     st.stop()
 st.caption(as_text(f"{bench.model.name} on {bench.dataset.name}: {bench.model.n_trees} trees."))
 views = bench.global_views()
+whole_model(bench)
 hardest_rows(views)
 cleaning_rounds(bench)
 st.subheader("Feature importance")

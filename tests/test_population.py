@@ -10,6 +10,7 @@ from sklearn.inspection import partial_dependence as sklearn_partial_dependence
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.explain.partial_dependence import grid_of, partial_dependence
+from forestviz.explain.plots import population as population_plots
 from forestviz.explain.population import Population
 from forestviz.io.bundled import load_dataset
 from forestviz.io.dataset import Dataset
@@ -95,3 +96,41 @@ def test_a_text_columns_levels_are_set_whole(bench):
             one = rows.iloc[[position]].copy()
             one["Clinic"] = level
             assert found.ice[i, g] == pytest.approx(risk(one)[0], abs=1e-12)
+
+
+def test_the_figures_draw_the_populations_numbers(bench):
+    population = bench.population()
+    table = population.importance()
+    fig = population_plots.contribution_importance(table, population.target)
+    (bars,) = fig.data
+    np.testing.assert_array_equal(bars.x, table["mean |contribution|"].to_numpy()[::-1])
+    np.testing.assert_array_equal(bars.error_x.array,
+                                  table["spread (SD of |contribution|)"].to_numpy()[::-1])
+    assert list(fig.layout.yaxis.ticktext) == list(bars.y)  # every bar named
+    assert list(bars.y)[-1] == table["column"].iloc[0]  # the largest on top
+
+    swarm = population_plots.beeswarm(population)
+    ticks = list(swarm.layout.yaxis.ticktext)
+    assert ticks[::-1] == list(table["column"])  # every column named, largest on top
+    for j, column in enumerate(population.columns):
+        line = ticks.index(column)
+        drawn = np.concatenate([t.x for t in swarm.data if abs(np.mean(t.y) - line) < 0.5])
+        np.testing.assert_array_equal(np.sort(drawn), np.sort(population.contributions[:, j]))
+
+    frame = population.dependence("Glucose (mg/dL)")
+    dep = population_plots.dependence_figure(frame, "Glucose (mg/dL)", population.target)
+    np.testing.assert_array_equal(np.sort(np.concatenate([t.y for t in dep.data])),
+                                  np.sort(frame["contribution"].to_numpy()))
+    assert frame["colour_column"].iloc[0] in dep.layout.title.subtitle.text
+
+    model = bench.model
+    rows = bench.dataset.X.iloc[model.test_rows]
+
+    def risk(f):
+        return model.estimator.predict_proba(model.preprocessor.transform(f))[:, 1]
+
+    found = partial_dependence(risk, rows, "Age (years)", grid_of(rows["Age (years)"], True),
+                               random_state=0)
+    pdp = population_plots.partial_dependence_figure(found, population.target)
+    np.testing.assert_array_equal(pdp.data[-1].y, found.average)
+    assert len(pdp.data) == 1 + min(population_plots.ICE_SHOWN, found.ice.shape[0])

@@ -31,6 +31,7 @@ from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
 from forestviz.explain.explanation import Explanation, effective_trees, explain
+from forestviz.explain.partial_dependence import Dependence, grid_of, partial_dependence
 from forestviz.explain.population import Population
 from forestviz.explain.report import to_html
 from forestviz.explain.report_pdf import to_pdf
@@ -84,6 +85,20 @@ class GlobalViews:
     heatmap: go.Figure
     heatmap_note: str | None
     effective: go.Figure
+
+
+def _model_number(model: Bundle, rows: pd.DataFrame) -> np.ndarray:
+    """The model's number for user ``rows``: the value, the risk P(second class), or with more
+    classes the probability of the class predicted most often on the held-out rows."""
+    x = model.preprocessor.transform(rows)
+    if model.task != "classification":
+        return model.estimator.predict(x)
+    proba = model.estimator.predict_proba(x)
+    if proba.shape[1] == 2:
+        return proba[:, 1]
+    common = np.bincount(np.argmax(model.estimator.predict_proba(model.X_test), axis=1),
+                         minlength=proba.shape[1]).argmax()
+    return proba[:, common]
 
 
 class Workbench:
@@ -399,6 +414,18 @@ class Workbench:
             _POPULATIONS[model] = Population.from_outputs(
                 found.outputs.assign(id=model.ids_test), rows, found.target)
         return _POPULATIONS[model]
+
+    def partial_dependence(self, column: str, *, random_state=0) -> Dependence:
+        """Partial dependence and ICE curves of ``column`` over the held-out rows
+        (:mod:`forestviz.explain.partial_dependence`) for the number the population speaks of
+        (the value, P(second class); with more classes the probability of the class predicted
+        most often on the held-out rows)."""
+        model = self._model()
+        rows = self.dataset.X.iloc[model.test_rows]
+        numeric = column in model.preprocessor.medians_
+        grid = grid_of(rows[column], numeric=numeric)
+        return partial_dependence(partial(_model_number, model), rows, column, grid,
+                                  random_state=random_state)
 
     def cleaning(self, rounds: int, *, max_trees: int = 50):
         """ERF Algorithm 2 on the training rows as (function, arguments) for a worker: an

@@ -1,0 +1,40 @@
+"""The Forest page's whole-model section through Streamlit's AppTest, on a real training: the
+importance bars are the mean |contribution| of the held-out rows' own explanations, and the
+column picker moves the dependence and partial-dependence charts."""
+
+import base64
+import json
+
+import numpy as np
+import plotly.io
+import pytest
+
+from forestviz.app.workbench import Workbench
+from tests.apptest_helpers import app, train
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_whole_model_section():
+    at = app()
+    bundle = train(at, "vanilla", trees=10)
+    at.switch_page("pages/forest.py").run()
+    assert not at.exception and not at.error
+    figures = {f.layout.title.text.replace("<br>", " "): f for f in
+               (plotly.io.from_json(c.proto.spec) for c in at.get("plotly_chart"))}
+    bars = figures["Which columns move the predictions (held-out rows)"].data[0]
+    bench = Workbench(at.session_state["dataset"], at.session_state["dataset_choice"], model=bundle)
+    own = np.array([bench.explain(int(p)).contributions.total[:, 1]
+                    for p in bundle.test_rows[:]])
+    names = bench.explain(int(bundle.test_rows[0])).contributions.feature_names
+    mean = dict(zip(names, np.abs(own).mean(axis=0), strict=True))
+    drawn = np.frombuffer(base64.b64decode(bars.x["bdata"]), dtype=bars.x["dtype"])
+    np.testing.assert_allclose(drawn, [mean[c] for c in bars.y], rtol=0, atol=1e-12)
+    assert any(t.startswith("Every held-out row's contributions") for t in figures)
+    column = at.selectbox(key="forest_dependence_column")
+    assert column.value == bars.y[-1]  # the most important column first
+    at.selectbox(key="forest_dependence_column").set_value("Age (years)").run()
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in
+              at.get("plotly_chart")]
+    assert "How Age (years) moves the predictions" in titles
+    assert "Partial dependence on Age (years)" in titles
