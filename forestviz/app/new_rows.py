@@ -154,11 +154,16 @@ def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5,
     ids = (frame[id_column].astype(str).to_numpy() if id_column in frame.columns
            else np.array([f"new {i + 1}" for i in range(len(frame))]))
     rows = frame.reindex(columns=list(pre.feature_names_in_)).reset_index(drop=True)
-    payload = model_payload(bundle)
-    model = replace(BatchModel.from_payload(payload), intervals=bundle.intervals)
-    outputs = explain_rows(model, pre.transform(rows), ids, top_k=top_k, contributions=True)
+    outputs = explain_rows(batch_model(bundle), pre.transform(rows), ids, top_k=top_k,
+                           contributions=True)
     return Several(_summary(bundle, outputs, rows[used]), outputs, rows, ignored,
                    target=_target(bundle))
+
+
+def batch_model(bundle: Bundle) -> BatchModel:
+    """The command line's model for ``bundle`` (its estimator, encoding, decision rule and
+    calibrated interval), to explain many rows as one."""
+    return replace(BatchModel.from_payload(model_payload(bundle)), intervals=bundle.intervals)
 
 
 def _target(bundle: Bundle) -> str:

@@ -16,7 +16,6 @@ every model family is read through the weighted-ensemble protocol
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -26,16 +25,17 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz import persistence
-from forestviz.app import compare, new_rows, workflow
+from forestviz.app import compare, new_rows, whole_model, workflow
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
 from forestviz.explain.explanation import Explanation, effective_trees, explain
-from forestviz.explain.partial_dependence import Dependence, grid_of, partial_dependence
+from forestviz.explain.partial_dependence import Dependence
 from forestviz.explain.population import Population
 from forestviz.explain.report import to_html
 from forestviz.explain.report_pdf import to_pdf
 from forestviz.explain.report_record import ReportContext, settings_text
+from forestviz.explain.trust import Stability
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees, impurity_importance
@@ -45,9 +45,6 @@ HEATMAP_ROWS = 150
 HARDEST_ROWS = 15
 TOP_K = 5
 ALTERNATIVES = 3  # nearest other leaves shown per top tree
-# a model's held-out explanations together, made once (Workbench.population); kept while the
-# model is kept by a session or the server
-_POPULATIONS: weakref.WeakKeyDictionary[Bundle, Population] = weakref.WeakKeyDictionary()
 
 
 def _quiet(stage: str, fraction: float) -> None:
@@ -85,20 +82,6 @@ class GlobalViews:
     heatmap: go.Figure
     heatmap_note: str | None
     effective: go.Figure
-
-
-def _model_number(model: Bundle, rows: pd.DataFrame) -> np.ndarray:
-    """The model's number for user ``rows``: the value, the risk P(second class), or with more
-    classes the probability of the class predicted most often on the held-out rows."""
-    x = model.preprocessor.transform(rows)
-    if model.task != "classification":
-        return model.estimator.predict(x)
-    proba = model.estimator.predict_proba(x)
-    if proba.shape[1] == 2:
-        return proba[:, 1]
-    common = np.bincount(np.argmax(model.estimator.predict_proba(model.X_test), axis=1),
-                         minlength=proba.shape[1]).argmax()
-    return proba[:, common]
 
 
 class Workbench:
@@ -404,28 +387,21 @@ class Workbench:
                                                       model.n_trees))
 
     def population(self) -> Population:
-        """The held-out rows' explanations together (:mod:`forestviz.explain.population`),
-        computed once per model through the command line's batch explanation with
-        contributions (to the number each row's waterfall speaks of)."""
-        model = self._model()
-        if model not in _POPULATIONS:
-            rows = self.dataset.X.iloc[model.test_rows]
-            found = new_rows.several(model, rows, max_rows=None)
-            _POPULATIONS[model] = Population.from_outputs(
-                found.outputs.assign(id=model.ids_test), rows, found.target)
-        return _POPULATIONS[model]
+        """The held-out rows' explanations together (:func:`whole_model.population`)."""
+        return whole_model.population(self._model(), self.dataset.X)
 
     def partial_dependence(self, column: str, *, random_state=0) -> Dependence:
-        """Partial dependence and ICE curves of ``column`` over the held-out rows
-        (:mod:`forestviz.explain.partial_dependence`) for the number the population speaks of
-        (the value, P(second class); with more classes the probability of the class predicted
-        most often on the held-out rows)."""
-        model = self._model()
-        rows = self.dataset.X.iloc[model.test_rows]
-        numeric = column in model.preprocessor.medians_
-        grid = grid_of(rows[column], numeric=numeric)
-        return partial_dependence(partial(_model_number, model), rows, column, grid,
-                                  random_state=random_state)
+        """:func:`whole_model.partial_dependence_of` over the held-out rows."""
+        return whole_model.partial_dependence_of(self._model(), self.dataset.X, column,
+                                                 random_state=random_state)
+
+    def stability(self, explanation: Explanation) -> Stability:
+        """:func:`whole_model.stability_of` of one explained row."""
+        return whole_model.stability_of(self._model(), explanation)
+
+    def trust(self) -> pd.DataFrame:
+        """:func:`whole_model.trust_table` of the held-out rows."""
+        return whole_model.trust_table(self._model(), self.dataset.X)
 
     def cleaning(self, rounds: int, *, max_trees: int = 50):
         """ERF Algorithm 2 on the training rows as (function, arguments) for a worker: an

@@ -1,0 +1,119 @@
+"""The whole model through its explanations, for a trained :class:`~forestviz.app.workflow.Bundle`:
+the held-out rows' contributions together (:mod:`forestviz.explain.population`), partial
+dependence through the model's own prediction (:mod:`forestviz.explain.partial_dependence`)
+and how far its explanations can be relied on (:mod:`forestviz.explain.trust`).
+
+Every row's contributions come from the command line's batch explanation
+(:func:`forestviz.batch.rows.explain_rows` with contributions), which equals one row's
+explanation on the Explain page; the held-out rows' are made once per model and kept while the
+model is.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pandas as pd
+
+from forestviz.app import new_rows
+from forestviz.app.workflow import Bundle
+from forestviz.batch.rows import explain_rows
+from forestviz.explain.explanation import Explanation
+from forestviz.explain.narrative import target_column
+from forestviz.explain.partial_dependence import Dependence, grid_of, partial_dependence
+from forestviz.explain.population import Population
+from forestviz.explain.trust import NEIGHBOURS, Stability, compacity, stability
+from forestviz.trees.ensemble import as_ensemble
+
+_POPULATIONS: weakref.WeakKeyDictionary[Bundle, Population] = weakref.WeakKeyDictionary()
+_TRUST: weakref.WeakKeyDictionary[Bundle, pd.DataFrame] = weakref.WeakKeyDictionary()
+
+
+def population(bundle: Bundle, X: pd.DataFrame) -> Population:
+    """The held-out rows (``bundle.test_rows`` of the data set's user columns ``X``)
+    explained together, made once per model."""
+    if bundle not in _POPULATIONS:
+        rows = X.iloc[bundle.test_rows]
+        found = new_rows.several(bundle, rows, max_rows=None)
+        _POPULATIONS[bundle] = Population.from_outputs(
+            found.outputs.assign(id=bundle.ids_test), rows, found.target)
+    return _POPULATIONS[bundle]
+
+
+def model_number(bundle: Bundle, rows: pd.DataFrame) -> np.ndarray:
+    """The model's number for user ``rows``: the value, the risk P(second class), or with more
+    classes the probability of the class predicted most often on the held-out rows."""
+    x = bundle.preprocessor.transform(rows)
+    if bundle.task != "classification":
+        return bundle.estimator.predict(x)
+    proba = bundle.estimator.predict_proba(x)
+    if proba.shape[1] == 2:
+        return proba[:, 1]
+    common = np.bincount(np.argmax(bundle.estimator.predict_proba(bundle.X_test), axis=1),
+                         minlength=proba.shape[1]).argmax()
+    return proba[:, common]
+
+
+def partial_dependence_of(bundle: Bundle, X: pd.DataFrame, column: str, *,
+                          random_state=0) -> Dependence:
+    """Partial dependence and ICE curves of ``column`` over the held-out rows for
+    :func:`model_number`."""
+    rows = X.iloc[bundle.test_rows]
+    grid = grid_of(rows[column], numeric=column in bundle.preprocessor.medians_)
+    return partial_dependence(lambda frame: model_number(bundle, frame), rows, column, grid,
+                              random_state=random_state)
+
+
+def _contributions(bundle: Bundle, X_encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Encoded rows' contributions per user column (to the number each row's waterfall
+    speaks of) and their tree weights."""
+    model = new_rows.batch_model(bundle)
+    outputs = explain_rows(model, X_encoded, np.arange(len(X_encoded)), contributions=True)
+    parts = outputs.filter(like="contribution[").to_numpy(dtype=float)
+    names = getattr(bundle.estimator, "feature_names_in_", None)
+    rows = X_encoded if names is None else pd.DataFrame(X_encoded, columns=names)
+    return parts, as_ensemble(bundle.estimator).lean_outputs(rows).weights
+
+
+def stability_of(bundle: Bundle, explanation: Explanation) -> Stability:
+    """The explained row against its :data:`~forestviz.explain.trust.NEIGHBOURS` most similar
+    training rows (those its explanation lists)."""
+    index, _ = bundle.summary.nearest(explanation.row, NEIGHBOURS)
+    theirs, weights = _contributions(bundle, bundle.summary.X_train[index])
+    c = explanation.contributions
+    column = target_column(explanation)
+    mine = c.total if column is None else c.total[:, column]
+    order = [c.feature_names.index(name) for name in population_columns(bundle)]
+    return stability(mine[order], explanation.tree_weights, theirs, weights)
+
+
+def population_columns(bundle: Bundle) -> list[str]:
+    """The user columns contributions are given for, in the batch explanation's order."""
+    return list(dict.fromkeys(str(s) for s in bundle.preprocessor.source_columns_))
+
+
+def trust_table(bundle: Bundle, X: pd.DataFrame) -> pd.DataFrame:
+    """Per held-out row: ``ID``, ``same top reasons`` and ``same heaviest trees`` among its
+    most similar training rows (of ``similar rows``; trees None when every tree weighs the
+    same) and ``compacity`` (columns reaching 90 % of its movement); made once per model."""
+    if bundle in _TRUST:
+        return _TRUST[bundle]
+    found = population(bundle, X)
+    summary = bundle.summary
+    neighbours = [summary.nearest(x, NEIGHBOURS)[0] for x in bundle.X_test]
+    unique, inverse = np.unique(np.concatenate(neighbours), return_inverse=True)
+    theirs, weights = _contributions(bundle, summary.X_train[unique])
+    rows, start = [], 0
+    for i, index in enumerate(neighbours):
+        at = inverse[start:start + len(index)]
+        start += len(index)
+        rows.append(stability(found.contributions[i], bundle.test_weights[i], theirs[at],
+                              weights[at]))
+    table = pd.DataFrame({
+        "ID": bundle.ids_test, "similar rows": [r.n for r in rows],
+        "same top reasons": [r.reasons_same for r in rows],
+        "same heaviest trees": pd.array([r.trees_same for r in rows], dtype="Int64"),
+        "compacity": compacity(found.contributions)})
+    _TRUST[bundle] = table
+    return table
