@@ -7,6 +7,7 @@ from forestviz.app.jobs import JobCancelled, WorkerDied
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.plots import population as population_plots
+from forestviz.explain.trust import TOP_REASONS, TOP_TREES
 from forestviz.names import elide, elide_cells
 from ui import models
 from ui.display import as_text
@@ -93,6 +94,34 @@ def whole_model(bench: Workbench) -> None:
         key="forest_partial_dependence")
 
 
+def trust(bench: Workbench) -> None:
+    """How far the held-out rows' explanations can be relied on."""
+    st.subheader("How far the explanations can be relied on")
+    table = bench.trust()
+    n = int(table["similar rows"].max())
+    st.caption(f"For each held-out row: how many of its {n} most similar training rows have "
+               f"the same top {TOP_REASONS} reasons, and how many columns carry 90 % of its "
+               "movement from the base value (fewer: an explanation easier to read whole).")
+    left, right = st.columns(2)
+    left.plotly_chart(population_plots.count_bars(
+        table["same top reasons"], title="Same top reasons among similar rows",
+        caption=f"Of each row's {n} most similar training rows, how many share its top "
+                f"{TOP_REASONS} reasons.", x_title="similar rows with the same top reasons",
+        low=0, high=n, width=plots.HALF), key="forest_stability")
+    right.plotly_chart(population_plots.count_bars(
+        table["compacity"], title="Columns that carry 90 % of the movement",
+        caption="The fewest columns, largest first, whose contributions make up 90 % of the "
+                "row's total.", x_title="columns", low=1,
+        high=max(1, int(table["compacity"].max())), width=plots.HALF), key="forest_compacity")
+    trees = table["same heaviest trees"].dropna()
+    if trees.empty:
+        st.caption("Every tree weighs the same for these rows, so no tree carries one row "
+                   "more than another: the heaviest trees are not compared.")
+    else:
+        st.caption(f"The {TOP_TREES} heaviest trees are the same as for a similar row in "
+                   f"{trees.sum() / (len(trees) * n):.0%} of the comparisons.")
+
+
 def weights_over_rows(views) -> None:
     st.subheader("Tree weights over the held-out rows")
     if views.heatmap_note:
@@ -111,6 +140,7 @@ if bench is None:
 st.caption(as_text(f"{bench.model.name} on {bench.dataset.name}: {bench.model.n_trees} trees."))
 views = bench.global_views()
 whole_model(bench)
+trust(bench)
 hardest_rows(views)
 cleaning_rounds(bench)
 st.subheader("Feature importance")

@@ -11,6 +11,7 @@ import pytest
 
 from forestviz.app.workbench import Workbench
 from tests.apptest_helpers import app, train
+from ui.display import as_text
 
 pytestmark = pytest.mark.slow
 
@@ -38,3 +39,21 @@ def test_the_whole_model_section():
               at.get("plotly_chart")]
     assert "How Age (years) moves the predictions" in titles
     assert "Partial dependence on Age (years)" in titles
+
+
+def test_the_trust_views_and_the_explain_pages_stability_line():
+    at = app()
+    bundle = train(at, "vanilla", trees=10)
+    at.switch_page("pages/forest.py").run()
+    assert not at.exception
+    figures = {f.layout.title.text: f for f in
+               (plotly.io.from_json(c.proto.spec) for c in at.get("plotly_chart"))}
+    same = figures["Same top reasons among similar rows"].data[0]
+    counts = np.frombuffer(base64.b64decode(same.y["bdata"]), dtype=same.y["dtype"])
+    assert counts.sum() == len(bundle.test_rows)
+    bench = Workbench(at.session_state["dataset"], at.session_state["dataset_choice"],
+                      model=bundle)
+    at.switch_page("pages/explain.py").run()
+    position = at.session_state["explain_row"]
+    expected = bench.stability(bench.explain(position)).sentence()
+    assert any(c.value == as_text(expected) for c in at.caption)

@@ -152,3 +152,18 @@ def partial_dependence_figure(found, target: str, *, width=WIDTH) -> go.Figure:
                   f"{min(ICE_SHOWN, n)} of them, one line each) and on average.", width=width,
                   xaxis={"title": {"text": plain(elide(found.column))}},
                   yaxis={"title": {"text": target}}, height=420)
+
+
+def count_bars(counts, *, title: str, caption: str, x_title: str, low: int, high: int,
+               width=WIDTH) -> go.Figure:
+    """Bars of how many rows have each whole number from ``low`` to ``high`` (every number a
+    bar, zero counts included)."""
+    values = np.asarray(counts, dtype=int)
+    numbers = np.arange(low, high + 1)
+    rows = np.array([(values == k).sum() for k in numbers])
+    fig = go.Figure(go.Bar(x=numbers, y=rows, marker_color=BLUE,
+                           hovertemplate=f"{x_title} %{{x}}: %{{y}} rows<extra></extra>"))
+    return finish(fig, title, caption, width=width,
+                  xaxis={"title": {"text": x_title}, "tickmode": "array",
+                         "tickvals": list(numbers)},
+                  yaxis={"title": {"text": "held-out rows"}}, height=340)
