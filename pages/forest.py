@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from forestviz.app.jobs import JobCancelled, WorkerDied
+from forestviz.app.whole_model import SPLITS
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.plots import population as population_plots
@@ -94,6 +95,41 @@ def whole_model(bench: Workbench) -> None:
         key="forest_partial_dependence")
 
 
+def cohorts(bench: Workbench, columns: list[str]) -> None:
+    """Two groups of held-out rows compared."""
+    st.subheader("Compare two groups of rows")
+    split = st.radio("Groups", list(SPLITS), format_func=SPLITS.get, horizontal=True,
+                     key="forest_cohort_split")
+    column = cut = None
+    if split == "column":
+        left, right = st.columns(2)
+        column = left.selectbox("Column", columns, key="forest_cohort_column",
+                                format_func=elide)
+        levels = bench.column_levels(column)
+        if levels is None:
+            cut = right.number_input("Up to (and above)", value=bench.column_median(column),
+                                     key=f"forest_cohort_cut@{column}", format="%g")
+        else:
+            cut = right.selectbox("Level (against the others)", levels,
+                                  key=f"forest_cohort_level@{column}")
+    try:
+        found = bench.cohorts(split, column, cut)
+    except ValueError as err:
+        st.info(as_text(f"These groups cannot be compared: {err}."), icon=":material/info:")
+        return
+    population = bench.population()
+    st.caption(as_text(
+        f"{found.names[0]}: {found.sizes[0]} rows, effective number of trees "
+        f"{found.effective[0]:.1f} on average; {found.names[1]}: {found.sizes[1]} rows, "
+        f"{found.effective[1]:.1f}. Differences larger than two standard errors are unlikely "
+        "to be noise."))
+    st.plotly_chart(population_plots.cohort_figure(found, population.target),
+                    key="forest_cohorts")
+    left, right = st.columns(2)
+    left.dataframe(found.columns, hide_index=True, key="forest_cohort_columns")
+    right.dataframe(found.trees, hide_index=True, key="forest_cohort_trees")
+
+
 def trust(bench: Workbench) -> None:
     """How far the held-out rows' explanations can be relied on."""
     st.subheader("How far the explanations can be relied on")
@@ -140,6 +176,7 @@ if bench is None:
 st.caption(as_text(f"{bench.model.name} on {bench.dataset.name}: {bench.model.n_trees} trees."))
 views = bench.global_views()
 whole_model(bench)
+cohorts(bench, bench.population().columns)
 trust(bench)
 hardest_rows(views)
 cleaning_rounds(bench)

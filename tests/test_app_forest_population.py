@@ -57,3 +57,21 @@ def test_the_trust_views_and_the_explain_pages_stability_line():
     position = at.session_state["explain_row"]
     expected = bench.stability(bench.explain(position)).sentence()
     assert any(c.value == as_text(expected) for c in at.caption)
+
+
+def test_cohorts_on_the_forest_page():
+    at = app()
+    bundle = train(at, "vanilla", trees=10)
+    at.switch_page("pages/forest.py").run()
+    bench = Workbench(at.session_state["dataset"], at.session_state["dataset_choice"],
+                      model=bundle)
+    (table,) = [d.value for d in at.dataframe if "mean in right" in d.value.columns]
+    expected = bench.cohorts("outcome").columns
+    np.testing.assert_allclose(table["difference"], expected["difference"], rtol=0, atol=1e-12)
+    at.radio(key="forest_cohort_split").set_value("column").run()
+    at.selectbox(key="forest_cohort_column").set_value("Age (years)").run()
+    at.number_input(key="forest_cohort_cut@Age (years)").set_value(40.0).run()
+    assert not at.exception
+    (table,) = [d.value for d in at.dataframe if "mean in Age (years) ≤ 40" in d.value.columns]
+    expected = bench.cohorts("column", "Age (years)", 40.0).columns
+    np.testing.assert_allclose(table["difference"], expected["difference"], rtol=0, atol=1e-12)

@@ -134,3 +134,37 @@ def test_the_figures_draw_the_populations_numbers(bench):
     pdp = population_plots.partial_dependence_figure(found, population.target)
     np.testing.assert_array_equal(pdp.data[-1].y, found.average)
     assert len(pdp.data) == 1 + min(population_plots.ICE_SHOWN, found.ice.shape[0])
+
+
+def test_cohorts_compare_the_groups_own_means(bench):
+    from forestviz.app import whole_model
+    from forestviz.explain.cohorts import TREES_SHOWN
+
+    model = bench.model
+    population = bench.population()
+    found = bench.cohorts("column", "Glucose (mg/dL)")
+    values = bench.dataset.X.iloc[model.test_rows]["Glucose (mg/dL)"].to_numpy(dtype=float)
+    cut = np.nanmedian(values)
+    a, b = values <= cut, values > cut
+    assert found.sizes == (a.sum(), b.sum())
+    table = found.columns.set_index("column")
+    for j, column in enumerate(population.columns):
+        mean_a, mean_b = (population.contributions[m, j].mean() for m in (a, b))
+        assert table.loc[column, "difference"] == pytest.approx(mean_b - mean_a, abs=1e-12)
+        se = np.sqrt(population.contributions[a, j].var(ddof=1) / a.sum()
+                     + population.contributions[b, j].var(ddof=1) / b.sum())
+        assert table.loc[column, "standard error"] == pytest.approx(se, abs=1e-12)
+    assert found.columns["difference"].abs().is_monotonic_decreasing
+    effective = 1 / (model.test_weights**2).sum(axis=1)
+    assert found.effective == pytest.approx((effective[a].mean(), effective[b].mean()))
+    assert len(found.trees) == min(TREES_SHOWN, model.n_trees)
+    right = model.estimator.predict(model.X_test) == model.y_test
+    masks = whole_model.cohort_masks(model, bench.dataset.X, "outcome")
+    np.testing.assert_array_equal(masks[0], right)
+    level = whole_model.cohort_masks(model, bench.dataset.X, "column", "Clinic", "north")
+    np.testing.assert_array_equal(
+        level[0], bench.dataset.X.iloc[model.test_rows]["Clinic"].to_numpy() == "north")
+    fig = population_plots.cohort_figure(found, population.target)
+    assert list(fig.data[0].y)[-1] == found.columns["column"].iloc[0]
+    np.testing.assert_array_equal(fig.data[1].x, found.columns[f"mean in {found.names[1]}"]
+                                  .to_numpy()[::-1])

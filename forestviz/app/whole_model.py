@@ -19,6 +19,7 @@ import pandas as pd
 from forestviz.app import new_rows
 from forestviz.app.workflow import Bundle
 from forestviz.batch.rows import explain_rows
+from forestviz.explain.cohorts import CohortComparison, compare
 from forestviz.explain.explanation import Explanation
 from forestviz.explain.narrative import target_column
 from forestviz.explain.partial_dependence import Dependence, grid_of, partial_dependence
@@ -117,3 +118,58 @@ def trust_table(bundle: Bundle, X: pd.DataFrame) -> pd.DataFrame:
         "compacity": compacity(found.contributions)})
     _TRUST[bundle] = table
     return table
+
+
+SPLITS = {
+    "outcome": "Right against wrong predictions",
+    "prediction": "By the predicted class or value",
+    "column": "By a column's value",
+}
+
+
+def cohort_masks(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None = None,
+                 cut=None) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
+    """Two groups of the held-out rows (boolean masks, names) by ``split`` (:data:`SPLITS`):
+    ``outcome``, right and wrong predictions (regression: errors up to the median absolute
+    error and above it); ``prediction``, the predicted class (the model's first class against
+    the others) or a value up to the median and above; ``column``, a number up to ``cut``
+    (default its median) and above (rows missing it in neither), a text column's level ``cut``
+    (default its most common) against the others."""
+    actual = np.asarray(bundle.y_test)
+    if split == "outcome":
+        if bundle.task == "classification":
+            right = bundle.estimator.predict(bundle.X_test) == actual
+            return right, ~right, ("right", "wrong")
+        error = np.abs(bundle.estimator.predict(bundle.X_test) - actual.astype(float))
+        small = error <= np.median(error)
+        return small, ~small, ("smaller errors", "larger errors")
+    if split == "prediction":
+        if bundle.task == "classification":
+            predicted = bundle.estimator.predict(bundle.X_test)
+            first = bundle.estimator.classes_[0]
+            return predicted == first, predicted != first, (f"predicted {first}",
+                                                            f"predicted other than {first}")
+        value = bundle.estimator.predict(bundle.X_test)
+        low = value <= np.median(value)
+        return low, ~low, ("lower predictions", "higher predictions")
+    if split != "column" or column is None:
+        raise ValueError(f"unknown split {split!r} (or no column given)")
+    values = X.iloc[bundle.test_rows][column]
+    if column in bundle.preprocessor.medians_:
+        numbers = values.to_numpy(dtype=float, na_value=np.nan)
+        cut = float(np.nanmedian(numbers)) if cut is None else float(cut)
+        known = np.isfinite(numbers)
+        return (known & (numbers <= cut), known & (numbers > cut),
+                (f"{column} ≤ {cut:.4g}", f"{column} > {cut:.4g}"))
+    text = values.astype("string")
+    cut = str(text.mode().iloc[0]) if cut is None else str(cut)
+    level = (text == cut).fillna(False).to_numpy(dtype=bool)
+    return level, ~level, (f"{column} = {cut}", f"{column} other")
+
+
+def cohorts(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None = None,
+            cut=None) -> CohortComparison:
+    """The two groups of :func:`cohort_masks` compared (:func:`forestviz.explain.cohorts
+    .compare`) on the held-out rows' explanations and tree weights."""
+    a, b, names = cohort_masks(bundle, X, split, column, cut)
+    return compare(population(bundle, X), bundle.test_weights, a, b, names)

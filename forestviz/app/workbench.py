@@ -29,6 +29,7 @@ from forestviz.app import compare, new_rows, whole_model, workflow
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
+from forestviz.explain.cohorts import CohortComparison
 from forestviz.explain.explanation import Explanation, effective_trees, explain
 from forestviz.explain.partial_dependence import Dependence
 from forestviz.explain.population import Population
@@ -398,6 +399,19 @@ class Workbench:
     def stability(self, explanation: Explanation) -> Stability:
         """:func:`whole_model.stability_of` of one explained row."""
         return whole_model.stability_of(self._model(), explanation)
+
+    def cohorts(self, split: str, column: str | None = None, cut=None) -> CohortComparison:
+        """:func:`whole_model.cohorts` of the held-out rows."""
+        return whole_model.cohorts(self._model(), self.dataset.X, split, column, cut)
+
+    def column_levels(self, column: str) -> list[str] | None:
+        """A text column's known levels (None for a numeric column)."""
+        pre = self._model().preprocessor
+        return None if column in pre.medians_ else [str(c) for c in pre.categories_[column]]
+
+    def column_median(self, column: str) -> float:
+        """A numeric column's training median (what a missing value becomes)."""
+        return float(self._model().preprocessor.medians_[column])
 
     def trust(self) -> pd.DataFrame:
         """:func:`whole_model.trust_table` of the held-out rows."""

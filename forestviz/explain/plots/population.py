@@ -167,3 +167,23 @@ def count_bars(counts, *, title: str, caption: str, x_title: str, low: int, high
                   xaxis={"title": {"text": x_title}, "tickmode": "array",
                          "tickvals": list(numbers)},
                   yaxis={"title": {"text": "held-out rows"}}, height=340)
+
+
+def cohort_figure(comparison, target: str, *, width=WIDTH) -> go.Figure:
+    """The columns' mean contributions in the two groups of a
+    :class:`~forestviz.explain.cohorts.CohortComparison` side by side, the largest difference
+    on top, each with its group's size in the legend."""
+    table = comparison.columns.iloc[::-1]
+    labels = [plain(elide(c)) for c in table["column"]]
+    fig = go.Figure()
+    for name, size, colour in zip(comparison.names, comparison.sizes, (BLUE, STRONG[1]),
+                                  strict=True):
+        fig.add_trace(go.Bar(x=table[f"mean in {name}"], y=labels, orientation="h",
+                             name=f"{plain(elide(name))} ({size} rows)", marker_color=colour,
+                             hovertemplate="%{y}: %{x:+.4g}<extra></extra>"))
+    return finish(fig, "What moves the two groups' predictions",
+                  f"Mean contribution to {plain(target)} of each column in each group, the "
+                  "largest difference on top.", width=width, barmode="group",
+                  xaxis={"title": {"text": f"mean contribution to {target}"},
+                         "zeroline": True},
+                  yaxis=_categories(labels), height=max(340, 170 + 40 * len(labels)))
