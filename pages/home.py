@@ -3,7 +3,7 @@
 import streamlit as st
 
 from forestviz.app import families
-from ui import models
+from ui import models, state
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
 
@@ -29,6 +29,15 @@ st.caption(f"Trains the default model ({families.FAMILIES[default.family]}, {def
 if st.button("Train the default model and explain a row", type="primary", key="home_explain",
              icon=":material/bolt:", disabled=models.training_in_progress()):
     models.start_training(dataset, st.session_state[CHOICE], default, origin="home")
+
+demo = families.ATTENTION_DEMO
+st.subheader("See attention at work")
+st.caption(demo.why + f" Trains {families.FAMILIES[demo.settings.family]} "
+           f"({demo.settings.n_estimators} trees) on that table and opens a row.")
+if st.button("See attention at work", key="home_attention", icon=":material/visibility:",
+             disabled=models.training_in_progress()):
+    dataset = state.use_bundled(demo.dataset)
+    models.start_training(dataset, st.session_state[CHOICE], demo.settings, origin="home")
 if models.training_in_progress():
     models.job_status()  # when it finishes, app.py opens the explanation
 models.show_outcome()

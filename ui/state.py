@@ -96,6 +96,16 @@ def ensure_dataset() -> Dataset:
     return st.session_state[DATASET]
 
 
+def use_bundled(name: str) -> Dataset:
+    """Make the bundled data set ``name`` the session's, with its default columns."""
+    dataset = bundled_dataset(name)
+    choice = bundled_choice(name, dataset)
+    if st.session_state.get(CHOICE) != choice:
+        st.session_state[DATASET] = dataset
+        st.session_state[CHOICE] = choice
+    return st.session_state[DATASET]
+
+
 def initial_choice(source: Source) -> DataChoice:
     """The session's current choice if it concerns ``source``, else the source's defaults."""
     current = st.session_state.get(CHOICE)
