@@ -1,10 +1,11 @@
 """Forest: global views of the trained model over its rows."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from forestviz.app.jobs import JobCancelled, WorkerDied
-from forestviz.app.whole_model import SPLITS
+from forestviz.app.whole_model import ROBUSTNESS_SEEDS, SPLITS
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.plots import population as population_plots
@@ -15,6 +16,8 @@ from ui.display import as_text
 
 CLEANING = "cleaning"  # (bundle, CleaningResult) of the last cleaning run
 CLEANING_JOB = "cleaning_job"  # the cleaning rounds while they run
+REFITS = "refits"  # (bundle, the held-out rows' contributions under each refit)
+REFIT_JOB = "refit_job"  # the refits while they run
 
 
 def hardest_rows(views) -> None:
@@ -158,6 +161,40 @@ def trust(bench: Workbench) -> None:
                    f"{trees.sum() / (len(trees) * n):.0%} of the comparisons.")
 
 
+def robustness(bench: Workbench) -> None:
+    """The held-out rows' top reasons under refits with other seeds, on demand."""
+    bundle = bench.model
+    st.markdown("**Robustness to the fit**: refit the model with other seeds on the same "
+                "training rows and count how often each row keeps its top reasons.")
+    if st.button(f"Refit {ROBUSTNESS_SEEDS} times with other seeds", key="forest_refit",
+                 disabled=models.in_progress(REFIT_JOB)):
+        task, args = bench.robustness_job()
+        models.submit(REFIT_JOB, models.SessionJob, task, args, "Refits", bundle.choice,
+                      bundle.settings, "forest", bundle)
+    if models.in_progress(REFIT_JOB):
+        models.job_status(REFIT_JOB)
+    finished = models.take_finished(REFIT_JOB)
+    if finished is not None:
+        try:
+            st.session_state[REFITS] = (finished.subject, finished.job.result())
+        except JobCancelled:
+            st.info("Refits cancelled.", icon=":material/info:")
+        except (ValueError, WorkerDied) as err:
+            st.error(as_text(f"The refits failed: {err}."), icon=":material/error:")
+    stored = st.session_state.get(REFITS)
+    if stored is None or stored[0] is not bundle:
+        return
+    share = bench.robustness(stored[1])
+    n = len(stored[1])
+    st.plotly_chart(population_plots.count_bars(
+        np.rint(share * n).astype(int), title="Top reasons kept under refits",
+        caption=f"Of {n} refits with other seeds, how many give each held-out row the same top "
+                f"{TOP_REASONS} reasons.", x_title="refits with the same top reasons", low=0,
+        high=n), key="forest_robustness")
+    st.caption(f"On average a row keeps its top {TOP_REASONS} reasons in {share.mean():.0%} of "
+               "the refits.")
+
+
 def weights_over_rows(views) -> None:
     st.subheader("Tree weights over the held-out rows")
     if views.heatmap_note:
@@ -178,6 +215,7 @@ views = bench.global_views()
 whole_model(bench)
 cohorts(bench, bench.population().columns)
 trust(bench)
+robustness(bench)
 hardest_rows(views)
 cleaning_rounds(bench)
 st.subheader("Feature importance")

@@ -23,7 +23,7 @@ def finish_jobs(at: AppTest, timeout: float = 180.0) -> AppTest:
     """Rerun the app (as the page's polling fragment does) until this session's background
     jobs have finished and their outcome has been collected."""
     deadline = time.monotonic() + timeout
-    while "training" in at.session_state or "cleaning_job" in at.session_state:
+    while any(key in at.session_state for key in ("training", "cleaning_job", "refit_job")):
         assert time.monotonic() < deadline, "a background job did not finish"
         time.sleep(0.1)
         at.run()

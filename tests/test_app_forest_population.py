@@ -10,7 +10,7 @@ import plotly.io
 import pytest
 
 from forestviz.app.workbench import Workbench
-from tests.apptest_helpers import app, train
+from tests.apptest_helpers import app, finish_jobs, train
 from ui.display import as_text
 
 pytestmark = pytest.mark.slow
@@ -75,3 +75,23 @@ def test_cohorts_on_the_forest_page():
     (table,) = [d.value for d in at.dataframe if "mean in Age (years) ≤ 40" in d.value.columns]
     expected = bench.cohorts("column", "Age (years)", 40.0).columns
     np.testing.assert_allclose(table["difference"], expected["difference"], rtol=0, atol=1e-12)
+
+
+def test_refits_on_demand():
+    at = app()
+    bundle = train(at, "vanilla", trees=10)
+    at.switch_page("pages/forest.py").run()
+    at.button(key="forest_refit").click().run()
+    finish_jobs(at)
+    assert not at.exception and not at.error
+    figures = {f.layout.title.text: f for f in
+               (plotly.io.from_json(c.proto.spec) for c in at.get("plotly_chart"))}
+    kept = figures["Top reasons kept under refits"].data[0]
+    counts = np.frombuffer(base64.b64decode(kept.y["bdata"]), dtype=kept.y["dtype"])
+    assert counts.sum() == len(bundle.test_rows)
+    refits = at.session_state["refits"][1]
+    bench = Workbench(at.session_state["dataset"], at.session_state["dataset_choice"],
+                      model=bundle)
+    share = bench.robustness(refits)
+    np.testing.assert_array_equal(counts, np.bincount(np.rint(share * len(refits)).astype(int),
+                                                      minlength=len(refits) + 1))

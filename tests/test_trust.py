@@ -75,3 +75,33 @@ def test_a_rows_stability_against_its_neighbours_own_explanations(bench):
     assert (pd.isna(row["same heaviest trees"]) if found.trees_same is None
             else row["same heaviest trees"] == found.trees_same)
     assert row["compacity"] == trust.compacity(e.contributions.total[None, :, 1])[0]
+
+
+def test_robustness_to_the_fit(bench):
+    from forestviz.app import whole_model
+
+    model = bench.model
+    population = bench.population()
+    function, args = whole_model.robustness_job(model, n_seeds=2)
+    assert list(args[-1]) == [model.settings.random_state + 1, model.settings.random_state + 2]
+    # the same seed refits the same model: its contributions, and a share of 1.0 for every row
+    same = function(*args[:-1], [model.settings.random_state])
+    np.testing.assert_allclose(same[0], population.contributions, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(whole_model.robustness(model, bench.dataset.X, same), 1.0)
+    others = function(*args)
+    share = whole_model.robustness(model, bench.dataset.X, others)
+    expected = np.mean([[set(np.argsort(-np.abs(o[i]), kind="stable")[:3])
+                         == set(np.argsort(-np.abs(population.contributions[i]),
+                                           kind="stable")[:3]) for o in others]
+                        for i in range(len(share))], axis=1)
+    np.testing.assert_array_equal(share, expected)
+    assert share.min() < 1.0  # other seeds, other trees: some rows' reasons change
+
+
+def test_same_reasons_share_on_constructed_refits():
+    original = np.array([[3.0, 2.0, 1.0, 0.0], [0.0, 1.0, 2.0, 3.0]])
+    flipped = original[:, ::-1]
+    np.testing.assert_array_equal(trust.same_reasons_share(original, [original, original]),
+                                  [1.0, 1.0])
+    np.testing.assert_array_equal(trust.same_reasons_share(original, [original, flipped]),
+                                  [0.5, 0.5])

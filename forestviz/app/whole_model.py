@@ -12,19 +12,27 @@ model is.
 from __future__ import annotations
 
 import weakref
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from forestviz.app import new_rows
-from forestviz.app.workflow import Bundle
+from forestviz.app.workflow import Bundle, Settings, make_estimator
+from forestviz.batch.model import BatchModel
 from forestviz.batch.rows import explain_rows
 from forestviz.explain.cohorts import CohortComparison, compare
 from forestviz.explain.explanation import Explanation
 from forestviz.explain.narrative import target_column
 from forestviz.explain.partial_dependence import Dependence, grid_of, partial_dependence
 from forestviz.explain.population import Population
-from forestviz.explain.trust import NEIGHBOURS, Stability, compacity, stability
+from forestviz.explain.trust import (
+    NEIGHBOURS,
+    Stability,
+    compacity,
+    same_reasons_share,
+    stability,
+)
 from forestviz.trees.ensemble import as_ensemble
 
 _POPULATIONS: weakref.WeakKeyDictionary[Bundle, Population] = weakref.WeakKeyDictionary()
@@ -173,3 +181,38 @@ def cohorts(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None = No
     .compare`) on the held-out rows' explanations and tree weights."""
     a, b, names = cohort_masks(bundle, X, split, column, cut)
     return compare(population(bundle, X), bundle.test_weights, a, b, names)
+
+
+ROBUSTNESS_SEEDS = 3  # refits with other seeds
+
+
+def refit_contributions(model: BatchModel, settings: Settings, X_train, y_train, X_test,
+                        seeds, progress=lambda stage, fraction: None) -> list[np.ndarray]:
+    """The held-out rows' contributions (n, m) under the model refitted on the same training
+    rows with each seed of ``seeds`` (the rest of its settings unchanged); a worker's job
+    (``progress`` as :mod:`forestviz.app.jobs` passes it)."""
+
+    task = "classification" if model.classes is not None else "regression"
+    found = []
+    for i, seed in enumerate(seeds):
+        progress(f"refit {i + 1} of {len(seeds)} (seed {seed})", i / len(seeds))
+        estimator = make_estimator(replace(settings, random_state=int(seed)), task)
+        estimator.fit(X_train, y_train)
+        outputs = explain_rows(replace(model, estimator=estimator, contributions=None), X_test,
+                               np.arange(len(X_test)), contributions=True)
+        found.append(outputs.filter(like="contribution[").to_numpy(dtype=float))
+    progress("done", 1.0)
+    return found
+
+
+def robustness_job(bundle: Bundle, n_seeds: int = ROBUSTNESS_SEEDS):
+    """(function, arguments) of :func:`refit_contributions` for a worker: seeds other than
+    the model's own."""
+    seeds = [bundle.settings.random_state + 1 + i for i in range(n_seeds)]
+    return refit_contributions, (new_rows.batch_model(bundle), bundle.settings,
+                                 bundle.X_train, bundle.y_train, bundle.X_test, seeds)
+
+
+def robustness(bundle: Bundle, X: pd.DataFrame, refits: list[np.ndarray]) -> np.ndarray:
+    """Per held-out row, the share of the refits whose top reasons are its own."""
+    return same_reasons_share(population(bundle, X).contributions, refits)

@@ -413,6 +413,14 @@ class Workbench:
         """A numeric column's training median (what a missing value becomes)."""
         return float(self._model().preprocessor.medians_[column])
 
+    def robustness_job(self):
+        """(function, arguments) of the refits for a worker (:func:`whole_model.robustness_job`)."""
+        return whole_model.robustness_job(self._model())
+
+    def robustness(self, refits) -> np.ndarray:
+        """Per held-out row, the share of ``refits`` keeping its top reasons."""
+        return whole_model.robustness(self._model(), self.dataset.X, refits)
+
     def trust(self) -> pd.DataFrame:
         """:func:`whole_model.trust_table` of the held-out rows."""
         return whole_model.trust_table(self._model(), self.dataset.X)

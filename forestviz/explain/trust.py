@@ -91,3 +91,15 @@ def compacity(contributions: np.ndarray, share: float = COMPACITY_SHARE) -> np.n
     reached = np.cumsum(size, axis=1) >= share * total - 1e-12 * total
     counts = np.argmax(reached, axis=1) + 1
     return np.where(total[:, 0] > 0, counts, 0)
+
+
+def same_reasons_share(original: np.ndarray, refits: list[np.ndarray]) -> np.ndarray:
+    """Robustness to the fit: per row, the share of ``refits`` (each (n, m) contributions of
+    the same rows by the model refitted with another seed) whose top reasons are the row's
+    top reasons under ``original`` (n, m)."""
+    mine = top_sets(np.abs(original), TOP_REASONS)
+    same = np.zeros(len(mine))
+    for contributions in refits:
+        theirs = top_sets(np.abs(contributions), TOP_REASONS)
+        same += [a == b for a, b in zip(mine, theirs, strict=True)]
+    return same / len(refits)
