@@ -99,6 +99,7 @@ def explained_row() -> None:
     view.prediction_card(explanation, actual)
     view.why_and_warnings(explanation)
     st.caption(as_text(bench.stability(explanation).sentence()))
+    view.attention_lens(bench, explanation)
     view.missing_note(explanation)
 
     charts = explanation.figures(width=plots.WIDTH)

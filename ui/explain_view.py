@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from forestviz.app.workbench import Workbench
-from forestviz.explain import Explanation
+from forestviz.explain import Explanation, plots
 from forestviz.explain.columns import text_table_note
 from forestviz.explain.narrative import interval_note, interval_text, spread_text, why
 from forestviz.explain.treeviz import TreeRenderError, render_tree
@@ -153,3 +153,34 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -
             full = draw(bench, tree, e.row, mode="full", fancy=None)
             if full is not None:
                 st.image(full, width="content")
+
+
+def attention_lens(bench: Workbench, e: Explanation) -> None:
+    """When the model kept its plain forest: what the best attention setting would say for
+    this row, on demand, labelled as not used for the prediction."""
+    if not bench.has_attention_lens():
+        return
+    with st.expander("Attention lens (not used for the prediction)", icon=":material/visibility:"):
+        if not st.toggle("Show what attention would have said for this row",
+                         key="explain_lens"):
+            return
+        lens = bench.attention_lens()
+        weights, predicted = lens.row(e.row)
+        st.caption(lens.sentence())
+        tiles = st.container(horizontal=True, gap="medium")
+        if e.task == "classification":
+            shown = -1 if e.classes.size == 2 else int(np.argmax(e.prediction))
+            name = as_text(elide(e.classes[shown]))
+            tiles.metric(f"Lens P({name})", f"{predicted[shown]:.2f}", width="content",
+                         help="Not used for the prediction.")
+            tiles.metric(f"Model P({name})", f"{e.prediction[shown]:.2f}", width="content")
+        else:
+            tiles.metric("Lens value", e.value_texts(float(predicted))[0], width="content",
+                         help="Not used for the prediction.")
+            tiles.metric("Model value", e.value_texts(e.prediction)[0], width="content")
+        tiles.metric("Lens effective number of trees", f"{1 / np.sum(weights**2):.1f}",
+                     width="content")
+        st.plotly_chart(plots.tree_weight_bars(
+            weights, label="lens weight", width=plots.WIDTH,
+            title="Attention lens (not used for the prediction): weight of each tree"),
+            key="explain_lens_weights")

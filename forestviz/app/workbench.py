@@ -25,7 +25,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz import persistence
-from forestviz.app import compare, new_rows, whole_model, workflow
+from forestviz.app import attention_lens, compare, new_rows, whole_model, workflow
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
@@ -420,6 +420,14 @@ class Workbench:
     def robustness(self, refits) -> np.ndarray:
         """Per held-out row, the share of ``refits`` keeping its top reasons."""
         return whole_model.robustness(self._model(), self.dataset.X, refits)
+
+    def has_attention_lens(self) -> bool:
+        """Whether the model is an attention forest that kept its plain forest."""
+        return attention_lens.best_setting(self._model()) is not None
+
+    def attention_lens(self) -> attention_lens.Lens | None:
+        """:func:`forestviz.app.attention_lens.lens` of the model (refitted once)."""
+        return attention_lens.lens(self._model())
 
     def trust(self) -> pd.DataFrame:
         """:func:`whole_model.trust_table` of the held-out rows."""

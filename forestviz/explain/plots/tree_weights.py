@@ -45,7 +45,7 @@ def weight_order(weights, first=()) -> np.ndarray:
 
 
 def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, label="weight",
-                     tree_ids=None, share_of_prediction=True, first=(),
+                     tree_ids=None, share_of_prediction=True, first=(), title=None,
                      width=WIDTH) -> go.Figure:
     """Bar chart of one row's tree weights (or scores), largest first: the ``top_k`` trees
     each named on the axis ("Tree 34"), the others as a band of pale bars named by their
@@ -55,8 +55,8 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
     (1−ε)·D_k(x) and ε·w_k (``tree_weight_parts``). ``share_of_prediction`` adds each tree's
     share of the total to the hover text (right for weights that sum to 1, not for ERF scores).
     Ties put the trees of ``first`` first (:func:`weight_order`: with equal weights the
-    explanation's own top trees are the ones named), then tree order. ``width``: the figure's
-    pixels (:mod:`.conventions`).
+    explanation's own top trees are the ones named), then tree order. ``title``: in place of
+    "Which trees carry this prediction: …". ``width``: the figure's pixels (:mod:`.conventions`).
     """
     weights = vector(weights, "weights")
     n_trees = weights.size
@@ -97,7 +97,8 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
     caption += ". Trees are numbered from 1; point at a bar for its tree and numbers."
     if len(parts) > 1:
         caption += " Each bar is split into its parts."
-    return finish(fig, f"Which trees carry this prediction: {label} of each tree", caption,
+    title = title or f"Which trees carry this prediction: {label} of each tree"
+    return finish(fig, title, caption,
                    width=width, barmode="stack", showlegend=len(parts) > 1,
                    xaxis={"title": {"text": f"Tree (sorted by {label})"}, "tickvals": ticks,
                           "ticktext": texts, "tickangle": 0 if unit >= 70 else -35,
