@@ -47,7 +47,7 @@ from streamlit import runtime
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 MARGIN = 1.0  # s after a session's TTL before its expiry is acted on
-FLUSH_WAIT = 1.0  # s the nudge's session stays connected: the message loop passes every 10 ms
+FLUSH_WAIT = 1.0  # s the nudge's session stays connected (the loop answers within ms)
 
 
 class _NoBrowser:
