@@ -22,7 +22,9 @@ line) driven by Debian Chromium through Playwright:
    dropped), samples, then opens and closes one more session and samples again: Streamlit
    evicts expired sessions lazily (``MemorySessionStorage`` keeps disconnected sessions in a
    ``TTLCache`` that drops expired entries only when written to, i.e. when another session
-   disconnects; the evicted session's ``__del__`` then removes its uploaded files).
+   disconnects; the evicted session's ``__del__`` then removes its uploaded files), and the
+   app nudges it one second after the TTL (``ui.session_end``): the first sample shows
+   whether that worked on a quiet server, the second what another session would add.
 
 A thread samples VmRSS of the server process every 0.5 s throughout; the forkserver of the
 training pool and its workers are reported separately (they are other processes). The peak of
@@ -33,7 +35,7 @@ default: see docs/performance.md, "Server memory with uploads").
 
 ``--probe`` runs the same server through a small wrapper that also reports, every 0.5 s, what
 stays inside it: bytes in Streamlit's uploaded-file manager, sessions active and stored for
-reconnection, bytes the upload budget tracks (and its reuse cache), pyarrow's allocated bytes.
+reconnection, bytes the upload budget tracks (and the files it shares), pyarrow's allocated bytes.
 At the end it also asks the server for ``gc.collect()``, pyarrow's pools'
 ``release_unused()`` and glibc's ``malloc_trim(0)`` and samples once more: what the allocators
 keep but could give back (not counted in the verdict, which is about the server as it runs).
@@ -344,7 +346,7 @@ def report(args, baseline, rows_out, after_all, expired, evicted, final, release
         table.append(("then gc + malloc_trim + arrow release", released))
     probed = {"upload_manager_bytes": "files MB", "stored_sessions": "stored",
               "active_sessions": "active", "budget_tracked_bytes": "tracked MB",
-              "budget_reuse_bytes": "reuse MB", "arrow_bytes": "arrow MB"}
+              "budget_shared_tables": "shared", "arrow_bytes": "arrow MB"}
     keys = [key for key in probed if key in final]
     print(f"\n{'moment':40s} {'RSS MB':>7s} {'anon':>6s} {'file':>6s} {'others':>6s}"
           + "".join(f" {probed[key]:>10s}" for key in keys))
@@ -356,8 +358,8 @@ def report(args, baseline, rows_out, after_all, expired, evicted, final, release
         print(f"{name:40s} {mib(got['rss']):>7s}{parts} {others:>6s}{cells}")
     if keys:
         print("(files: bytes in Streamlit's uploaded-file manager; stored / active: sessions kept "
-              "for reconnection / connected; tracked / reuse: the upload budget's tables, all / "
-              "in its reuse cache; arrow: pyarrow's memory pools)")
+              "for reconnection / connected; tracked: the upload budget's tables; shared: parsed "
+              "files it can share by content; arrow: pyarrow's memory pools)")
     if "probe_error" in final:
         print(f"probe: {final['probe_error']}")
     growth = final["rss"] - baseline["rss"]

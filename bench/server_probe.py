@@ -1,8 +1,9 @@
 """The app's command (``python -m ui.launch run``) with a thread that reports, every 0.5 s, what
 stays inside the server (bench/server_memory.py ``--probe``): bytes in Streamlit's
 uploaded-file manager, sessions active and stored for reconnection, bytes the upload budget
-tracks (and its reuse cache), pyarrow's allocated bytes; and, when asked through a flag file,
-releases what the allocators keep (gc, pyarrow's pools, glibc's malloc_trim).
+tracks (and the tables it shares by content key), pyarrow's allocated bytes; and, when asked
+through a flag file, releases what the allocators keep (gc, pyarrow's pools, glibc's
+malloc_trim).
 
     python bench/server_probe.py STATS.json run app.py [streamlit options]
 
@@ -38,7 +39,7 @@ def stats():
     if state is not None and hasattr(state, "upload_budget"):
         budget = state.upload_budget()  # the server's one TableBudget (cache_resource)
         got["budget_tracked_bytes"] = sum(list(budget._tracked.values()))
-        got["budget_reuse_bytes"] = budget._recent.currsize
+        got["budget_shared_tables"] = len(budget._shared)
     if "pyarrow" in sys.modules:
         got["arrow_bytes"] = sum(pool.bytes_allocated() for pool in arrow_pools())
     return got

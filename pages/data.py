@@ -1,4 +1,8 @@
-"""Data: choose a bundled set or upload a CSV, look at it, pick target / ID / excluded columns."""
+"""Data: choose a bundled set or upload a CSV, look at it, pick target / ID / excluded columns.
+
+No lambda as a widget's ``format_func`` here: Streamlit keeps it for the session
+(``persist_state``), and a lambda keeps this page's namespace, whose ``source`` holds an
+upload's table, after that upload was replaced (a dict's ``get`` keeps only the labels)."""
 
 import streamlit as st
 
@@ -35,7 +39,7 @@ def choose_source() -> state.Source | None:
         name = st.selectbox(
             "Bundled data set",
             names,
-            format_func=lambda n: infos[n].title,
+            format_func={n: info.title for n, info in infos.items()}.get,
             index=names.index(current_name) if current_name in infos else 0,
             key="bundled_name",
             persist_state="session",
@@ -53,9 +57,10 @@ def choose_source() -> state.Source | None:
     st.caption(f"Upload limit: {limit} MB per file, {MAX_CELL_CHARS:,} characters per value and "
                f"{MAX_LINE_CHARS:,} per line. The file stays in this browser session only; the "
                f"uploads of all sessions share {caps.upload_budget_mb:,} MB of the server's "
-               "memory: a session's tables are released when the session ends, and a parsed file "
-               f"is kept for reuse at most {caps.upload_idle_minutes:g} minutes. Values longer "
-               f"than {CELL_PREVIEW_LIMIT} characters are shortened in the tables below.")
+               "memory: a session's tables are given back when it uploads another file, "
+               "switches to a bundled data set, or ends (a closed tab's "
+               f"{st.get_option('server.disconnectedSessionTTL'):g} s after it closed). Values "
+               f"longer than {CELL_PREVIEW_LIMIT} characters are shortened in the tables below.")
     if uploaded is None:
         if state.UPLOAD in st.session_state:
             source = st.session_state[state.UPLOAD]
@@ -85,7 +90,7 @@ def choose_columns(source: state.Source) -> state.DataChoice:
     id_column = middle.selectbox(
         "ID column",
         id_options,
-        format_func=lambda c: "(none)" if c is None else c,
+        format_func=dict(zip(id_options, ["(none)", *id_options[1:]], strict=True)).get,
         index=id_options.index(initial.id_column) if initial.id_column in id_options else 0,
         key=f"id@{source.key}",
         persist_state="session",

@@ -38,8 +38,7 @@ def limits() -> Limits:
 @st.cache_resource(show_spinner=False)
 def upload_budget() -> TableBudget:
     """Bytes of parsed uploads held by all sessions of this server (``forestviz.app.uploads``)."""
-    caps = limits()
-    return TableBudget(caps.upload_budget_mb * 2**20, caps.upload_idle_minutes * 60)
+    return TableBudget(limits().upload_budget_mb * 2**20)
 
 
 def upload_limit_mb() -> int:
@@ -83,8 +82,17 @@ def read_upload(name: str, data: bytes) -> Source:
     ids = suggest_id_columns(frame)
     defaults = DataChoice(key, frame.columns[-1], ids[0] if ids else None, (), "auto")
     source = Source(key, name, "", frame, defaults)
-    st.session_state[UPLOAD] = source
+    replace(UPLOAD, source)
     return source
+
+
+def replace(key: str, value: object) -> None:
+    """Set ``st.session_state[key]`` and let go of its previous value now: an assignment
+    alone leaves the previous value in Streamlit's copy of the state as the run began until
+    the session's next run (a replaced upload's tables stayed counted); a deletion removes
+    both."""
+    st.session_state.pop(key, None)
+    st.session_state[key] = value
 
 
 def ensure_dataset() -> Dataset:
@@ -114,7 +122,8 @@ def initial_choice(source: Source) -> DataChoice:
 
 def use_choice(source: Source, choice: DataChoice) -> Dataset:
     """Make the Dataset for ``choice`` the session's data set (rebuilt only when the choice
-    changed); raises DataError, and then the previous data set stays in use."""
+    changed); raises DataError, and then the previous data set stays in use. A data set that
+    is not the session's upload closes the upload: its tables are given back to the budget."""
     if st.session_state.get(CHOICE) != choice:
         dataset = Dataset.from_frame(
             source.frame,
@@ -127,6 +136,8 @@ def use_choice(source: Source, choice: DataChoice) -> Dataset:
         )
         if choice.source.startswith("upload:"):
             upload_budget().keep(None, dataset.frame)
-        st.session_state[DATASET] = dataset
+        else:
+            st.session_state.pop(UPLOAD, None)
+        replace(DATASET, dataset)
         st.session_state[CHOICE] = choice
     return st.session_state[DATASET]

@@ -22,7 +22,6 @@ class Limits:
     queued_jobs: int = 4  # jobs waiting for a worker on the whole server
     job_lease_seconds: float = 30.0  # a job nobody asks about for this long is cancelled
     upload_budget_mb: int = 512  # parsed uploads kept in memory, all sessions together
-    upload_idle_minutes: float = 30.0  # an upload unused for this long is forgotten
 
     @classmethod
     def from_env(cls, environ=None) -> Limits:

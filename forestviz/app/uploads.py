@@ -2,31 +2,30 @@
 
 A server that keeps each parsed upload until some number of entries is reached lets a handful
 of large files take the machine's memory, and every other user with it. :class:`TableBudget`
-bounds what the server holds in **bytes**:
+bounds what the server holds in **bytes**, and counts only what some session still holds:
 
 * every table a session keeps (the parsed upload and the data set built from it) is
   *tracked* by a weak reference with its size (``DataFrame.memory_usage(deep=True)``); when
-  the session ends and drops it, its bytes are released;
-* recently parsed uploads are also kept for reuse (a second session uploading the same file,
-  a page revisited) in a cachetools ``TTLCache`` sized in bytes, for at most ``keep_seconds``;
-  these are the first to go when room is needed;
+  the session drops it (another upload, another data set, the session's end), its bytes are
+  released, and the budget holds no strong reference of its own;
+* a parsed upload is found again by its content key while any session holds it (a second
+  session uploading the same file shares the table; a ``weakref.WeakValueDictionary``), and
+  is gone with its last holder: nothing is kept "for reuse" after the sessions that used it;
 * :meth:`TableBudget.admit` refuses a new table (:class:`BudgetExceeded`, with a plain
-  message) when the tracked tables plus the new one would pass ``budget_bytes`` even after the
-  reuse cache has been emptied.
+  message) when the tracked tables plus the new one would pass ``budget_bytes``.
 
 So the tables held across all sessions never exceed the budget, except for the transient peak
-of a parse in progress (bounded separately by :mod:`forestviz.io.csv_input`).
+of a parse in progress (bounded separately by :mod:`forestviz.io.csv_input`). When sessions
+end is the server's business (``ui.session_end``).
 """
 
 from __future__ import annotations
 
 import gc
 import threading
-import time
 import weakref
 
 import pandas as pd
-from cachetools import TTLCache
 
 from forestviz.io.csv_input import DataError
 
@@ -44,32 +43,28 @@ def table_bytes(frame: pd.DataFrame) -> int:
 class TableBudget:
     """Tables held by the sessions of a server, bounded by ``budget_bytes`` (thread-safe)."""
 
-    def __init__(self, budget_bytes: int, keep_seconds: float, timer=time.monotonic):
+    def __init__(self, budget_bytes: int):
         self.budget_bytes = int(budget_bytes)
         self._lock = threading.RLock()
-        self._recent: TTLCache = TTLCache(maxsize=self.budget_bytes, ttl=keep_seconds,
-                                          timer=timer, getsizeof=table_bytes)
+        self._shared: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self._tracked: dict[int, int] = {}  # id(frame) -> bytes, while the frame lives
 
     def held_bytes(self) -> int:
-        """Bytes of every tracked table still alive (tables past their reuse time let go)."""
+        """Bytes of every tracked table still alive."""
         with self._lock:
-            self._recent.expire()
             return sum(self._tracked.values())
 
     def get(self, key: str) -> pd.DataFrame | None:
-        """The table parsed earlier under ``key`` if it is still kept, else None."""
+        """The table kept under ``key`` if a session still holds it, else None."""
         with self._lock:
-            return self._recent.get(key)
+            return self._shared.get(key)
 
     def admit(self, nbytes: int, what: str = "This table") -> None:
-        """Make room for ``nbytes`` more (dropping reusable tables first) or raise
-        :class:`BudgetExceeded`."""
+        """Raise :class:`BudgetExceeded` unless ``nbytes`` more fit in the budget."""
         with self._lock:
             if self._fits(nbytes):
                 return
-            self._recent.clear()
-            gc.collect()  # tables only the reuse cache held are freed now
+            gc.collect()  # tables dropped inside reference cycles are freed now
             if not self._fits(nbytes):
                 raise BudgetExceeded(
                     f"{what} needs about {nbytes / 2**20:,.0f} MB, but uploads from the "
@@ -78,16 +73,17 @@ class TableBudget:
                     "use a smaller file.")
 
     def keep(self, key: str | None, frame: pd.DataFrame) -> pd.DataFrame:
-        """Track ``frame`` (admitting it first) and, with a ``key``, keep it for reuse."""
+        """Track ``frame`` (admitting it first) and, with a ``key``, share it under that key
+        while it lives."""
         size = table_bytes(frame)
         with self._lock:
-            self.admit(size)
             ident = id(frame)
             if ident not in self._tracked:
+                self.admit(size)
                 self._tracked[ident] = size
                 weakref.finalize(frame, self._release, ident)
-            if key is not None and size <= self.budget_bytes:
-                self._recent[key] = frame
+            if key is not None:
+                self._shared[key] = frame
         return frame
 
     def _fits(self, nbytes: int) -> bool:
