@@ -105,11 +105,13 @@ def ensure_dataset() -> Dataset:
 
 
 def use_bundled(name: str) -> Dataset:
-    """Make the bundled data set ``name`` the session's, with its default columns."""
+    """Make the bundled data set ``name`` the session's, with its default columns (closing the
+    session's upload, as :func:`use_choice` does)."""
     dataset = bundled_dataset(name)
     choice = bundled_choice(name, dataset)
     if st.session_state.get(CHOICE) != choice:
-        st.session_state[DATASET] = dataset
+        st.session_state.pop(UPLOAD, None)
+        replace(DATASET, dataset)
         st.session_state[CHOICE] = choice
     return st.session_state[DATASET]
 
