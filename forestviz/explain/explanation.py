@@ -214,7 +214,7 @@ def _missing(columns: ColumnMap, detected, original_row) -> frozenset[str]:
     return frozenset(name for name in columns.names if pd.isna(original_row[name])) | detected
 
 
-def _decision(model, proba, classes):
+def decision(model, proba, classes):
     """(predicted class, threshold, rule in words) as the model's ``predict`` decides."""
     threshold = getattr(model, "threshold_", None)
     if classes.size == 2 and np.isscalar(threshold):
@@ -269,7 +269,7 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
     if tree_predictions.ndim == 2:
         classes = np.asarray(model.classes_)
         prediction = weights @ tree_predictions
-        predicted_class, threshold, rule = _decision(model, prediction, classes)
+        predicted_class, threshold, rule = decision(model, prediction, classes)
         task = "classification"
     else:
         classes, predicted_class, threshold, rule = None, None, None, None
