@@ -150,6 +150,14 @@ class Explanation:
         (four significant digits)."""
         return f"{value:.4g}" if self.offset else self.value_texts(value)[0]
 
+    def imputed_features(self) -> frozenset[int]:
+        """The encoded features whose value in :attr:`row` stood in for a missing one (every
+        feature of a missing column), for drawings to mark (``render_tree(imputed=…)``)."""
+        if self.columns is None:
+            return frozenset()
+        return frozenset(j for column in self.columns.columns if column.name in self.missing
+                         for j in column.features)
+
     def step_sentence(self, step: PathStep, name=str) -> str:
         """A test on the row's path in the user's columns: "sex = F", "sex is not M", "mean
         radius is missing (imputed as 13.3, the training median), so = 13.3 ≤ 14.1"."""
