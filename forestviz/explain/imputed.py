@@ -68,7 +68,7 @@ class MissingValueCheck:
         return WARNING if self.changes else NOTE
 
 
-def variants(e, summary, *, levels=LEVELS) -> tuple[list, np.ndarray]:
+def variants(e, summary) -> tuple[list, np.ndarray]:
     """The rows tried: per missing column (in the table's order), (column, the values tried)
     and all variants of the explained row ``e.row`` stacked, one per tried value."""
     rows, tried = [], []
@@ -78,7 +78,7 @@ def variants(e, summary, *, levels=LEVELS) -> tuple[list, np.ndarray]:
         if column.kind == NUMERIC:
             j = column.features[0]
             values = tuple(dict.fromkeys(float(v) for v in np.quantile(
-                summary.sorted_columns[j], levels)))
+                summary.sorted_columns[j], LEVELS)))
             block = np.repeat(e.row[None, :], len(values), axis=0)
             block[:, j] = values
         else:
@@ -100,14 +100,13 @@ def model_outputs(model, X) -> np.ndarray:
     return model.predict_proba(X) if is_classifier(model) else model.predict(X)
 
 
-def missing_value_checks(model, e, summary, *, levels=LEVELS, name=str
-                         ) -> tuple[MissingValueCheck, ...]:
+def missing_value_checks(model, e, summary, *, name=str) -> tuple[MissingValueCheck, ...]:
     """One :class:`MissingValueCheck` per missing column of the explanation ``e`` of
     ``model``'s prediction (``summary``: the model's
     :class:`~forestviz.explain.summary.TrainingSummary`, whose training columns give the
     quantiles). ``name`` shows a user-given name or level (e.g. :func:`forestviz.names.elide`).
     """
-    tried, X = variants(e, summary, levels=levels)
+    tried, X = variants(e, summary)
     if not tried:
         return ()
     predicted = model_outputs(model, X)
@@ -135,14 +134,16 @@ def missing_value_checks(model, e, summary, *, levels=LEVELS, name=str
 
 def _sentence(check, e, summary, own, name) -> str:
     """"mean concave points is missing (used 0.0326, the training median); had it been
-    anywhere from 0.0200 to 0.150 (its training 10th to 90th percentiles), the risk would be
-    0.21–0.64, and the predicted class could change to malignant"."""
+    anywhere from 0.0200 to 0.150 (its training 10th to 90th percentiles, tried at each
+    decile), the risk would be 0.21–0.64, and the predicted class could change to
+    malignant"."""
     column = e.columns.columns[e.columns.names.index(check.column)]
     if check.kind == NUMERIC:
         spread = summary.scale[column.features[0]]
         used = f"used {number_text(check.used, spread)}, the training median"
         low, high = (number_text(v, spread) for v in (min(check.tried), max(check.tried)))
-        had = f"had it been anywhere from {low} to {high} (tried at its training deciles)"
+        had = (f"had it been anywhere from {low} to {high} (its training 10th to 90th "
+               "percentiles, tried at each decile)")
     else:
         used = "the model used no level"
         had = f"had it been any of its {len(check.tried)} levels"
