@@ -12,6 +12,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from forestviz.explain import TrainingSummary, explain
 from forestviz.explain.plots.reasons import reasons_waterfall, waterfall_steps
 from forestviz.explain.reasons import argument, two_sided
+from forestviz.numbers import number_text
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +108,15 @@ def test_on_a_fitted_binary_model_the_sides_are_classes_and_numbers_agree(binary
         first = "toward malignant" if e.predicted_class == "malignant" else "toward benign"
         other = "toward benign" if first == "toward malignant" else "toward malignant"
         assert said.index(first) < said.index(other)  # toward the prediction first
+
+
+def test_a_missing_number_shows_what_stood_in_for_it(binary):
+    model, X, summary = binary
+    x = X[0].copy()
+    x[:] = np.nan  # every column missing: each shown reason is a guess
+    e = explain(model, x, summary=summary)
+    r = two_sided(e, shown=5)
+    assert r.raising or r.lowering
+    for reason in (*r.raising, *r.lowering):
+        j = e.feature_names.index(reason.column)
+        assert reason.value == f"missing (imputed {number_text(np.median(X[:, j]), X[:, j].std())})"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from forestviz.explain.columns import NUMERIC
 from forestviz.explain.narrative import SECOND_REASON, headline, target_column, value_text
 
 SHOWN = 3  # columns each way drawn one by one; the others share one bar
@@ -29,7 +30,8 @@ BALANCED = 0.25
 @dataclass(frozen=True)
 class Reason:
     """One column's push: ``column`` its name, ``value`` the row's value as given ("13.3",
-    "F", "missing"), ``contribution`` its signed push on the target number."""
+    "F", "missing", "missing (imputed 0.0326)"), ``contribution`` its signed push on the
+    target number."""
 
     column: str
     value: str
@@ -87,7 +89,7 @@ def two_sided(e, *, shown: int = SHOWN, name=str) -> Reasons | None:
     column = target_column(e)
     total = np.asarray(c.total if column is None else c.total[:, column], dtype=float)
     base = float(c.base_value if column is None else c.base_value[column])
-    values = e.features.set_index("feature")["value"]
+    values = _values(e.features)
     order = np.argsort(-np.abs(total), kind="stable")
     raising = [j for j in order if total[j] > 0][:shown]
     lowering = [j for j in order if total[j] < 0][:shown]
@@ -95,8 +97,8 @@ def two_sided(e, *, shown: int = SHOWN, name=str) -> Reasons | None:
     folded = [j for j in range(total.size) if j not in kept]
 
     def reasons(indices):
-        return tuple(Reason(c.feature_names[j], str(values[c.feature_names[j]]),
-                            float(total[j])) for j in indices)
+        return tuple(Reason(c.feature_names[j], values[c.feature_names[j]], float(total[j]))
+                     for j in indices)
 
     net = float(total.sum())
     if column is None:
@@ -113,6 +115,14 @@ def two_sided(e, *, shown: int = SHOWN, name=str) -> Reasons | None:
                    folded=tuple(c.feature_names[j] for j in folded),
                    up=float(total[total > 0].sum()), down=float(total[total < 0].sum()),
                    toward=toward, side_names=sides)
+
+
+def _values(features) -> dict[str, str]:
+    """Each column's value as given, a missing number with what stood in for it ("missing
+    (imputed 0.0326)")."""
+    return {row.feature: (f"missing (imputed {row.used.split(' ')[0]})"
+                          if row.missing and row.kind == NUMERIC else str(row.value))
+            for row in features.rename(columns={"used as": "used"}).itertuples(index=False)}
 
 
 def argument(e, name=str) -> str:
