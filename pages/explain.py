@@ -113,7 +113,8 @@ def explained_row() -> None:
                "tree.")
     svgs = {}
     for rank, tree in enumerate(explanation.top_trees):
-        svg = view.draw(bench, int(tree), explanation.row, mode="path", fancy=False)
+        svg = view.draw(bench, int(tree), explanation.row, mode="path", fancy=False,
+                        imputed=explanation.imputed_features())
         if svg is not None:
             svgs[int(tree)] = svg
         view.tree_section(bench, explanation, rank, svg)

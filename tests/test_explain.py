@@ -278,3 +278,13 @@ def test_a_missing_value_is_imputed_with_the_training_median_and_said_so():
         assert e.step_sentence(step).startswith("x1 is missing (imputed as ")
     for step in (s for steps in e.paths for s in steps if s.feature != 1):
         assert e.step_sentence(step) == step.sentence()
+
+
+def test_the_imputed_features_are_those_of_the_missing_columns():
+    X, y = _regression()
+    forest = RandomForestRegressor(8, max_depth=4, random_state=0).fit(X, y)
+    summary = TrainingSummary.from_data(forest, X, y)
+    x = X[3].copy()
+    x[[1, 3]] = np.nan
+    assert explain(forest, x, summary=summary).imputed_features() == frozenset({1, 3})
+    assert explain(forest, X[3], summary=summary).imputed_features() == frozenset()

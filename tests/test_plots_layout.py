@@ -17,6 +17,7 @@ import pytest
 from forestviz.explain import plots
 from forestviz.explain.plots import conventions as c
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
+from forestviz.explain.reasons import Reason, Reasons
 from forestviz.names import NAME_LIMIT
 from tests.plot_helpers import dirichlet
 
@@ -72,12 +73,19 @@ def every_figure(width: int) -> dict:
         "sample_weights": plots.sample_weight_histogram(rng.random(50), width=width),
         "effective": plots.effective_trees_histogram(rng.uniform(1, T, n), T, width=width),
         "cleaning": plots.cleaning_rounds_figure(rounds, width=width),
+        "reasons": plots.reasons_waterfall(Reasons(
+            target=LONG, base=0.3, prediction=0.3 + contributions.sum(),
+            raising=tuple(Reason(name, LONG, v) for name, v in zip(names[:2], [0.5, 0.2],
+                                                                   strict=True)),
+            lowering=(Reason(names[2], "missing", -0.4),),
+            rest=float(contributions.sum() - 0.3), folded=tuple(names[3:]), up=1.0, down=-0.7,
+            toward=1, side_names=("raising it", "lowering it")), width=width),
     }
 
 
 KEYS = ("bars", "kde", "density", "heatmap", "simplex", "ternary", "tau", "history", "median",
         "roc", "pva", "reliability", "waterfall", "by_tree", "importance", "sample_weights",
-        "effective", "cleaning")
+        "effective", "cleaning", "reasons")
 CASES = [(width, key) for width in WIDTHS for key in KEYS]
 
 
@@ -149,7 +157,7 @@ def test_the_issue_figures_at_full_width():
 
 
 def test_the_cases_are_every_figure_function():
-    """All 18 functions that return a figure (each calls finish())."""
+    """All 19 functions that return a figure (each calls finish())."""
     assert tuple(every_figure(c.HALF)) == KEYS
 
 

@@ -305,3 +305,28 @@ def test_a_categorys_levels_draw_as_yes_and_no(require_dot):
                     assert {f"node{child}", f"leaf{child}"} & path
                     checked += 1
     assert checked >= 5
+
+
+def test_an_imputed_value_is_drawn_as_imputed(require_dot):
+    """Issue 26, item 3: a value that stood in for a missing one prints "(imputed)" in the
+    row's box (a missing category's levels "no (missing)"), the others as measured; the
+    drawing of the same row without the mark is another drawing, not the cached one."""
+    model = RandomForestClassifier(T, max_depth=4, random_state=0).fit(X, LABELS)
+    context = TreeContext.from_data(X, LABELS, feature_names=NAMES, target_name="outcome")
+    x = ROWS[0]
+    plain = render_tree(model, 0, x, context=context, mode="path", fancy=False)
+    marked = render_tree(model, 0, x, context=context, mode="path", fancy=False,
+                         imputed=frozenset({1}))
+    box, measured = texts_by_node(marked)["X_y"][1::2], texts_by_node(plain)["X_y"][1::2]
+    assert box[1] == f"{measured[1]} (imputed)"
+    assert box[:1] + box[2:] == measured[:1] + measured[2:]
+    rng = np.random.default_rng(4)
+    female = rng.integers(0, 2, 300).astype(float)
+    data = np.column_stack([np.round(rng.normal(120, 30, 300)), female, 1 - female])
+    outcome = np.where(female == 1, "Yes", "No")
+    levels = RandomForestClassifier(2, max_depth=2, random_state=0).fit(data, outcome)
+    context = TreeContext.from_data(data, outcome, feature_names=["glucose", "sex=F", "sex=M"],
+                                    indicators=[1, 2])
+    svg = render_tree(levels, 0, np.array([140.0, 0.0, 0.0]), context=context, mode="path",
+                      fancy=False, imputed=frozenset({1, 2}))
+    assert texts_by_node(svg)["X_y"][1::2][1:] == ["no (missing)", "no (missing)"]

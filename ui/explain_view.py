@@ -13,7 +13,9 @@ import streamlit as st
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
 from forestviz.explain.columns import text_table_note
-from forestviz.explain.narrative import interval_note, interval_text, spread_text, why
+from forestviz.explain.glance import interval_sentence, spread_sentence
+from forestviz.explain.narrative import why
+from forestviz.explain.tree_section import tree_section as explained_tree
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
 from ui.display import as_text
@@ -64,12 +66,9 @@ def prediction_card(e: Explanation, actual) -> None:
          help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
     tile("Weight of the top 5 trees", f"{e.top5_share:.0%}",
          help="The share of the row's tree weights that its 5 heaviest trees carry.")
-    spread = spread_text(e, elide)
-    if spread is not None:
-        st.caption(as_text(spread[0].upper() + spread[1:] + "."))
-    if e.interval is not None:
-        text = interval_text(e)
-        st.caption(as_text(f"{text[0].upper()}{text[1:]}: {interval_note(e)}."))
+    for said in (spread_sentence(e, elide), interval_sentence(e)):
+        if said is not None:
+            st.caption(as_text(said))
     notes = [f"Model: {e.model_name}", f"{e.n_trees} trees"]
     if e.decision_rule:
         notes.append(f"Rule: {e.decision_rule}")
@@ -112,45 +111,38 @@ def feature_table(e: Explanation) -> None:
     st.dataframe(table, hide_index=True, column_config=config, key="explain_features")
 
 
-def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None) -> str | None:
-    """An SVG of the tree (cached by content in forestviz.explain.treeviz), or None after an
-    error."""
+def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None,
+         imputed=frozenset()) -> str | None:
+    """An SVG of the tree (cached by content in forestviz.explain.treeviz), the ``imputed``
+    features' values marked so, or None after an error."""
     try:
         return render_tree(bench.model.estimator, tree, x, context=bench.model.context,
-                           mode=mode, fancy=fancy)
+                           mode=mode, fancy=fancy, imputed=imputed)
     except TreeRenderError as err:
         st.warning(as_text(err), icon=":material/warning:")
         return None
 
 
 def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -> None:
-    """One top tree: weight, its path drawing, the path in words and the nearest leaves."""
-    tree = int(e.top_trees[rank])
-    value = e.tree_predictions[tree]
-    said = (e.tree_value_text(value) if e.task == "regression" else
-            ", ".join(f"P({c}) = {p:.2f}" for c, p in zip(e.classes, value, strict=True)))
-    st.markdown(as_text(f"Tree {tree + 1}: weight {e.tree_weights[tree]:.3f}; this tree says "
-                        f"{said}"))
+    """One top tree (:func:`forestviz.explain.tree_section.tree_section`): weight, its path
+    drawing, the path in words and the nearest leaves."""
+    section = explained_tree(e, rank, name=elide)
+    tree = section.tree
+    st.markdown(as_text(f"{section.title}; this tree says {section.says}"))
     left, right = st.columns([3, 2])
     if svg is not None:
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
-    steps = e.paths[rank]
-    table = pd.DataFrame({"test on the path": [e.step_sentence(s, elide) for s in steps],
-                          # the printed value − the printed threshold
-                          "margin": [s.texts()[2] for s in steps],
-                          "most fragile": ["yes" if s.fragile else "" for s in steps]})
-    right.dataframe(table, hide_index=True, key=f"path@{rank}")
-    fragile = [s for s in steps if s.fragile]
-    if fragile:
-        right.caption(as_text(f"Most fragile test: {e.step_sentence(fragile[0], elide)} (the "
-                              "smallest "
-                              "margin relative to the feature's spread)."))
-    for alternative in e.alternatives[rank]:
-        right.caption(as_text("Nearest other leaf: " + e.alternative_sentence(alternative, elide)))
+    right.dataframe(section.path, hide_index=True, key=f"path@{rank}")
+    if section.fragile_test is not None:
+        right.caption(as_text(f"Most fragile test: {section.fragile_test} (the smallest margin "
+                              "relative to the feature's spread)."))
+    for alternative in section.alternatives:
+        right.caption(as_text(f"Nearest other leaf: {alternative}"))
     with st.expander(f"Full drawing of tree {tree + 1}"):
         if st.toggle("Draw the whole tree (may take a few seconds the first time)",
                      key=f"full@{rank}"):
-            full = draw(bench, tree, e.row, mode="full", fancy=None)
+            full = draw(bench, tree, e.row, mode="full", fancy=None,
+                        imputed=e.imputed_features())
             if full is not None:
                 st.image(full, width="content")
 

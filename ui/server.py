@@ -118,4 +118,5 @@ def _prepare_first_explanation(bundle: Bundle, dataset: Dataset) -> None:
                                 row_id=str(dataset.ids.iloc[position]))
     explanation.figures(width=plots.WIDTH)
     for tree in explanation.top_trees:
-        explain_view.draw(bench, int(tree), explanation.row, mode="path", fancy=False)
+        explain_view.draw(bench, int(tree), explanation.row, mode="path", fancy=False,
+                          imputed=explanation.imputed_features())

@@ -162,7 +162,7 @@ def report(args) -> int:
                 with contextlib.suppress(TreeRenderError):
                     svgs[int(tree)] = render_tree(bench.model.estimator, int(tree), e.row,
                                                   context=bench.model.context, mode="path",
-                                                  fancy=False)
+                                                  fancy=False, imputed=e.imputed_features())
             target = _report_path(out, str(row_id), written)
             document = e.to_html(tree_svgs=svgs)
             target.write_text(document, encoding="utf-8")

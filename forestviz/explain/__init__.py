@@ -4,7 +4,10 @@
 through the weighted-ensemble protocol (:mod:`forestviz.trees.ensemble`); ``summary``
 (:class:`TrainingSummary`) holds what it needs from the training data; ``plots`` draws the
 figures, ``report`` the self-contained HTML page, ``treeviz`` one tree with the row's path (over
-``shadow``, the fitted tree as dtreeviz reads it). Long names are shortened by
+``shadow``, the fitted tree as dtreeviz reads it). ``glance`` (:class:`Glance`) sums one
+explanation up for a clinician: the reasons both ways (``reasons``), the alarm when a guessed
+value decides the case (``imputed``) and the similar rows' outcomes; ``tree_choice`` and
+``tree_section`` say which trees to show and how. Long names are shortened by
 :mod:`forestviz.names`.
 """
 
@@ -13,6 +16,7 @@ from forestviz._lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "explain": "forestviz.explain.explanation",
     "Explanation": "forestviz.explain.explanation",
+    "Glance": "forestviz.explain.glance",
     "TrainingSummary": "forestviz.explain.summary",
     "figures": "forestviz.explain.report",
     "to_html": "forestviz.explain.report",

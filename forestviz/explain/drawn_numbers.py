@@ -44,19 +44,28 @@ class Printed(float):
 @dataclass(frozen=True)
 class DrawnNumbers:
     """What a drawing prints: ``thresholds`` {node: form} of the split nodes drawn, ``row``
-    the row's values as forms (one per feature) and ``leaf_values`` {leaf: short form} of the
-    regression leaves drawn."""
+    the row's values as forms (one per feature), ``leaf_values`` {leaf: short form} of the
+    regression leaves drawn and ``imputed`` the features whose value stood in for a missing
+    one (printed "0.0326 (imputed)", an indicator "no (missing)")."""
 
     thresholds: dict[int, str]
     row: tuple[str, ...]
     leaf_values: dict[int, str]
+    imputed: frozenset[int] = frozenset()
 
     def threshold_values(self) -> dict[int, Printed]:
         return {node: Printed(text, INDICATOR_SPLIT if text == INDICATOR_TEXT else None)
                 for node, text in self.thresholds.items()}
 
     def row_values(self) -> list[Printed]:
-        return [Printed(text, LEVEL_VALUES.get(text)) for text in self.row]
+        return [Printed(text + (_mark(text) if j in self.imputed else ""),
+                        LEVEL_VALUES[text] if text in LEVEL_VALUES else float(text))
+                for j, text in enumerate(self.row)]
+
+
+def _mark(text: str) -> str:
+    """How a guessed value is marked: a number was imputed, an indicator's level is missing."""
+    return " (missing)" if text in LEVEL_VALUES else " (imputed)"
 
 
 INDICATOR_TEXT = "no | yes"
@@ -68,7 +77,7 @@ LEVEL_VALUES = {"no": 0.0, "yes": 1.0}
 
 
 def drawn_numbers(tree, row, path, shown, leaf_values=None, spreads=None,
-                  indicators=frozenset()) -> DrawnNumbers:
+                  indicators=frozenset(), imputed=frozenset()) -> DrawnNumbers:
     """The forms of what the drawing of ``tree`` for ``row`` (float64, as given) prints.
 
     ``path``: the row's nodes, root first; ``shown``: the nodes drawn; ``leaf_values``: the
@@ -79,7 +88,8 @@ def drawn_numbers(tree, row, path, shown, leaf_values=None, spreads=None,
     most precise form; every other number its plain form. ``indicators``: the features that
     are one level of a category (one-hot): the row prints "yes" or "no" (has the level or
     not), a split :data:`INDICATOR_TEXT`, as the page's sentences say "sex = F" / "sex is
-    not F".
+    not F". ``imputed``: the features whose value was filled in for a missing one, marked so
+    (:class:`DrawnNumbers`).
     """
     t = tree.tree_
     row = np.asarray(row, dtype=np.float64)
@@ -101,4 +111,4 @@ def drawn_numbers(tree, row, path, shown, leaf_values=None, spreads=None,
             values[feature] = value
     leaves = {} if leaf_values is None else {  # the path's leaf: the row's box prints it
         int(n): short(leaf_values[n]) for n in (*shown, path[-1]) if t.children_left[n] < 0}
-    return DrawnNumbers(thresholds, tuple(values), leaves)
+    return DrawnNumbers(thresholds, tuple(values), leaves, frozenset(int(j) for j in imputed))

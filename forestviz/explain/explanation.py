@@ -150,6 +150,14 @@ class Explanation:
         (four significant digits)."""
         return f"{value:.4g}" if self.offset else self.value_texts(value)[0]
 
+    def imputed_features(self) -> frozenset[int]:
+        """The encoded features whose value in :attr:`row` stood in for a missing one (every
+        feature of a missing column), for drawings to mark (``render_tree(imputed=…)``)."""
+        if self.columns is None:
+            return frozenset()
+        return frozenset(j for column in self.columns.columns if column.name in self.missing
+                         for j in column.features)
+
     def step_sentence(self, step: PathStep, name=str) -> str:
         """A test on the row's path in the user's columns: "sex = F", "sex is not M", "mean
         radius is missing (imputed as 13.3, the training median), so = 13.3 ≤ 14.1"."""
@@ -214,7 +222,7 @@ def _missing(columns: ColumnMap, detected, original_row) -> frozenset[str]:
     return frozenset(name for name in columns.names if pd.isna(original_row[name])) | detected
 
 
-def _decision(model, proba, classes):
+def decision(model, proba, classes):
     """(predicted class, threshold, rule in words) as the model's ``predict`` decides."""
     threshold = getattr(model, "threshold_", None)
     if classes.size == 2 and np.isscalar(threshold):
@@ -269,7 +277,7 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
     if tree_predictions.ndim == 2:
         classes = np.asarray(model.classes_)
         prediction = weights @ tree_predictions
-        predicted_class, threshold, rule = _decision(model, prediction, classes)
+        predicted_class, threshold, rule = decision(model, prediction, classes)
         task = "classification"
     else:
         classes, predicted_class, threshold, rule = None, None, None, None

@@ -86,7 +86,9 @@ def interval_note(e) -> str:
     return note
 
 
-def _value_text(e, column: str, name) -> str:
+def value_text(e, column: str, name=str) -> str:
+    """"mean radius = 13.3", or "mean radius is missing (imputed as 13.3)": a column's value
+    in the row as the sentences name it."""
     i, table = e.columns.names.index(column), e.features  # one table row per column, in order
     row = {key: table.iat[i, table.columns.get_loc(key)]
            for key in ("missing", "kind", "used as", "value")}
@@ -141,7 +143,7 @@ def why(e, name=str) -> str:
     for j in reasons:
         column = c.feature_names[j]
         evidence = _evidence(e, column)
-        parts.append(_value_text(e, column, name) + (f" ({evidence})" if evidence else ""))
+        parts.append(value_text(e, column, name) + (f" ({evidence})" if evidence else ""))
     direction = "up" if move > 0 else "down"
     return (f"{head} mainly because {' and '.join(parts)}: these move it {direction} from "
             f"{base:.3g}, the trees' weighted expected output.")

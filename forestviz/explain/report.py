@@ -25,13 +25,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from forestviz.explain.narrative import (
-    interval_note,
-    interval_text,
-    spread_text,
-    target_column,
-    why,
-)
+from forestviz.explain.glance import interval_sentence, spread_sentence
+from forestviz.explain.narrative import target_column, why
 from forestviz.explain.plots import conventions
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
 from forestviz.explain.plots.conventions import WIDTH
@@ -45,6 +40,7 @@ from forestviz.explain.report_markup import name as _name
 from forestviz.explain.report_markup import table as _table
 from forestviz.explain.report_markup import text as _text
 from forestviz.explain.report_record import ReportContext, marks, record_section
+from forestviz.explain.tree_section import tree_sections
 from forestviz.names import DisplayNames, elide
 
 _STYLE = """
@@ -116,21 +112,15 @@ def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
 
 
 def tree_drawings(model, explanation, context, *, mode="path") -> dict[int, str]:
-    """SVG drawings of the explanation's top trees with the row's path highlighted
-    (:func:`forestviz.explain.treeviz.render_tree`, cached there), keyed by tree index, for
-    :func:`to_html`. ``context``: the model's :class:`~forestviz.explain.treeviz.TreeContext`."""
+    """SVG drawings of the explanation's top trees with the row's path highlighted and its
+    imputed values marked (:func:`forestviz.explain.treeviz.render_tree`, cached there), keyed
+    by tree index, for :func:`to_html`. ``context``: the model's
+    :class:`~forestviz.explain.treeviz.TreeContext`."""
     from forestviz.explain.treeviz import render_tree  # dtreeviz and matplotlib: only when drawing
 
-    return {int(k): render_tree(model, int(k), explanation.row, context=context, mode=mode)
+    return {int(k): render_tree(model, int(k), explanation.row, context=context, mode=mode,
+                                imputed=explanation.imputed_features())
             for k in explanation.top_trees}
-
-
-def _tree_value(e, value, names) -> str:
-    """What a tree says (a leaf value or class probabilities) with the class names cut."""
-    if e.task == "regression":
-        return e.tree_value_text(value)
-    return ", ".join(f"P({_name(names, c)}) = {p:.2f}"
-                     for c, p in zip(e.classes, value, strict=True))
 
 
 def _rule(e, names) -> str:
@@ -157,13 +147,8 @@ def _prediction(e, names) -> str:
 
 def _trust(e, names) -> str:
     """The calibrated interval, the sentence of why and the warnings."""
-    parts = []
-    spread = spread_text(e, names)
-    if spread is not None:
-        parts.append(f"<p>{_text(spread[0].upper() + spread[1:])}.</p>")
-    if e.interval is not None:
-        text = interval_text(e)
-        parts.append(f"<p>{_text(text[0].upper() + text[1:])}: {_text(interval_note(e))}.</p>")
+    parts = [f"<p>{_text(said)}</p>" for said in (spread_sentence(e, names),
+                                                    interval_sentence(e)) if said is not None]
     parts.append(f'<p class="why"><b>Why:</b> {_text(why(e, names))}</p>')
     if e.missing:
         parts.append("<p>Missing in this row (the model used the training median, or no "
@@ -172,26 +157,16 @@ def _trust(e, names) -> str:
     return "".join(parts)
 
 
-def _tree_section(e, position, k, svg, names) -> str:
-    title = f"Tree {k + 1}: weight {e.tree_weights[k]:.3f}"
-    if e.tree_scores is not None:
-        title += f", score S {e.tree_scores['S'][k]:.3f}"
-    steps = e.paths[position]
-    sentences = [e.step_sentence(s, names) for s in steps]
-    path = pd.DataFrame({
-        "depth": [s.depth for s in steps], "test": sentences,
-        "margin (value − threshold)": [s.texts()[2] for s in steps],
-        "most fragile": ["yes" if s.fragile else "" for s in steps]})
-    drawing = "" if svg is None else svg_image(svg, title, "tree")
-    body = _table(path, names, ["fragile" if s.fragile else "" for s in steps]) if steps else (
-        "<p>This tree is a single leaf.</p>")
-    nearest = "".join(
-        f"<li>if {_text(e.flips_sentence(other, names))}, this tree would say "
-        f"{_tree_value(e, np.asarray(other.prediction), names)}</li>"
-        for other in (e.alternatives[position] if e.alternatives else ()))
+def _tree_section(section, svg, names) -> str:
+    """One tree's :class:`~forestviz.explain.tree_section.TreeSection` as HTML."""
+    title = _text(section.title)
+    drawing = "" if svg is None else svg_image(svg, section.title, "tree")
+    rows = ["fragile" if f else "" for f in section.fragile]
+    body = (_table(section.path, names, rows) if len(section.path)
+            else "<p>This tree is a single leaf.</p>")
+    nearest = "".join(f"<li>{_text(said)}</li>" for said in section.alternatives)
     others = f"<p>Nearest other leaves (one test flipped):</p><ul>{nearest}</ul>" if nearest else ""
-    said = _tree_value(e, e.tree_predictions[k], names)
-    return (f"<h3>{title}</h3><p>This tree says: {said}.</p>{drawing}"
+    return (f"<h3>{title}</h3><p>This tree says: {_text(section.says)}.</p>{drawing}"
             f"<p>The row's path (the highlighted test is the closest call):</p>{body}{others}")
 
 
@@ -289,8 +264,8 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
         subject, heading = f"row {html.escape(names(e.row_id))}", f"row {_name(names, e.row_id)}"
     record = record_section(e, context, names, edited)
     prediction = _prediction(e, names)
-    trees = "".join(_tree_section(e, i, int(k), tree_svgs.get(int(k)), names)
-                    for i, k in enumerate(e.top_trees))
+    trees = "".join(_tree_section(section, tree_svgs.get(section.tree), names)
+                    for section in tree_sections(e, name=names))
     created = html.escape(context.created.isoformat(timespec="seconds"))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -204,14 +204,16 @@ def clear_cache() -> None:
 
 def render_tree(model, tree_index: int, x, *, context: TreeContext, mode: str = "path",
                 max_depth: int | None = None, fancy: bool | None = None,
-                timeout: float = DOT_TIMEOUT) -> str:
+                timeout: float = DOT_TIMEOUT, imputed=frozenset()) -> str:
     """SVG of tree ``tree_index`` of ``model`` (a forest, a tree or a list of trees) with the
     path of row ``x`` highlighted.
 
     ``mode="path"`` draws only the path; ``"full"`` the whole tree (depth-limited with a
     note above ``FULL_TREE_NODE_LIMIT`` nodes). ``max_depth`` draws depths 0..max_depth.
     ``fancy`` draws node histograms (None: automatic, see ``FANCY_SPLIT_LIMIT``).
-    ``timeout`` bounds the ``dot`` run in seconds.
+    ``timeout`` bounds the ``dot`` run in seconds. ``imputed``: the features whose value in
+    ``x`` stood in for a missing one (:meth:`~forestviz.explain.Explanation.imputed_features`),
+    printed as such: "0.0326 (imputed)".
     """
     if mode not in ("path", "full"):
         raise ValueError(f"mode must be 'path' or 'full', got {mode!r}")
@@ -228,21 +230,22 @@ def render_tree(model, tree_index: int, x, *, context: TreeContext, mode: str = 
     outputs = tree_outputs(model, trees, tree_index)
     # a boosting tree's drawing shows the residuals the trees before it left: they are content
     earlier = "".join(_tree_fingerprint(t, None) for t in trees[:tree_index]) * outputs.additive
+    imputed = tuple(sorted({int(j) for j in imputed}))
     key = (_tree_fingerprint(tree, classes), context.fingerprint, tree_index, row.tobytes(),
-           outputs.digest(), earlier, mode, max_depth, fancy)
+           outputs.digest(), earlier, mode, max_depth, fancy, imputed)
     svg = _SVG_CACHE.get(key)
     if svg is None:
         with _RENDER_LOCK:
             svg = _SVG_CACHE.get(key)
             if svg is None:
                 svg = _draw(trees, tree_index, classes, row, context, outputs, key[:2], mode,
-                            max_depth, fancy, timeout)
+                            max_depth, fancy, timeout, imputed)
         _SVG_CACHE.put(key, svg)
     return svg
 
 
 def _draw(trees, tree_index, classes, row, context, outputs, model_key, mode, max_depth, fancy,
-          timeout):
+          timeout, imputed):
     if shutil.which("dot") is None:
         raise TreeRenderError("Tree drawings need Graphviz: the `dot` program is not installed "
                               "(Debian/Ubuntu: apt-get install graphviz).")
@@ -254,7 +257,7 @@ def _draw(trees, tree_index, classes, row, context, outputs, model_key, mode, ma
     shown = _shown(tree, path, mode, depth_range)
     try:
         shadow, numbers, words = _shadow(trees, tree_index, classes, row, path, context,
-                                         outputs, model_key, shown)
+                                         outputs, model_key, shown, imputed)
         if mode == "full":
             note = words.note() if note is None else f"{note}\n{words.note()}"
         leaves = {leaf: words.lines(leaf, on_path=leaf == path[-1])
@@ -330,7 +333,8 @@ def _shown(tree, path, mode, depth_range) -> set[int]:
     return {int(node) for node in nodes}
 
 
-def _shadow(trees, tree_index, classes, row, path, context, outputs, model_key, shown):
+def _shadow(trees, tree_index, classes, row, path, context, outputs, model_key, shown,
+            imputed):
     """The :class:`~forestviz.explain.shadow.ForestShadowTree` of one drawing (drawable names,
     the model's outputs, the printed thresholds), the numbers it prints
     (:class:`~forestviz.explain.drawn_numbers.DrawnNumbers`) and its leaves' :class:`LeafWords`.
@@ -354,7 +358,7 @@ def _shadow(trees, tree_index, classes, row, path, context, outputs, model_key, 
     if source == SCALED:
         target = "V_k"
     numbers = drawn_numbers(tree, row, path, shown, None if classifier else outputs.values,
-                            context.spreads, context.indicators)
+                            context.spreads, context.indicators, imputed)
     shadow = ForestShadowTree(tree, context.X_train, y, classes=classes if classifier else None,
                               feature_names=display_names(context.feature_names),
                               target_name=target, class_names=names, rows_by_node=rows,

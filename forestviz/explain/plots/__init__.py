@@ -6,7 +6,8 @@ checks its arguments with :mod:`~forestviz.explain.plots.inputs`. No model objec
 One module a view: ``tree_weights`` (bars, heat map), ``density`` (ABRF Fig. 3, weight values),
 ``ternary`` (ABRF Fig. 1, every row on a triangle), ``training`` (ABRF Fig. 2, ERF rounds),
 ``row_vs_training`` (ERF Tables 6-7), ``held_out`` (the Train page's comparison of models),
-``calibration`` (the Train page's reliability curve of a binary risk),
+``calibration`` (the Train page's reliability curve of a binary risk), ``reasons`` (the
+reasons both ways, a compact waterfall),
 ``forest_views`` (the Forest page: sample weights, importance, cleaning rounds).
 """
 
@@ -27,6 +28,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "kde_over_tree_index": "forestviz.explain.plots.density",
     "plain": "forestviz.explain.plots.conventions",
     "predicted_vs_actual": "forestviz.explain.plots.held_out",
+    "reasons_waterfall": "forestviz.explain.plots.reasons",
     "reliability_bins": "forestviz.explain.plots.calibration",
     "reliability_figure": "forestviz.explain.plots.calibration",
     "roc_figure": "forestviz.explain.plots.held_out",

@@ -1,0 +1,45 @@
+"""The reasons on both sides as a compact waterfall (:class:`~forestviz.explain.reasons.Reasons`):
+from the base value, the strongest columns raising the target number, then those lowering it,
+the other columns as one bar, and the prediction; every bar labelled with its push."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from forestviz.explain.plots.conventions import HALF, STRONG, finish, plain, unique_labels
+
+
+def waterfall_steps(reasons) -> tuple[list[str], list[float], list[str]]:
+    """(labels, numbers, measures) of the waterfall, top to bottom: "base value" (absolute),
+    each raising then each lowering column (relative), "k other columns" (relative, the sum
+    of the folded contributions; absent when none is folded) and the target (total). The
+    absolute bar plus the relative ones sum to the prediction."""
+    shown = [*reasons.raising, *reasons.lowering]
+    labels = unique_labels([f"{r.column} = {r.value}" for r in shown], "", len(shown))
+    numbers = [r.contribution for r in shown]
+    if reasons.folded:
+        labels.append(f"{len(reasons.folded)} other columns")
+        numbers.append(reasons.rest)
+    return (["base value", *labels, plain(reasons.target)],
+            [reasons.base, *numbers, reasons.prediction],
+            ["absolute", *(["relative"] * len(numbers)), "total"])
+
+
+def reasons_waterfall(reasons, *, width: int = HALF) -> go.Figure:
+    """The compact two-sided waterfall of ``reasons``; each bar's push printed on it."""
+    labels, numbers, measures = waterfall_steps(reasons)
+    texts = [f"{n:.3g}" if m != "relative" else f"{n:+.2g}".replace("-", "−")
+             for n, m in zip(numbers, measures, strict=True)]
+    fig = go.Figure(go.Waterfall(
+        orientation="h", y=labels, x=numbers, measure=measures, text=texts,
+        textposition="outside", hovertext=[f"{label}: {text}" for label, text
+                                           in zip(labels, texts, strict=True)],
+        hoverinfo="text", increasing={"marker": {"color": STRONG[1]}},
+        decreasing={"marker": {"color": STRONG[0]}}, totals={"marker": {"color": "#888888"}}))
+    target = plain(reasons.target)
+    return finish(
+        fig, f"Reasons both ways: {target} from the base value to this row",
+        f"The strongest columns raising {target} (orange) and lowering it (blue), the other "
+        "columns as one bar; base value: the trees' expected output, weighted by this row's "
+        "tree weights.", width=width, xaxis={"title": {"text": target}},
+        yaxis={"type": "category", "autorange": "reversed"}, showlegend=False)
