@@ -49,12 +49,12 @@ def main() -> None:
             """A column picked: its dependence figure and its partial dependence."""
             for column in c[:3]:
                 population_plots.dependence_figure(p.dependence(column), column, p.target)
-                bench.partial_dependence(column)
+                bench.whole().partial_dependence(column)
 
         switch_time = best_time(switch, args.repeat) / 3
-        cohort = best_time(lambda: bench.cohorts("outcome"), args.repeat)
+        cohort = best_time(lambda: bench.whole().cohorts("outcome"), args.repeat)
         e = bench.explain(int(bundle.test_rows[0]))
-        stability = best_time(lambda e=e: bench.stability(e), args.repeat)
+        stability = best_time(lambda e=e: bench.whole().stability(e), args.repeat)
         print(pd.Series({
             "model": f"{bundle.name}, {args.trees} trees", "rows": args.rows,
             "predict_proba (s)": round(reference, 3),

@@ -98,7 +98,7 @@ def explained_row() -> None:
     st.subheader(as_text(f"Row {row_id}"), anchor=False)  # no "#row-<id>" link from the ID
     view.prediction_card(explanation, actual)
     view.why_and_warnings(explanation)
-    st.caption(as_text(bench.stability(explanation).sentence()))
+    st.caption(as_text(bench.whole().stability(explanation).sentence()))
     view.attention_lens(bench, explanation)
     view.missing_note(explanation)
 

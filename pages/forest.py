@@ -77,7 +77,7 @@ def whole_model(bench: Workbench) -> None:
     """The held-out rows' explanations together: importance, beeswarm, one column's
     dependence and partial dependence."""
     st.subheader("The whole model through its explanations")
-    population = bench.population()
+    population = bench.whole().population()
     st.caption(as_text(
         f"Each of the {len(population.ids)} held-out rows explained as on the Explain page "
         f"(its contributions to {population.target} through its own tree weights), then read "
@@ -94,7 +94,7 @@ def whole_model(bench: Workbench) -> None:
         population.dependence(column), column, population.target, width=plots.HALF),
         key="forest_dependence")
     right.plotly_chart(population_plots.partial_dependence_figure(
-        bench.partial_dependence(column), population.target, width=plots.HALF),
+        bench.whole().partial_dependence(column), population.target, width=plots.HALF),
         key="forest_partial_dependence")
 
 
@@ -108,19 +108,19 @@ def cohorts(bench: Workbench, columns: list[str]) -> None:
         left, right = st.columns(2)
         column = left.selectbox("Column", columns, key="forest_cohort_column",
                                 format_func=elide)
-        levels = bench.column_levels(column)
+        levels = bench.whole().column_levels(column)
         if levels is None:
-            cut = right.number_input("Up to (and above)", value=bench.column_median(column),
+            cut = right.number_input("Up to (and above)", value=bench.whole().column_median(column),
                                      key=f"forest_cohort_cut@{column}", format="%g")
         else:
             cut = right.selectbox("Level (against the others)", levels,
                                   key=f"forest_cohort_level@{column}")
     try:
-        found = bench.cohorts(split, column, cut)
+        found = bench.whole().cohorts(split, column, cut)
     except ValueError as err:
         st.info(as_text(f"These groups cannot be compared: {err}."), icon=":material/info:")
         return
-    population = bench.population()
+    population = bench.whole().population()
     st.caption(as_text(
         f"{found.names[0]}: {found.sizes[0]} rows, effective number of trees "
         f"{found.effective[0]:.1f} on average; {found.names[1]}: {found.sizes[1]} rows, "
@@ -136,7 +136,7 @@ def cohorts(bench: Workbench, columns: list[str]) -> None:
 def trust(bench: Workbench) -> None:
     """How far the held-out rows' explanations can be relied on."""
     st.subheader("How far the explanations can be relied on")
-    table = bench.trust()
+    table = bench.whole().trust()
     n = int(table["similar rows"].max())
     st.caption(f"For each held-out row: how many of its {n} most similar training rows have "
                f"the same top {TOP_REASONS} reasons, and how many columns carry 90 % of its "
@@ -168,7 +168,7 @@ def robustness(bench: Workbench) -> None:
                 "training rows and count how often each row keeps its top reasons.")
     if st.button(f"Refit {ROBUSTNESS_SEEDS} times with other seeds", key="forest_refit",
                  disabled=models.in_progress(REFIT_JOB)):
-        task, args = bench.robustness_job()
+        task, args = bench.whole().robustness_job()
         models.submit(REFIT_JOB, models.SessionJob, task, args, "Refits", bundle.choice,
                       bundle.settings, "forest", bundle)
     if models.in_progress(REFIT_JOB):
@@ -184,7 +184,7 @@ def robustness(bench: Workbench) -> None:
     stored = st.session_state.get(REFITS)
     if stored is None or stored[0] is not bundle:
         return
-    share = bench.robustness(stored[1])
+    share = bench.whole().robustness(stored[1])
     n = len(stored[1])
     st.plotly_chart(population_plots.count_bars(
         np.rint(share * n).astype(int), title="Top reasons kept under refits",
@@ -213,7 +213,7 @@ if bench is None:
 st.caption(as_text(f"{bench.model.name} on {bench.dataset.name}: {bench.model.n_trees} trees."))
 views = bench.global_views()
 whole_model(bench)
-cohorts(bench, bench.population().columns)
+cohorts(bench, bench.whole().population().columns)
 trust(bench)
 robustness(bench)
 hardest_rows(views)

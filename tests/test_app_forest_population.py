@@ -55,7 +55,7 @@ def test_the_trust_views_and_the_explain_pages_stability_line():
                       model=bundle)
     at.switch_page("pages/explain.py").run()
     position = at.session_state["explain_row"]
-    expected = bench.stability(bench.explain(position)).sentence()
+    expected = bench.whole().stability(bench.explain(position)).sentence()
     assert any(c.value == as_text(expected) for c in at.caption)
 
 
@@ -66,14 +66,14 @@ def test_cohorts_on_the_forest_page():
     bench = Workbench(at.session_state["dataset"], at.session_state["dataset_choice"],
                       model=bundle)
     (table,) = [d.value for d in at.dataframe if "mean in right" in d.value.columns]
-    expected = bench.cohorts("outcome").columns
+    expected = bench.whole().cohorts("outcome").columns
     np.testing.assert_allclose(table["difference"], expected["difference"], rtol=0, atol=1e-12)
     at.radio(key="forest_cohort_split").set_value("column").run()
     at.selectbox(key="forest_cohort_column").set_value("Age (years)").run()
     at.number_input(key="forest_cohort_cut@Age (years)").set_value(40.0).run()
     assert not at.exception
     (table,) = [d.value for d in at.dataframe if "mean in Age (years) ≤ 40" in d.value.columns]
-    expected = bench.cohorts("column", "Age (years)", 40.0).columns
+    expected = bench.whole().cohorts("column", "Age (years)", 40.0).columns
     np.testing.assert_allclose(table["difference"], expected["difference"], rtol=0, atol=1e-12)
 
 
@@ -92,6 +92,6 @@ def test_refits_on_demand():
     refits = at.session_state["refits"][1]
     bench = Workbench(at.session_state["dataset"], at.session_state["dataset_choice"],
                       model=bundle)
-    share = bench.robustness(refits)
+    share = bench.whole().robustness(refits)
     np.testing.assert_array_equal(counts, np.bincount(np.rint(share * len(refits)).astype(int),
                                                       minlength=len(refits) + 1))

@@ -26,7 +26,7 @@ def bench():
 
 
 def test_importance_is_the_mean_of_the_rows_own_contributions(bench):
-    population = bench.population()
+    population = bench.whole().population()
     model = bench.model
     assert population.contributions.shape == (len(model.test_rows), bench.dataset.X.shape[1])
     own = []
@@ -99,7 +99,7 @@ def test_a_text_columns_levels_are_set_whole(bench):
 
 
 def test_the_figures_draw_the_populations_numbers(bench):
-    population = bench.population()
+    population = bench.whole().population()
     table = population.importance()
     fig = population_plots.contribution_importance(table, population.target)
     (bars,) = fig.data
@@ -141,8 +141,8 @@ def test_cohorts_compare_the_groups_own_means(bench):
     from forestviz.explain.cohorts import TREES_SHOWN
 
     model = bench.model
-    population = bench.population()
-    found = bench.cohorts("column", "Glucose (mg/dL)")
+    population = bench.whole().population()
+    found = bench.whole().cohorts("column", "Glucose (mg/dL)")
     values = bench.dataset.X.iloc[model.test_rows]["Glucose (mg/dL)"].to_numpy(dtype=float)
     cut = np.nanmedian(values)
     a, b = values <= cut, values > cut

@@ -50,7 +50,7 @@ def test_a_rows_stability_against_its_neighbours_own_explanations(bench):
     model = bench.model
     position = int(model.test_rows[0])
     e = bench.explain(position)
-    found = bench.stability(e)
+    found = bench.whole().stability(e)
     index, _ = model.summary.nearest(e.row, trust.NEIGHBOURS)
     assert found.n == len(index) == trust.NEIGHBOURS
 
@@ -69,7 +69,7 @@ def test_a_rows_stability_against_its_neighbours_own_explanations(bench):
                 for t in (e, *theirs))
     assert found.trees_same == (None if equal else sum(heaviest(t) == heaviest(e)
                                                        for t in theirs))
-    table = bench.trust().set_index("ID")
+    table = bench.whole().trust().set_index("ID")
     row = table.loc[str(model.ids_test[0])]
     assert row["same top reasons"] == found.reasons_same
     assert (pd.isna(row["same heaviest trees"]) if found.trees_same is None
@@ -81,7 +81,7 @@ def test_robustness_to_the_fit(bench):
     from forestviz.app import whole_model
 
     model = bench.model
-    population = bench.population()
+    population = bench.whole().population()
     function, args = whole_model.robustness_job(model, n_seeds=2)
     assert list(args[-1]) == [model.settings.random_state + 1, model.settings.random_state + 2]
     # the same seed refits the same model: its contributions, and a share of 1.0 for every row

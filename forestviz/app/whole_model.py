@@ -12,7 +12,7 @@ model is.
 from __future__ import annotations
 
 import weakref
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -216,3 +216,43 @@ def robustness_job(bundle: Bundle, n_seeds: int = ROBUSTNESS_SEEDS):
 def robustness(bundle: Bundle, X: pd.DataFrame, refits: list[np.ndarray]) -> np.ndarray:
     """Per held-out row, the share of the refits whose top reasons are its own."""
     return same_reasons_share(population(bundle, X).contributions, refits)
+
+
+@dataclass(frozen=True, eq=False)
+class WholeModel:
+    """A trained model (``bundle``) over the data set's user columns ``X``: every view of the
+    whole model the Forest page shows, each computed (once, where it is costly) by the
+    functions above."""
+
+    bundle: Bundle
+    X: pd.DataFrame
+
+    def population(self) -> Population:
+        return population(self.bundle, self.X)
+
+    def partial_dependence(self, column: str, *, random_state=0) -> Dependence:
+        return partial_dependence_of(self.bundle, self.X, column, random_state=random_state)
+
+    def stability(self, explanation: Explanation) -> Stability:
+        return stability_of(self.bundle, explanation)
+
+    def cohorts(self, split: str, column: str | None = None, cut=None) -> CohortComparison:
+        return cohorts(self.bundle, self.X, split, column, cut)
+
+    def column_levels(self, column: str) -> list[str] | None:
+        """A text column's known levels (None for a numeric column)."""
+        pre = self.bundle.preprocessor
+        return None if column in pre.medians_ else [str(c) for c in pre.categories_[column]]
+
+    def column_median(self, column: str) -> float:
+        """A numeric column's training median (what a missing value becomes)."""
+        return float(self.bundle.preprocessor.medians_[column])
+
+    def robustness_job(self):
+        return robustness_job(self.bundle)
+
+    def robustness(self, refits) -> np.ndarray:
+        return robustness(self.bundle, self.X, refits)
+
+    def trust(self) -> pd.DataFrame:
+        return trust_table(self.bundle, self.X)

@@ -29,15 +29,14 @@ from forestviz.app import attention_lens, compare, new_rows, whole_model, workfl
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
-from forestviz.explain.cohorts import CohortComparison
 from forestviz.explain.explanation import Explanation, effective_trees, explain
-from forestviz.explain.partial_dependence import Dependence
-from forestviz.explain.population import Population
+from forestviz.explain.glance import Glance, glance
 from forestviz.explain.report import to_html
 from forestviz.explain.report_pdf import to_pdf
 from forestviz.explain.report_record import ReportContext, settings_text
-from forestviz.explain.trust import Stability
+from forestviz.explain.tree_choice import TreeChoice, choose_trees
 from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.names import elide
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees, impurity_importance
 
@@ -353,6 +352,17 @@ class Workbench:
                        original_row=pd.Series(values), row_id=row_id,
                        n_alternatives=ALTERNATIVES, intervals=model.intervals)
 
+    def glance(self, explanation: Explanation) -> Glance:
+        """The summary of one explanation (:func:`forestviz.explain.glance.glance`), with
+        names cut for display as everywhere else."""
+        model = self._model()
+        return glance(model.estimator, explanation, model.summary, name=elide)
+
+    def tree_choice(self, explanation: Explanation) -> TreeChoice:
+        """Which trees to draw for the row and under what name
+        (:func:`forestviz.explain.tree_choice.choose_trees`)."""
+        return choose_trees(explanation, self._model().summary)
+
     def is_training_row(self, position: int) -> bool:
         return bool(np.isin(position, self._model().train_rows))
 
@@ -387,39 +397,10 @@ class Workbench:
             effective=plots.effective_trees_histogram(effective_trees(model.test_weights),
                                                       model.n_trees))
 
-    def population(self) -> Population:
-        """The held-out rows' explanations together (:func:`whole_model.population`)."""
-        return whole_model.population(self._model(), self.dataset.X)
-
-    def partial_dependence(self, column: str, *, random_state=0) -> Dependence:
-        """:func:`whole_model.partial_dependence_of` over the held-out rows."""
-        return whole_model.partial_dependence_of(self._model(), self.dataset.X, column,
-                                                 random_state=random_state)
-
-    def stability(self, explanation: Explanation) -> Stability:
-        """:func:`whole_model.stability_of` of one explained row."""
-        return whole_model.stability_of(self._model(), explanation)
-
-    def cohorts(self, split: str, column: str | None = None, cut=None) -> CohortComparison:
-        """:func:`whole_model.cohorts` of the held-out rows."""
-        return whole_model.cohorts(self._model(), self.dataset.X, split, column, cut)
-
-    def column_levels(self, column: str) -> list[str] | None:
-        """A text column's known levels (None for a numeric column)."""
-        pre = self._model().preprocessor
-        return None if column in pre.medians_ else [str(c) for c in pre.categories_[column]]
-
-    def column_median(self, column: str) -> float:
-        """A numeric column's training median (what a missing value becomes)."""
-        return float(self._model().preprocessor.medians_[column])
-
-    def robustness_job(self):
-        """(function, arguments) of the refits for a worker (:func:`whole_model.robustness_job`)."""
-        return whole_model.robustness_job(self._model())
-
-    def robustness(self, refits) -> np.ndarray:
-        """Per held-out row, the share of ``refits`` keeping its top reasons."""
-        return whole_model.robustness(self._model(), self.dataset.X, refits)
+    def whole(self) -> whole_model.WholeModel:
+        """The whole model through its explanations (:class:`whole_model.WholeModel`):
+        global contributions, dependence, cohorts, trust."""
+        return whole_model.WholeModel(self._model(), self.dataset.X)
 
     def has_attention_lens(self) -> bool:
         """Whether the model is an attention forest that kept its plain forest."""
@@ -428,10 +409,6 @@ class Workbench:
     def attention_lens(self) -> attention_lens.Lens | None:
         """:func:`forestviz.app.attention_lens.lens` of the model (refitted once)."""
         return attention_lens.lens(self._model())
-
-    def trust(self) -> pd.DataFrame:
-        """:func:`whole_model.trust_table` of the held-out rows."""
-        return whole_model.trust_table(self._model(), self.dataset.X)
 
     def cleaning(self, rounds: int, *, max_trees: int = 50):
         """ERF Algorithm 2 on the training rows as (function, arguments) for a worker: an

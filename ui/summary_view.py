@@ -1,0 +1,67 @@
+"""The Explain page's summary, first and alone on the screen: what the model predicts for the
+row and how sure it is, the reasons both ways, whether a guessed value could change it, what
+the most similar training rows turned out to have, and the report buttons. It lays out one
+:class:`~forestviz.explain.glance.Glance`, the object the report's first page renders too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from forestviz.explain import Explanation
+from forestviz.explain.glance import Glance
+from forestviz.explain.imputed import WARNING
+from forestviz.explain.plots.reasons import reasons_waterfall
+from forestviz.names import elide
+from ui.display import as_text
+
+WATERFALL_WIDTH = 470  # pixels: the right half of a 1400 px window with the sidebar open
+WATERFALL_HEIGHT = 400
+
+
+def tiles(e: Explanation, g: Glance) -> None:
+    """The number and how sure: the risk (or value) with its calibrated interval, the
+    predicted class and the decision threshold."""
+    row = st.container(horizontal=True, gap="medium", key="explain_tiles")
+    if e.task == "classification":
+        row.metric("Predicted class", as_text(elide(e.predicted_class)), width="content")
+        row.metric(as_text(g.target[:1].upper() + g.target[1:]), f"{g.value:.2f}",
+                   width="content", help=as_text(f"The model's {g.target} for this row."))
+    else:
+        row.metric("Predicted value", e.value_texts(e.prediction)[0], width="content")
+    if e.interval is not None:
+        low, high = (e.value_texts(*e.interval) if e.task == "regression"
+                     else (f"{e.interval[0]:.2f}", f"{e.interval[1]:.2f}"))
+        row.metric(as_text(e.interval_name[:1].upper() + e.interval_name[1:]),
+                   f"{low}–{high}", width="content", help=as_text(g.interval))
+    if e.threshold is not None:
+        row.metric("Decision threshold", f"{e.threshold:.3f}", width="content",
+                   help=None if e.decision_rule is None else as_text(
+                       f"Rule: {e.decision_rule}."))
+
+
+def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
+            buttons: Callable[[st.delta_generator.DeltaGenerator], None]) -> None:
+    """The summary block: ``title`` (the row), the tiles, the sentence arguing both sides,
+    the alarm (or the quiet notes) about missing values, the similar rows, ``notes`` (short
+    facts such as the stability line) and, through ``buttons``, the report buttons; the
+    compact two-sided waterfall beside them."""
+    with st.container(border=True, key="explain_summary"):
+        st.subheader(as_text(title), anchor=False)  # no "#row-<id>" link from the ID
+        left, right = st.columns([11, 10], gap="medium")
+        with left:
+            tiles(e, g)
+            st.info(as_text(g.argument), icon=":material/balance:")
+            for check in g.checks:
+                if check.level == WARNING:
+                    st.warning(as_text(check.sentence), icon=":material/warning:")
+                else:
+                    st.caption(as_text(f"Missing value: {check.sentence}"))
+            lines = [g.similar and f"{g.similar}.", *notes]
+            st.caption(as_text(" ".join(line for line in lines if line)))
+            buttons(st.container(horizontal=True, key="explain_reports"))
+        if g.reasons is not None:
+            right.plotly_chart(reasons_waterfall(g.reasons, width=WATERFALL_WIDTH)
+                               .update_layout(height=WATERFALL_HEIGHT),
+                               key="explain_reasons", width="stretch")
