@@ -6,6 +6,7 @@ one line naming the column, quickly and in bounded memory; ordinary files read a
 
 import decimal
 import os
+import re
 import subprocess
 import sys
 import time
@@ -47,6 +48,13 @@ def write(path: Path, columns: dict, **options) -> Path:
     return path
 
 
+def too_long(name: str) -> str:
+    """The refusal of the 1 MB value: by row when the file types the column as categories, by
+    the dictionary's value when it is stored as text (read as a dictionary to measure it)."""
+    return (f"(Row 1 of 'bomb.parquet', column '{name}',|Column '{name}' of 'bomb.parquet') "
+            "holds a value of 1,048,576 characters")
+
+
 def refusal(path, columns=None, **caps) -> str:
     """The one-line DataError of reading ``columns`` (all) of ``path`` in chunks of 5,000."""
     with pytest.raises(DataError) as refused:
@@ -67,8 +75,7 @@ def test_one_big_value_repeated_by_a_dictionary_is_refused_before_it_is_copied(t
     started = time.perf_counter()
     message = refusal(path)
     assert time.perf_counter() - started < 10
-    assert "Row 1 of 'bomb.parquet', column 'note', holds a value of 1,048,576 characters" in (
-        message) and "at most 100,000 characters per cell" in message
+    assert re.match(too_long("note"), message) and "at most 100,000 characters per cell" in message
 
 
 @pytest.mark.parametrize("kind", ["text", "ID"])
@@ -90,7 +97,7 @@ def test_the_command_refuses_the_bombs_in_one_line_and_bounded_memory(kind, cli_
     seconds, peak_mb = time.perf_counter() - started, usage.ru_maxrss / 1024
     assert child.returncode == 2 and err.count("\n") == 1, err
     name = "Glucose (mg/dL)" if kind == "text" else ID
-    assert f"column '{name}', holds a value of 1,048,576 characters" in err
+    assert re.match(too_long(re.escape(name)), err.removeprefix("forestviz: error: ")), err
     assert seconds < 120 and peak_mb < 1_000, (seconds, peak_mb)  # 4 GB and more before
     assert not list(tmp_path.glob("*o.parquet*"))
 

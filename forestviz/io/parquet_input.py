@@ -69,6 +69,24 @@ def _held(kind: pa.DataType) -> str | None:
     return next((words for test, words in _REFUSED if test(kind)), "values of another kind")
 
 
+def _layout(schema: pa.Schema, file: str) -> tuple[list[int], dict[str, float]]:
+    """(the positions of the text columns, the bytes a row takes in each other column) of a
+    batch with ``schema``; DataError for a column of another kind (a name can also select
+    the leaves of a nested column)."""
+    text, widths = [], {}
+    for i, field in enumerate(schema):
+        if held := _held(field.type):
+            raise DataError(f"Column {_shown(field.name)} of '{file}' holds {held}; forestviz "
+                            f"reads text, numbers, true/false values and categories. {_CONVERT}")
+        kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+        if _is_text(kind):
+            text.append(i)
+        else:  # numbers of categories: the index and, at most, a number per row
+            index = field.type.index_type.bit_width if pa.types.is_dictionary(field.type) else 0
+            widths[field.name] = (index + (0 if pa.types.is_null(kind) else kind.bit_width)) / 8
+    return text, widths
+
+
 class ParquetRows:
     """The rows of the Parquet file at ``path``, read in checked batches.
 
@@ -96,6 +114,7 @@ class ParquetRows:
             raise DataError(f"'{self.path.name}' has {names.count(twice)} columns named "
                             f"{_shown(twice)}. Give every column its own name and try again.")
         self.columns, self.rows, self._meta = tuple(names), meta.num_rows, meta
+        self._kinds = (pa.schema([]), ((), {}))  # the last batch schema and its _layout
 
     def batches(self, columns, batch_rows: int) -> Iterator[pa.RecordBatch]:
         """Batches of ``batch_rows`` rows (the last one shorter) of ``columns`` (names among
@@ -106,21 +125,42 @@ class ParquetRows:
                 raise DataError(f"Column {_shown(name)} of '{self.path.name}' holds {held} "
                                 f"({self._type_name(name)}); forestviz reads text, numbers, "
                                 f"true/false values and categories. {_CONVERT}")
-        self._check_row_groups(columns)
+        leaves = self._check_row_groups(columns)
         text = [name for name in columns if _is_text(self.schema.field(name).type)]
-        reader = pq.ParquetFile(self.path, read_dictionary=text)
+        plain = pq.ParquetFile(self.path)
+        peek = pq.ParquetFile(self.path, read_dictionary=text) if text else None
         start = 0
-        for batch in reader.iter_batches(batch_size=batch_rows, columns=columns):
-            yield self._checked(batch, start, set(text))
-            start += batch.num_rows
+        for i in range(self._meta.num_row_groups):
+            widest = {name: self._widest(peek, i, name, leaves[name]) for name in text}
+            # text that could expand past the budget is read as dictionaries, measured per batch
+            risky = ([name for name in text if widest[name]]
+                     if batch_rows * sum(widest.values()) > self.max_bytes else [])
+            reader = pq.ParquetFile(self.path, read_dictionary=risky) if risky else plain
+            for batch in reader.iter_batches(batch_size=batch_rows, row_groups=[i],
+                                             columns=columns):
+                yield self._checked(batch, start, set(risky))
+                start += batch.num_rows
 
     def _type_name(self, name: str) -> str:
         kind = self.schema.field(name).type
         return "nested" if pa.types.is_nested(kind) else str(kind)
 
-    def _check_row_groups(self, columns) -> None:
+    def _widest(self, peek: pq.ParquetFile, group: int, name: str, leaves) -> int:
+        """The bytes of the longest value in the dictionary page of text column ``name`` in
+        row group ``group`` (0 without one), once its values are checked to be UTF-8 and
+        within ``max_cell``: each row stored through the dictionary decodes to at most that."""
+        if not any(self._meta.row_group(group).column(j).has_dictionary_page for j in leaves):
+            return 0
+        first = next(peek.iter_batches(batch_size=1, row_groups=[group], columns=[name]), None)
+        if first is None:
+            return 0
+        values = first.column(0).dictionary  # the page's values, whatever the row uses
+        lengths = self._text_lengths(name, values, None)
+        return pc.max(lengths).as_py() or 0
+
+    def _check_row_groups(self, columns) -> dict[str, list[int]]:
         """Refuse a row group whose ``columns`` take more than ``max_bytes`` unpacked (the
-        leaves pyarrow reads for a name: the column, or every leaf under it)."""
+        leaves pyarrow reads for a name: the column, or every leaf under it); the leaves."""
         paths = [self._meta.schema.column(j).path for j in range(self._meta.num_columns)]
         leaves = {name: [j for j, path in enumerate(paths)
                          if path == name or path.startswith(f"{name}.")] for name in columns}
@@ -136,25 +176,24 @@ class ParquetRows:
                     f"{_shown(largest)} the largest), more than the {_mb(self.max_bytes)} "
                     "forestviz reads at once. Write the file in smaller row groups (e.g. "
                     "row_group_size=100_000) and try again.")
+        return leaves
 
     def _checked(self, batch: pa.RecordBatch, start: int, decode: set) -> pa.RecordBatch:
         """``batch`` once its text is valid and within the caps; the dictionaries of the
         ``decode`` columns decoded, decimals as float64."""
-        texts, used = [], {}
-        row_bytes = np.zeros(batch.num_rows, np.int64)
-        for field, column in zip(batch.schema, batch.columns, strict=True):
-            if held := _held(field.type):  # a name that also selects a nested column
-                raise DataError(f"Column {_shown(field.name)} of '{self.path.name}' holds "
-                                f"{held}; forestviz reads text, numbers, true/false values "
-                                f"and categories. {_CONVERT}")
-            kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
-            if _is_text(kind):
-                lengths = self._text_lengths(field.name, column, start)
-                row_bytes += lengths
+        if not batch.schema.equals(self._kinds[0]):  # checked once per kind of batch
+            self._kinds = (batch.schema, _layout(batch.schema, self.path.name))
+        text, widths = self._kinds[1]
+        used = {name: width * batch.num_rows for name, width in widths.items()}
+        row_bytes, texts = np.zeros(batch.num_rows, np.int64), []
+        rows_may_be_long = len(text) * self.max_cell > self.max_line
+        for i in text:
+            name, column = batch.schema.names[i], batch.column(i)
+            lengths = self._text_lengths(name, column, start)
+            if rows_may_be_long:
+                row_bytes += _numpy(lengths)
                 texts.append(column)
-                used[field.name] = int(lengths.sum()) + 8 * len(column)
-            else:
-                used[field.name] = column.nbytes
+            used[name] = (pc.sum(lengths).as_py() or 0) + 8 * len(column)
         for row in np.flatnonzero(row_bytes > self.max_line):  # bytes >= characters
             chars = sum(len(column[int(row)].as_py() or "") for column in texts)
             if chars > self.max_line:
@@ -169,6 +208,8 @@ class ParquetRows:
                 f"{_mb(sum(used.values()))} once read (column {_shown(largest)} the most), more "
                 f"than the {_mb(self.max_bytes)} forestviz holds at once. Read fewer rows at "
                 "a time (--chunk-rows) or shorten the values, and try again.")
+        if not decode and not any(map(pa.types.is_decimal, batch.schema.types)):
+            return batch
         fields, arrays = [], []
         for field, column in zip(batch.schema, batch.columns, strict=True):
             if field.name in decode:  # read as a dictionary, stored as text
@@ -180,9 +221,10 @@ class ParquetRows:
             arrays.append(column)
         return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
-    def _text_lengths(self, name: str, column: pa.Array, start: int) -> np.ndarray:
-        """The bytes of each row's value in text ``column`` (0 when missing), once its text is
-        checked to be UTF-8 and no value is over ``max_cell`` characters."""
+    def _text_lengths(self, name: str, column: pa.Array, start: int | None) -> pa.Array:
+        """The bytes of each row's value in text ``column`` (missing stays missing), once its
+        text is checked to be UTF-8 and no value is over ``max_cell`` characters (a refusal
+        names the row, counted from ``start``, unless it is None: a dictionary's values)."""
         try:
             column.validate(full=True)
         except pa.ArrowInvalid as err:
@@ -192,15 +234,21 @@ class ParquetRows:
             sizes = pc.take(pc.binary_length(column.dictionary), column.indices)
         else:
             sizes = pc.binary_length(column)
-        lengths = sizes.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-        for row in np.flatnonzero(lengths > self.max_cell):  # bytes >= characters
+        if (pc.max(sizes).as_py() or 0) <= self.max_cell:  # bytes >= characters
+            return sizes
+        for row in np.flatnonzero(_numpy(sizes) > self.max_cell):
             chars = len(column[int(row)].as_py())
             if chars > self.max_cell:
-                raise DataError(f"Row {start + row + 1:,} of '{self.path.name}', column "
-                                f"{_shown(name)}, holds a value of {chars:,} characters; "
-                                f"forestviz accepts at most {self.max_cell:,} characters per "
-                                "cell. Shorten or remove that value, and try again.")
-        return lengths
+                where = (f"Column {_shown(name)} of '{self.path.name}'" if start is None else
+                         f"Row {start + row + 1:,} of '{self.path.name}', column {_shown(name)},")
+                raise DataError(f"{where} holds a value of {chars:,} characters; forestviz "
+                                f"accepts at most {self.max_cell:,} characters per cell. "
+                                "Shorten or remove that value, and try again.")
+        return sizes
+
+
+def _numpy(sizes: pa.Array) -> np.ndarray:
+    return sizes.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _shown(name: str) -> str:
