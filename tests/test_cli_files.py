@@ -50,7 +50,8 @@ def one_error_line(capsys, message: str) -> None:
     assert err.count("\n") == 1 and err.startswith("forestviz: error: ") and message in err, err
 
 
-@pytest.mark.parametrize("command", ["train", "explain to Parquet", "explain to CSV"])
+@pytest.mark.parametrize("command", [pytest.param("train", marks=pytest.mark.slow),
+                                     "explain to Parquet", "explain to CSV"])
 def test_an_output_planted_as_a_link_is_refused_and_the_victim_unchanged(
         command, cli_model, table, victim, tmp_path, capsys):  # noqa: F811
     out = tmp_path / {"train": "m.skops", "explain to Parquet": "o.parquet",
@@ -73,6 +74,7 @@ def test_an_output_planted_as_a_link_is_refused_and_the_victim_unchanged(
     assert victim.read_bytes() == VICTIM and out.is_file() and not out.is_symlink()
 
 
+@pytest.mark.slow
 def test_a_report_folder_entry_planted_as_a_link_is_refused(
         cli_model, table, victim, tmp_path, capsys):  # noqa: F811
     folder = tmp_path / "reports"
@@ -98,8 +100,9 @@ def small_disk(tmp_path):
     subprocess.run(["umount", str(disk)], check=True)
 
 
-@pytest.mark.parametrize("command", ["train", "explain to Parquet", "explain to CSV",
-                                     "report"])
+@pytest.mark.parametrize("command", [pytest.param("train", marks=pytest.mark.slow),
+                                     "explain to Parquet", "explain to CSV",
+                                     pytest.param("report", marks=pytest.mark.slow)])
 def test_a_full_disk_ends_in_one_line_and_leaves_nothing(
         command, cli_model, table, small_disk, capsys):  # noqa: F811
     with open(small_disk / "filler", "wb") as filler:  # leave 8 KiB free
@@ -124,6 +127,7 @@ def test_a_full_disk_ends_in_one_line_and_leaves_nothing(
     assert leftover == []
 
 
+@pytest.mark.slow
 def test_a_read_only_folder_is_refused_before_any_work(
         cli_model, table, tmp_path, capsys):  # noqa: F811
     folder = tmp_path / "read-only"
@@ -157,6 +161,7 @@ def test_a_dependency_s_warning_never_reaches_the_terminal(
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 def test_every_command_prints_no_traceback_or_source_line(
         cli_model, table, tmp_path):  # noqa: F811
     env = {**os.environ, "PYTHONWARNINGS": "always", "PYTHONPATH": str(REPO),

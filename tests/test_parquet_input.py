@@ -78,6 +78,7 @@ def test_one_big_value_repeated_by_a_dictionary_is_refused_before_it_is_copied(t
     assert re.match(too_long("note"), message) and "at most 100,000 characters per cell" in message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["text", "ID"])
 def test_the_command_refuses_the_bombs_in_one_line_and_bounded_memory(kind, cli_model,  # noqa: F811
                                                                       tmp_path):

@@ -222,6 +222,7 @@ def test_a_discarded_output_leaves_no_temporary_file(tmp_path):
     assert entries(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_the_app_s_model_store_refuses_a_planted_link(tmp_path, monkeypatch, victim):
     monkeypatch.setenv(model_cache.CACHE_ENV, str(tmp_path / "models"))
     dataset = load_dataset("friedman1")

@@ -133,7 +133,9 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--rows", nargs="+", required=True, metavar="ID",
                         help="the rows' IDs (positions from 0 when the table has no ID column)")
     report.add_argument("--out", required=True, metavar="DIR", help="folder for the reports")
-    _force_option(report)
+    _force_option(report, "write through a report folder given as a symbolic link, and "
+                          "replace a report file that is a link (the link itself, never the "
+                          "file it points to); without it either is refused")
     report.add_argument("--training", metavar="TRAIN.csv",
                         help="the table the model was trained on, when DATA.csv is another")
     report.add_argument("--pdf", action="store_true",
@@ -142,11 +144,10 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def _force_option(command) -> None:
-    command.add_argument("--force", action="store_true",
-                         help="replace an output that is a symbolic link or another file that "
-                              "is not a regular file (the link itself is replaced, never the "
-                              "file it points to); without it such an output is refused")
+def _force_option(command, what: str = "replace an output that is a symbolic link or another "
+                  "file that is not a regular file (the link itself is replaced, never the "
+                  "file it points to); without it such an output is refused") -> None:
+    command.add_argument("--force", action="store_true", help=what)
 
 
 def _cluster_options(command, what: str) -> None:
