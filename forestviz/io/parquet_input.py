@@ -76,8 +76,7 @@ def _layout(schema: pa.Schema, file: str) -> tuple[list[int], dict[str, float]]:
     text, widths = [], {}
     for i, field in enumerate(schema):
         if held := _held(field.type):
-            raise DataError(f"Column {_shown(field.name)} of '{file}' holds {held}; forestviz "
-                            f"reads text, numbers, true/false values and categories. {_CONVERT}")
+            raise _other_kind(field.name, file, held)
         kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
         if _is_text(kind):
             text.append(i)
@@ -121,10 +120,10 @@ class ParquetRows:
         :attr:`columns`), each checked against the caps; text as the file types it."""
         columns = list(dict.fromkeys(columns))
         for name in columns:
-            if held := _held(self.schema.field(name).type):
-                raise DataError(f"Column {_shown(name)} of '{self.path.name}' holds {held} "
-                                f"({self._type_name(name)}); forestviz reads text, numbers, "
-                                f"true/false values and categories. {_CONVERT}")
+            kind = self.schema.field(name).type
+            if held := _held(kind):  # a nested type's text would name the file's fields
+                shown = "nested" if pa.types.is_nested(kind) else str(kind)
+                raise _other_kind(name, self.path.name, f"{held} ({shown})")
         leaves = self._check_row_groups(columns)
         text = [name for name in columns if _is_text(self.schema.field(name).type)]
         plain = pq.ParquetFile(self.path)
@@ -140,10 +139,6 @@ class ParquetRows:
                                              columns=columns):
                 yield self._checked(batch, start, set(risky))
                 start += batch.num_rows
-
-    def _type_name(self, name: str) -> str:
-        kind = self.schema.field(name).type
-        return "nested" if pa.types.is_nested(kind) else str(kind)
 
     def _widest(self, peek: pq.ParquetFile, group: int, name: str, leaves) -> int:
         """The bytes of the longest value in the dictionary page of text column ``name`` in
@@ -249,6 +244,11 @@ class ParquetRows:
 
 def _numpy(sizes: pa.Array) -> np.ndarray:
     return sizes.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _other_kind(name: str, file: str, held: str) -> DataError:
+    return DataError(f"Column {_shown(name)} of '{file}' holds {held}; forestviz reads text, "
+                     f"numbers, true/false values and categories. {_CONVERT}")
 
 
 def _shown(name: str) -> str:
