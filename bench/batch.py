@@ -19,6 +19,12 @@ children (the Dask workers) sampled every 50 ms with psutil. Runs: one chunk aft
 (``--jobs 1``), two chunks at once on threads (``--jobs 2``) and a local Dask cluster of
 ``--cluster`` workers (``--local-cluster``; its time includes starting the cluster), whose
 output is checked to equal the single-process output exactly.
+
+Reading (issue 30): the rows file read in chunks by forestviz's bounded Parquet reader
+(:class:`forestviz.io.parquet_input.ParquetRows`: schema, row groups and every batch checked)
+against pyarrow's plain ``ParquetFile.iter_batches`` (the reader before the bounds), the two
+alternated ``--read-repeats`` times in the same run, the model columns alone and with a text ID
+column; ``--read-only`` stops there.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from forestviz import persistence
 from forestviz.app.workflow import Settings
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
+from forestviz.io.parquet_input import ParquetRows
 from forestviz.io.preprocessing import TablePreprocessor
 
 REPO = Path(__file__).resolve().parents[1]
@@ -63,6 +70,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--models", nargs="+", default=["erf", "abrf"], choices=["erf", "abrf"])
     parser.add_argument("--format", choices=["parquet", "csv"], default="parquet")
     parser.add_argument("--jobs", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--read-repeats", type=int, default=5)
+    parser.add_argument("--read-only", action="store_true", help="only the reading figures")
     return parser.parse_args()
 
 
@@ -104,6 +113,44 @@ def run_cli(arguments: list[str]) -> dict:
     return {"rows s": seconds, "wall s": wall, "peak MiB": peak / 2**20}
 
 
+def read_seconds(read, path: Path, columns: list[str], chunk_rows: int) -> float:
+    """CPU seconds of this process to read ``columns`` of ``path`` in batches of
+    ``chunk_rows`` rows (CPU, not wall time: the machine is shared)."""
+    started = time.process_time()
+    rows = sum(batch.num_rows for batch in read(path, columns, chunk_rows))
+    assert rows == pq.ParquetFile(path).metadata.num_rows
+    return time.process_time() - started
+
+
+def compare_reading(rows: np.ndarray, folder: Path, args) -> None:
+    """Bounded reader against pyarrow's plain one, alternated, on the rows plus a text ID."""
+    path = folder / "read.parquet"
+    table = pa.table({f"x{j}": rows[:, j] for j in range(rows.shape[1])})
+    ids = pa.array([f"P{i:07d}" for i in range(len(rows))])
+    pq.write_table(table.append_column("id", ids), path)
+    del table, ids
+    readers = {
+        "pyarrow iter_batches": lambda p, c, n: pq.ParquetFile(p).iter_batches(
+            batch_size=n, columns=c),
+        "forestviz ParquetRows": lambda p, c, n: ParquetRows(p).batches(c, n),
+    }
+    models = [f"x{j}" for j in range(rows.shape[1])]
+    size = path.stat().st_size / 2**20
+    print(f"\nreading {len(rows):,} rows of Parquet ({size:,.0f} MiB), CPU time, in "
+          f"batches of {args.chunk_rows:,}, medians of {args.read_repeats} alternated runs:")
+    for label, columns in (("model columns", models), ("model columns + text ID",
+                                                       [*models, "id"])):
+        times = {name: [] for name in readers}
+        for _ in range(args.read_repeats):
+            for name, read in readers.items():
+                times[name].append(read_seconds(read, path, columns, args.chunk_rows))
+        plain, bounded = (float(np.median(times[name])) for name in readers)
+        runs = "; ".join(", ".join(f"{t:.3f}" for t in found) for found in times.values())
+        print(f"  {label:<24} pyarrow {plain:6.3f} s, bounded {bounded:6.3f} s: "
+              f"{bounded / plain:5.2f}x (runs, pyarrow; bounded: {runs})")
+    path.unlink()
+
+
 def main() -> None:
     args = arguments()
     n, m = args.train, args.features
@@ -120,6 +167,12 @@ def main() -> None:
           f"({data.stat().st_size / 2**20:,.0f} MiB {args.format}), m = {m}, T = {args.trees}, "
           f"chunks of {args.chunk_rows:,} rows, {os.cpu_count()} CPUs, load "
           f"{os.getloadavg()[0]:.1f}")
+    if args.format == "parquet":
+        compare_reading(rows, folder, args)
+    if args.read_only:
+        data.unlink()
+        folder.rmdir()
+        return
     models = {
         "erf": (lambda: EnhancedForestClassifier(args.trees, n_iterations=2, model_weighting=True,
                                                  n_jobs=2, random_state=0),

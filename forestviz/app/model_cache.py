@@ -23,7 +23,6 @@ import functools
 import hashlib
 import os
 import sys
-import tempfile
 from dataclasses import astuple
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from forestviz.app import workflow
 from forestviz.app.families import Settings
 from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice, load_dataset
 from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.safe_write import OutputError, write_file
 from forestviz.persistence.archive import ModelFileError
 
 CACHE_ENV = "FORESTVIZ_MODEL_CACHE"  # a directory in place of the installation's
@@ -94,21 +94,21 @@ def load(dataset: Dataset, choice: DataChoice, settings: Settings,
 
 
 def store(bundle: workflow.Bundle, dataset: Dataset) -> Path | None:
-    """Write ``bundle``'s model file (bundled tables only; written whole, then renamed, so a
-    reader never sees half a file) and remove the oldest files beyond :data:`KEEP`. None when
-    it is not kept: an upload, or a directory that cannot be written (a read-only install)."""
+    """Write ``bundle``'s model file (bundled tables only; through
+    :func:`forestviz.io.safe_write.write_file`, so a reader never sees half a file and a link
+    planted under its name is refused) and remove the oldest files beyond :data:`KEEP`. None
+    when it is not kept: an upload, or a directory that cannot be written (a read-only install,
+    a full disk)."""
     if not bundle.choice.source.startswith("bundled:"):
         return None
     path = path_of(dataset, bundle.choice, bundle.settings)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
-            part.write(persistence.dumps(workflow.model_payload(bundle)))
-        os.replace(part.name, path)
+        write_file(path, persistence.dumps(workflow.model_payload(bundle)))
         stored = sorted(path.parent.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime)
         for old in stored[:-KEEP]:
             old.unlink(missing_ok=True)
-    except (OSError, ModelFileError):  # ModelFileError: over the model file's size cap
+    except (OSError, OutputError, ModelFileError):  # ModelFileError: over the size cap
         return None
     return path
 

@@ -1,8 +1,9 @@
 """Rows to explain, streamed from a CSV or Parquet file in chunks of a fixed number of rows, so
 memory does not grow with the file.
 
-Parquet files are read by pyarrow's ``ParquetFile.iter_batches``. A CSV file is read by
-pyarrow's streaming reader (``pyarrow.csv.open_csv``) the way
+Parquet files are read by :class:`forestviz.io.parquet_input.ParquetRows` (pyarrow's
+``ParquetFile.iter_batches`` within the CSV reader's caps: columns, bytes, cell, row). A CSV
+file is read by pyarrow's streaming reader (``pyarrow.csv.open_csv``) the way
 :func:`forestviz.io.csv_input.load_csv` reads an upload: the file's first MiB goes through
 ``load_csv`` itself (binary content, damaged text, ragged rows and the header are refused there
 in the same plain words), and the stream takes the delimiter and column names that reading
@@ -23,9 +24,9 @@ from pathlib import Path
 
 import pyarrow as pa
 from pyarrow import csv as pa_csv
-from pyarrow import parquet as pq
 
 from forestviz.io.csv_input import DataError, load_csv, unique_names
+from forestviz.io.parquet_input import ParquetRows, first_line
 
 HEAD_BYTES = 1 << 20  # the part of a CSV read by load_csv to check it and find its format
 BLOCK_BYTES = 1 << 23  # pyarrow's CSV block: the longest row the stream reads
@@ -69,13 +70,8 @@ class RowSource:
         self.size = self.path.stat().st_size
         self.parquet = self.path.suffix.lower() in (".parquet", ".pq")
         if self.parquet:
-            try:
-                meta = pq.ParquetFile(self.path).metadata
-            except (pa.ArrowException, OSError) as err:
-                raise DataError(f"'{self.path.name}' is not a readable Parquet file "
-                                f"({_first_line(err)}).") from err
-            self.columns = tuple(meta.schema.to_arrow_schema().names)
-            self.rows = meta.num_rows
+            self._rows = ParquetRows(self.path)
+            self.columns, self.rows = self._rows.columns, self._rows.rows
         else:
             self._sniff()
             self.rows = None
@@ -122,7 +118,8 @@ class RowSource:
         if chunk_rows < 1:
             raise ValueError("chunk_rows must be at least 1")
         columns = list(dict.fromkeys(columns))
-        batches = self._parquet(columns, chunk_rows) if self.parquet else self._csv(columns)
+        batches = (self._rows.batches(columns, chunk_rows) if self.parquet
+                   else self._csv(columns))
         pending, held, start = [], 0, 0
         try:
             for batch in batches:
@@ -134,19 +131,15 @@ class RowSource:
                     start += chunk_rows
                     rest = table.slice(chunk_rows)
                     pending, held = rest.to_batches(), rest.num_rows
-        except pa.ArrowException as err:
+        except (pa.ArrowException, OSError) as err:
             raise DataError(f"'{self.path.name}' could not be read after data row {start:,}: "
-                            f"{_first_line(err)}") from err
+                            f"{first_line(err)}") from err
         if held:
             yield self._chunk(pa.Table.from_batches(pending).combine_chunks(), start)
 
     def _chunk(self, table: pa.Table, start: int) -> Chunk:
         return Chunk(table, start, text=not self.parquet,
                      decimal_comma=not self.parquet and self.delimiter == ";")
-
-    def _parquet(self, columns, chunk_rows):
-        yield from pq.ParquetFile(self.path).iter_batches(batch_size=chunk_rows,
-                                                          columns=columns)
 
     def _csv(self, columns):
         read = pa_csv.ReadOptions(block_size=BLOCK_BYTES, encoding=self.encoding,
@@ -188,7 +181,3 @@ def _encoding(head: bytes) -> str:
             continue
         return "utf8" if codec == "utf-8" else codec
     return "latin-1"
-
-
-def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import re
 import time
 from pathlib import Path
@@ -24,6 +23,7 @@ from forestviz.cli import progress as bars
 from forestviz.cli.main import FAMILIES
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.safe_write import OutputError, check_target, write_file
 
 MAX_TABLE_BYTES = 200 * 1024 * 1024  # load_csv's cap: a training table is read whole
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -31,6 +31,7 @@ SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 # ---------------------------------------------------------------------------------- train
 def train(args) -> int:
+    check_target(args.out, force=args.force)  # before the training, not after it
     path = Path(args.data)
     data = read_bytes(path, MAX_TABLE_BYTES, "table")
     frame = load_csv(data, max_bytes=MAX_TABLE_BYTES)
@@ -62,26 +63,16 @@ def train(args) -> int:
                      f"held-out rows ({dataset.task})")
     if comparison.selection:
         bars.OUTPUT.print(bars.Text(comparison.selection))
-    written = _write_atomic(Path(args.out), bench.save())
+    written = write_file(args.out, bench.save(), force=args.force)
     bars.OUTPUT.print(bars.Text(f"Saved the model to {args.out} ({written:,} bytes)."))
     return 0
-
-
-def _write_atomic(path: Path, data: bytes) -> int:
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        partial.write_bytes(data)
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return len(data)
 
 
 # ---------------------------------------------------------------------------------- explain
 def explain(args) -> int:
     model = read_model(args.model)
     source = RowSource(args.data)
-    sink = RowSink(args.out)
+    sink = RowSink(args.out, force=args.force)
     check_columns(model, source)
     id_column = id_column_of(model, source, args.id)
     dataset = _training(model, args.training, source.path if not source.parquet else None)
@@ -145,8 +136,7 @@ def report(args) -> int:
         missing = args.rows[wanted.index(None)]
         raise DataError(f"No row of '{path.name}' has the ID '{missing}'.")
     to_pdf = _pdf_printer() if args.pdf else None
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _report_folder(Path(args.out), args.force)
     bench = Workbench(dataset, model.choice)
     with bars.stages("loading the model", args.quiet) as progress:
         bench.load(model_bytes, progress)
@@ -165,11 +155,16 @@ def report(args) -> int:
                                                   fancy=False, imputed=e.imputed_features())
             target = _report_path(out, str(row_id), written)
             document = e.to_html(tree_svgs=svgs)
-            target.write_text(document, encoding="utf-8")
-            written.append(target)
+            files = {target: document.encode("utf-8")}
             if to_pdf is not None:
-                written.append(target.with_suffix(".pdf"))
-                written[-1].write_bytes(to_pdf(document))
+                files[target.with_suffix(".pdf")] = to_pdf(document)
+            for name, data in files.items():
+                try:
+                    write_file(name, data, force=args.force)
+                except OutputError as err:
+                    raise OutputError(f"{err} The {len(written):,} report files written "
+                                      "before it are complete.") from err
+                written.append(name)
             progress(1)
     for target in written:
         bars.OUTPUT.print(bars.Text(str(target)))
@@ -192,6 +187,23 @@ def _row_ids(frame, id_column) -> dict[str, int]:
     it, else the row labels from 0 as the app names rows."""
     labels = frame[id_column] if id_column in frame.columns else frame.index
     return {str(label): i for i, label in enumerate(labels)}
+
+
+def _report_folder(folder: Path, force: bool) -> Path:
+    """``folder``, made when missing; OutputError when it is a link (unless ``force``: then
+    the folder it points to is used) or no folder."""
+    if folder.is_symlink() and not force:
+        raise OutputError(f"The report folder '{folder}' is a symbolic link; forestviz does "
+                          "not write through links. Give the folder itself (--force follows "
+                          "the link).")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as err:
+        raise OutputError(f"'{folder}' is a file, not a folder for the reports.") from err
+    except OSError as err:
+        raise OutputError(f"The report folder '{folder}' cannot be made "
+                          f"({err.strerror or err}).") from err
+    return folder
 
 
 def _report_path(folder: Path, row_id: str, taken) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from forestviz import __version__
 
@@ -100,6 +101,7 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=_natural, default=0, metavar="N",
                        help="random seed of the split and the model (default 0)")
     train.add_argument("--out", required=True, metavar="MODEL.skops", help="model file to write")
+    _force_option(train)
     _cluster_options(train, "fit the trees")
 
     explain = commands.add_parser("explain", help="explain every row of a table",
@@ -108,6 +110,7 @@ def parser() -> argparse.ArgumentParser:
     explain.add_argument("data", metavar="DATA.csv|DATA.parquet", help="the rows to explain")
     explain.add_argument("--out", required=True, metavar="OUT.parquet|OUT.csv",
                          help="output file (its ending chooses the format)")
+    _force_option(explain)
     explain.add_argument("--top-trees", type=_positive, default=5, metavar="K",
                          help="top trees per row (default 5)")
     explain.add_argument("--contributions", action="store_true",
@@ -130,12 +133,21 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--rows", nargs="+", required=True, metavar="ID",
                         help="the rows' IDs (positions from 0 when the table has no ID column)")
     report.add_argument("--out", required=True, metavar="DIR", help="folder for the reports")
+    _force_option(report, "write through a report folder given as a symbolic link, and "
+                          "replace a report file that is a link (the link itself, never the "
+                          "file it points to); without it either is refused")
     report.add_argument("--training", metavar="TRAIN.csv",
                         help="the table the model was trained on, when DATA.csv is another")
     report.add_argument("--pdf", action="store_true",
                         help="also write each report as PDF (when this forestviz can print "
                              "PDF)")
     return top
+
+
+def _force_option(command, what: str = "replace an output that is a symbolic link or another "
+                  "file that is not a regular file (the link itself is replaced, never the "
+                  "file it points to); without it such an output is refused") -> None:
+    command.add_argument("--force", action="store_true", help=what)
 
 
 def _cluster_options(command, what: str) -> None:
@@ -164,8 +176,19 @@ def _natural(text: str) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit code (0, or 2 after a plain error)."""
+    """Run the command line; returns the exit code (0, or 2 after a plain error).
+
+    Warnings of the libraries underneath (numba unable to cache a compiled function on a full
+    disk, a deprecation in a dependency) are not shown: they print a line of their source code
+    and say nothing the user can act on. The terminal shows progress, results and one-line
+    errors."""
     args = parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _run(args)
+
+
+def _run(args) -> int:
     from forestviz.cli import commands  # the heavy imports only once the arguments are good
     from forestviz.io.csv_input import DataError
     from forestviz.persistence.archive import ModelFileError

@@ -24,6 +24,8 @@ from pyarrow import csv as pa_csv
 
 from forestviz.names import elide
 
+MAX_BYTES = 200 * 1024 * 1024  # largest table read whole (the upload limit)
+MAX_COLUMNS = 2000
 MAX_CELL_CHARS = 100_000  # longest value: pages of text, yet a preview shows it without strain
 MAX_LINE_CHARS = 1_000_000  # longest row: 2,000 columns (the cap) of 500; 2,000 numbers take 40k
 
@@ -63,7 +65,7 @@ class DataError(ValueError):
 # --------------------------------------------------------------------------- loading a CSV
 
 
-def load_csv(source, *, max_bytes=200 * 1024 * 1024, max_columns=2000,
+def load_csv(source, *, max_bytes=MAX_BYTES, max_columns=MAX_COLUMNS,
              max_cell_chars=MAX_CELL_CHARS, max_line_chars=MAX_LINE_CHARS) -> pd.DataFrame:
     """Read an untrusted CSV table from bytes, a path (``str`` / ``PathLike``) or a file object.
 
