@@ -9,7 +9,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
-from ui import models, patients
+from ui import models, patients, summary_view
 from ui.display import as_text
 
 PICKERS = {
@@ -91,51 +91,65 @@ def explained_row() -> None:
         st.caption("This row was used for training: its prediction is optimistic.")
 
     explanation = bench.explain(values=original, row_id=row_id)
+    glance = bench.glance(explanation)
+    choice = bench.tree_choice(explanation)
+    edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
+    svgs = {}  # the drawings below, for the report (made when a button is clicked)
+
+    def report_buttons(place) -> None:
+        for kind, mime in (("HTML", "text/html"), ("PDF", "application/pdf")):
+            made = partial(bench.report, explanation, pdf=kind == "PDF", tree_svgs=svgs,
+                           edited=edited)  # made (and dated) only when the button is clicked
+            place.download_button(f"Download report ({kind})", made,
+                                  file_name=bench.report_name(explanation, kind.lower(),
+                                                              edited=bool(edited)),
+                                  mime=mime, key=f"explain_report_{kind.lower()}",
+                                  on_click="ignore", icon=":material/download:")
+
+    title = "New patient" if row_id == NEW_ROW else f"Row {row_id}"
+    summary_view.summary(explanation, glance, title=f"{title}: {glance.headline}",
+                         notes=[bench.whole().stability(explanation).sentence()],
+                         buttons=report_buttons)
+
+    st.header("How the forest reached it", anchor=False)
+    view.prediction_card(explanation, actual)
+    view.why_and_warnings(explanation)
+    view.attention_lens(bench, explanation)
     if len(bench.trained) > 1:
         with st.expander("This row under every trained model"):
             if st.toggle("Compare the models on this row", key="explain_compare"):
                 st.dataframe(bench.row_across_models(values=original), key="explain_across")
-    st.subheader(as_text(f"Row {row_id}"), anchor=False)  # no "#row-<id>" link from the ID
-    view.prediction_card(explanation, actual)
-    view.why_and_warnings(explanation)
-    st.caption(as_text(bench.whole().stability(explanation).sentence()))
-    view.attention_lens(bench, explanation)
-    view.missing_note(explanation)
-
     charts = explanation.figures(width=plots.WIDTH)
+    if choice.equal_weights:  # a hundred equal bars say nothing
+        charts.pop("weights", None)
+        charts.pop("kde", None)
     halves = st.container(horizontal=True)  # two side by side on a wide window, else one a line
     for name in ("weights", "scores", "kde", "contributions", "contributions_by_tree"):
         if name in charts:
             halves.plotly_chart(charts[name], width=plots.HALF, key=f"explain_{name}")
-    st.plotly_chart(charts["simplex"], key="explain_simplex")
-    st.subheader(f"The {len(explanation.top_trees)} trees that carry this prediction")
+    if not choice.equal_weights:
+        st.plotly_chart(charts["simplex"], key="explain_simplex")
+    st.subheader(choice.heading, anchor=False)
+    if choice.note:
+        st.caption(as_text(choice.note))
+    if choice.corrections is not None:
+        st.dataframe(choice.corrections, hide_index=True, key="explain_corrections")
     st.caption("Each drawing shows only this row's path; open a tree's expander for the whole "
                "tree.")
-    svgs = {}
-    for rank, tree in enumerate(explanation.top_trees):
-        svg = view.draw(bench, int(tree), explanation.row, mode="path", fancy=False,
+    for rank, section in enumerate(bench.tree_sections(explanation, choice)):
+        svg = view.draw(bench, section.tree, explanation.row, mode="path", fancy=False,
                         imputed=explanation.imputed_features())
         if svg is not None:
-            svgs[int(tree)] = svg
-        view.tree_section(bench, explanation, rank, svg)
+            svgs[section.tree] = svg
+        view.tree_section(bench, explanation, rank, section, svg)
 
-    st.subheader("This row beside the training rows")
+    st.subheader("This row beside the training rows", anchor=False)
     view.feature_table(explanation)
     if "features" in charts:
         st.plotly_chart(charts["features"], key="explain_features_chart")
-    st.subheader("Most similar training rows")
+    st.subheader("Most similar training rows", anchor=False)
     st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True,
                  key="explain_neighbours")
-
-    edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
-    buttons = st.container(horizontal=True)
-    for kind, mime in (("HTML", "text/html"), ("PDF", "application/pdf")):
-        made = partial(bench.report, explanation, pdf=kind == "PDF", tree_svgs=svgs,
-                       edited=edited)  # made (and dated) only when the button is clicked
-        buttons.download_button(f"Download report ({kind})", made,
-                                file_name=f"forestviz-report-{position}.{kind.lower()}", mime=mime,
-                                key=f"explain_report_{kind.lower()}", on_click="ignore",
-                                icon=":material/download:")
 
 
 models.follow_jobs()

@@ -140,7 +140,7 @@ def test_report_embeds_tree_drawings(hostile, require_dot):
     assert EXTERNAL.search(rest) is None
     assert rest.count('<img class="tree"') == 2
     assert rest.count('<img class="chart"') == len(e.figures())
-    with pytest.raises(ValueError, match="not top trees"):
+    with pytest.raises(ValueError, match="not shown"):
         e.to_html(tree_svgs={int(np.setdiff1d(np.arange(12), e.top_trees)[0]): "<svg/>"})
 
 

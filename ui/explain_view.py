@@ -4,8 +4,6 @@ cache). What they show comes from :class:`~forestviz.app.workbench.Workbench`.""
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -15,7 +13,7 @@ from forestviz.explain import Explanation, plots
 from forestviz.explain.columns import text_table_note
 from forestviz.explain.glance import interval_sentence, spread_sentence
 from forestviz.explain.narrative import why
-from forestviz.explain.tree_section import tree_section as explained_tree
+from forestviz.explain.tree_section import TreeSection
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
 from ui.display import as_text
@@ -46,29 +44,16 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
 
 
 def prediction_card(e: Explanation, actual) -> None:
-    # each tile as wide as its label or value, side by side while they fit, else on a new line:
-    # five equal columns cut the longer labels with "…" in a narrow window
-    tiles = st.container(horizontal=True, gap="medium", key="explain_tiles")
-    tile = partial(tiles.metric, width="content")
-    if e.task == "classification":
-        # binary: the risk of the second class; more classes: the predicted class's probability
-        shown = (-1 if e.classes.size == 2
-                 else int(np.flatnonzero(e.classes == e.predicted_class)[0]))
-        name = str(e.classes[shown])
-        tile("Predicted class", as_text(elide(e.predicted_class)))  # values are Markdown
-        tile(as_text(f"P({elide(name)})"), f"{e.prediction[shown]:.2f}",
-             help=as_text(f"The model's probability of {name}."))
-        tile("Decision threshold", "—" if e.threshold is None else f"{e.threshold:.3f}",
-             help=None if e.decision_rule is None else as_text(f"Rule: {e.decision_rule}."))
-    else:
-        tile("Predicted value", e.value_texts(e.prediction)[0])
-    tile("Effective number of trees", f"{e.effective_trees:.1f}",
-         help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
-    tile("Weight of the top 5 trees", f"{e.top5_share:.0%}",
-         help="The share of the row's tree weights that its 5 heaviest trees carry.")
-    for said in (spread_sentence(e, elide), interval_sentence(e)):
-        if said is not None:
-            st.caption(as_text(said))
+    """How concentrated the forest's attention is for the row, how the trees disagree, the
+    interval's origin and the model's rule."""
+    tiles = st.container(horizontal=True, gap="medium", key="explain_forest_tiles")
+    tiles.metric("Effective number of trees", f"{e.effective_trees:.1f}", width="content",
+                 help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
+    tiles.metric("Weight of the top 5 trees", f"{e.top5_share:.0%}", width="content",
+                  help="The share of the row's tree weights that its 5 heaviest trees carry.")
+    for sentence in (spread_sentence(e, elide), interval_sentence(e)):
+        if sentence is not None:
+            st.caption(as_text(sentence))
     notes = [f"Model: {e.model_name}", f"{e.n_trees} trees"]
     if e.decision_rule:
         notes.append(f"Rule: {e.decision_rule}")
@@ -82,18 +67,6 @@ def why_and_warnings(e: Explanation) -> None:
     st.info(as_text(why(e, elide)), icon=":material/lightbulb:")
     for warning in e.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
-
-
-def missing_note(e: Explanation) -> None:
-    """Which of the row's values were missing and what the model used instead."""
-    if not e.missing:
-        return
-    table = e.features.set_index("feature")
-    said = [f"{elide(c)} (imputed as {table.loc[c, 'used as'].replace(' (', ', ')[:-1]})"
-            if table.loc[c, "kind"] == "numeric" else f"{elide(c)} (no level set)"
-            for c in table.index if c in e.missing]
-    st.warning(as_text("Missing in this row: " + "; ".join(said) + ". The explanation shows "
-                       "what the model used."), icon=":material/help:")
 
 
 def feature_table(e: Explanation) -> None:
@@ -123,10 +96,10 @@ def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None,
         return None
 
 
-def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -> None:
-    """One top tree (:func:`forestviz.explain.tree_section.tree_section`): weight, its path
-    drawing, the path in words and the nearest leaves."""
-    section = explained_tree(e, rank, name=elide)
+def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSection,
+                 svg: str | None) -> None:
+    """One chosen tree (a :class:`~forestviz.explain.tree_section.TreeSection`): weight, its
+    path drawing, the path in words and the nearest leaves."""
     tree = section.tree
     st.markdown(as_text(f"{section.title}; this tree says {section.says}"))
     left, right = st.columns([3, 2])

@@ -25,9 +25,10 @@ def tiles(e: Explanation, g: Glance) -> None:
     predicted class and the decision threshold."""
     row = st.container(horizontal=True, gap="medium", key="explain_tiles")
     if e.task == "classification":
+        shown = e.classes[-1] if e.classes.size == 2 else e.predicted_class
         row.metric("Predicted class", as_text(elide(e.predicted_class)), width="content")
-        row.metric(as_text(g.target[:1].upper() + g.target[1:]), f"{g.value:.2f}",
-                   width="content", help=as_text(f"The model's {g.target} for this row."))
+        row.metric(as_text(f"P({elide(shown)})"), f"{g.value:.2f}", width="content",
+                   help=as_text(f"The model's probability of {shown} for this row."))
     else:
         row.metric("Predicted value", e.value_texts(e.prediction)[0], width="content")
     if e.interval is not None:

@@ -32,9 +32,11 @@ from forestviz.explain import plots
 from forestviz.explain.explanation import Explanation, effective_trees, explain
 from forestviz.explain.glance import Glance, glance
 from forestviz.explain.report import to_html
+from forestviz.explain.report_names import report_file_name
 from forestviz.explain.report_pdf import to_pdf
 from forestviz.explain.report_record import ReportContext, settings_text
 from forestviz.explain.tree_choice import TreeChoice, choose_trees
+from forestviz.explain.tree_section import TreeSection, tree_sections
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.names import elide
 from forestviz.trees.ensemble import as_ensemble
@@ -201,7 +203,8 @@ class Workbench:
                                 metrics=model.results.set_index("model"),
                                 held_out_rows=len(model.test_rows))
         write = to_pdf if pdf else to_html
-        return write(explanation, tree_svgs=tree_svgs, context=context, edited=edited or {})
+        return write(explanation, tree_svgs=tree_svgs, context=context, edited=edited or {},
+                     choice=self.tree_choice(explanation))
 
     def _calibration(self) -> View | None:
         """The trained model's reliability curve on the held-out rows (binary risks) and what
@@ -362,6 +365,16 @@ class Workbench:
         """Which trees to draw for the row and under what name
         (:func:`forestviz.explain.tree_choice.choose_trees`)."""
         return choose_trees(explanation, self._model().summary)
+
+    def tree_sections(self, explanation: Explanation,
+                      choice: TreeChoice) -> tuple[TreeSection, ...]:
+        """The chosen trees' sections (:func:`forestviz.explain.tree_section.tree_sections`),
+        names cut for display."""
+        return tree_sections(explanation, choice, name=elide)
+
+    def report_name(self, explanation: Explanation, suffix: str, *, edited: bool = False) -> str:
+        """The report's file name: row ID, model, date (:func:`report_file_name`)."""
+        return report_file_name(explanation.row_id, self._model().name, suffix, edited=edited)
 
     def is_training_row(self, position: int) -> bool:
         return bool(np.isin(position, self._model().train_rows))

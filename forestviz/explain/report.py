@@ -242,7 +242,7 @@ def _neighbors(e, names) -> str:
 
 def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
             context: ReportContext | None = None,
-            edited: Mapping[str, object] | None = None) -> str:
+            edited: Mapping[str, object] | None = None, choice=None) -> str:
     """The report: the record (row, data set, model and settings, date, version, missing and
     edited values, held-out metrics next to the baselines, from ``context``; without one, the
     date and version), the prediction with its interval, the contributions, the concentration
@@ -250,12 +250,15 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
     index from 0, e.g. from :func:`tree_drawings`, and path table), the row against the
     training medians, the row as entered, the nearest training rows side by side, then the
     full names of the names it shows cut. ``edited``: the columns a what-if changed, each with
-    its value before the edit (:func:`~forestviz.explain.report_record.edited_values`)."""
+    its value before the edit (:func:`~forestviz.explain.report_record.edited_values`).
+    ``choice``: the trees shown (a :class:`~forestviz.explain.tree_choice.TreeChoice`, as
+    the Explain page shows them), by default the explanation's top trees."""
     e = explanation
     tree_svgs = dict(tree_svgs or {})
-    unknown = set(tree_svgs) - {int(k) for k in e.top_trees}
+    shown = e.top_trees if choice is None else choice.trees
+    unknown = set(tree_svgs) - {int(k) for k in shown}
     if unknown:
-        raise ValueError(f"tree_svgs has trees that are not top trees: {sorted(unknown)}")
+        raise ValueError(f"tree_svgs has trees that are not shown: {sorted(unknown)}")
     context = ReportContext() if context is None else context
     edited = dict(edited or {})
     names = DisplayNames()
@@ -265,7 +268,7 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
     record = record_section(e, context, names, edited)
     prediction = _prediction(e, names)
     trees = "".join(_tree_section(section, tree_svgs.get(section.tree), names)
-                    for section in tree_sections(e, name=names))
+                    for section in tree_sections(e, choice, name=names))
     created = html.escape(context.created.isoformat(timespec="seconds"))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

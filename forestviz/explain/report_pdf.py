@@ -26,7 +26,7 @@ def html_to_pdf(document: str) -> bytes:
 
 def to_pdf(explanation, *, tree_svgs: Mapping[int, str] | None = None,
            context: ReportContext | None = None,
-           edited: Mapping[str, object] | None = None) -> bytes:
+           edited: Mapping[str, object] | None = None, choice=None) -> bytes:
     """The report of ``explanation`` as PDF bytes; the arguments are :func:`to_html`'s."""
     return html_to_pdf(to_html(explanation, tree_svgs=tree_svgs, context=context,
-                               edited=edited))
+                               edited=edited, choice=choice))
