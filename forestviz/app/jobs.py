@@ -14,6 +14,8 @@ process:
   ``KILL_GRACE`` seconds), so no computation outlives it;
 * a job whose owner stops asking about it (:meth:`Job.touch`) for ``lease`` seconds — a closed
   browser tab — is cancelled the same way; a worker whose parent died exits by itself;
+* a pool with a ``time_limit`` stops a job the same way once it has run that many seconds
+  (:class:`JobTimedOut`);
 * progress reports ``(stage, fraction)`` are passed back at most every ``PROGRESS_INTERVAL``
   seconds; the result, or the job's exception, comes back pickled through a pipe (the worker is
   our own code: nothing untrusted is unpickled).
@@ -55,6 +57,10 @@ class JobCancelled(RuntimeError):
 
 class WorkerDied(RuntimeError):
     """The worker process ended without a result (killed, out of memory, crashed)."""
+
+
+class JobTimedOut(RuntimeError):
+    """The job ran longer than its pool's ``time_limit``; its worker was stopped."""
 
 
 class Job:
@@ -111,10 +117,14 @@ class JobPool:
     """Worker processes for :class:`Job` s, shared by every session of a server."""
 
     def __init__(self, *, max_running: int = 1, max_queued: int = 4, lease: float = 30.0,
-                 niceness: int = 10, spare_cpus: int = 1, preload: tuple[str, ...] = ()):
+                 niceness: int = 10, spare_cpus: int = 1, preload: tuple[str, ...] = (),
+                 time_limit: float | None = None):
         if max_running < 1 or max_queued < 0:
             raise ValueError("max_running must be ≥ 1 and max_queued ≥ 0")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be positive seconds or None, got {time_limit}")
         self.max_running, self.max_queued = max_running, max_queued
+        self.time_limit = time_limit
         self.lease, self.niceness, self.spare_cpus = lease, niceness, spare_cpus
         self._context = multiprocessing.get_context("forkserver")
         if preload:
@@ -191,10 +201,17 @@ class JobPool:
             _stop(worker)
 
     def _follow(self, job: Job, worker, receiver) -> None:
+        deadline = math.inf if self.time_limit is None else time.monotonic() + self.time_limit
         while True:
             if job._abandoned():
                 _stop(worker)
                 job._finish("cancelled", error=JobCancelled("cancelled"))
+                return
+            if time.monotonic() > deadline:
+                _stop(worker)
+                job._finish("failed", error=JobTimedOut(
+                    f"the job ran longer than its limit of {self.time_limit:g} s and was "
+                    "stopped"))
                 return
             if not receiver.poll(POLL_INTERVAL):
                 continue

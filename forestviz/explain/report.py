@@ -40,10 +40,15 @@ from forestviz.explain.plots.row_vs_training import row_vs_median
 from forestviz.explain.plots.ternary import simplex_figure
 from forestviz.explain.plots.tree_weights import tree_weight_bars, weight_order
 from forestviz.explain.report_charts import UndrawableFigure, figure_svg, plain_text
-from forestviz.explain.report_markup import full_names, side_by_side, svg_image
+from forestviz.explain.report_markup import (
+    full_names,
+    listing,
+    sentence,
+    side_by_side,
+    svg_image,
+)
 from forestviz.explain.report_markup import name as _name
 from forestviz.explain.report_markup import table as _table
-from forestviz.explain.report_markup import text as _text
 from forestviz.explain.report_record import ReportContext, marks, record_section
 from forestviz.names import DisplayNames, elide
 
@@ -58,7 +63,7 @@ table{border-collapse:collapse;margin:.5em 0 1.5em;table-layout:fixed;width:100%
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;overflow-wrap:anywhere}
 th{background:#f2f4f7}.card{font-size:1.3em;background:#f2f6fb;padding:.8em 1em}
 .fragile,.edited{background:#fff3cd}img{max-width:100%}
-.warning{background:#fff3cd;padding:.4em .8em}
+.warning{background:#fff3cd;padding:.4em .8em}p.cut{font-size:.9em;color:#555}
 img.tree,img.chart{border:1px solid #ddd;display:block;margin:.5em 0}
 table.names th:first-child{width:30%}table.names td{word-break:break-all}
 table.record th{width:28%}table.metrics th:first-child,table.side th:first-child,
@@ -129,8 +134,8 @@ def _tree_value(e, value, names) -> str:
     """What a tree says (a leaf value or class probabilities) with the class names cut."""
     if e.task == "regression":
         return e.tree_value_text(value)
-    return ", ".join(f"P({_name(names, c)}) = {p:.2f}"
-                     for c, p in zip(e.classes, value, strict=True))
+    return listing([f"P({_name(names, c)}) = {p:.2f}"
+                    for c, p in zip(e.classes, value, strict=True)])
 
 
 def _rule(e, names) -> str:
@@ -140,7 +145,7 @@ def _rule(e, names) -> str:
     for c in sorted(map(str, e.classes), key=len, reverse=True):
         if names.is_shortened(c):
             rule = rule.replace(c, names(c))
-    return _text(rule)
+    return sentence(rule)
 
 
 def _prediction(e, names) -> str:
@@ -160,15 +165,16 @@ def _trust(e, names) -> str:
     parts = []
     spread = spread_text(e, names)
     if spread is not None:
-        parts.append(f"<p>{_text(spread[0].upper() + spread[1:])}.</p>")
+        parts.append(f"<p>{sentence(spread[0].upper() + spread[1:])}.</p>")
     if e.interval is not None:
         text = interval_text(e)
-        parts.append(f"<p>{_text(text[0].upper() + text[1:])}: {_text(interval_note(e))}.</p>")
-    parts.append(f'<p class="why"><b>Why:</b> {_text(why(e, names))}</p>')
+        parts.append(f"<p>{sentence(text[0].upper() + text[1:])}: "
+                     f"{sentence(interval_note(e))}.</p>")
+    parts.append(f'<p class="why"><b>Why:</b> {sentence(why(e, names))}</p>')
     if e.missing:
         parts.append("<p>Missing in this row (the model used the training median, or no "
-                     f"level): {', '.join(_name(names, c) for c in sorted(e.missing))}.</p>")
-    parts.extend(f'<p class="warning">{_text(w)}</p>' for w in e.warnings)
+                     f"level): {listing([_name(names, c) for c in sorted(e.missing)])}.</p>")
+    parts.extend(f'<p class="warning">{sentence(w)}</p>' for w in e.warnings)
     return "".join(parts)
 
 
@@ -186,7 +192,7 @@ def _tree_section(e, position, k, svg, names) -> str:
     body = _table(path, names, ["fragile" if s.fragile else "" for s in steps]) if steps else (
         "<p>This tree is a single leaf.</p>")
     nearest = "".join(
-        f"<li>if {_text(e.flips_sentence(other, names))}, this tree would say "
+        f"<li>if {sentence(e.flips_sentence(other, names))}, this tree would say "
         f"{_tree_value(e, np.asarray(other.prediction), names)}</li>"
         for other in (e.alternatives[position] if e.alternatives else ()))
     others = f"<p>Nearest other leaves (one test flipped):</p><ul>{nearest}</ul>" if nearest else ""
@@ -216,7 +222,7 @@ def _contributions(e, names) -> str:
     return (f"<h2>Contributions</h2><p>What each column adds to {html.escape(target)} through "
             "the trees that carry this row, from the base value (the trees' expected output "
             f"weighted by this row's tree weights), {ends[0]}, to {ends[1]} "
-            f"(method: {_text(c.method)}).</p>" + _table(frame, names, css="contributions"))
+            f"(method: {sentence(c.method)}).</p>" + _table(frame, names, css="contributions"))
 
 
 def _charts(e) -> str:
@@ -228,7 +234,7 @@ def _charts(e) -> str:
         try:
             parts.append(svg_image(figure_svg(fig), title, "chart"))
         except UndrawableFigure:
-            parts.append(f"<p>The chart “{html.escape(title)}” is on the Explain page only.</p>")
+            parts.append(f"<p>The chart “{sentence(title)}” is on the Explain page only.</p>")
     return ("<h2>Charts</h2><p>Pictures of the Explain page's interactive charts (there, "
             "pointing at a bar or point shows its numbers; here, the tables do).</p>"
             + "".join(parts))
