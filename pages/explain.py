@@ -112,14 +112,14 @@ def explained_row() -> None:
 
     edited = (edited_values(dataset.X.iloc[position], original)
               if st.session_state["explain_picker"] == "whatif" else {})
+    made = partial(bench.report, explanation, tree_svgs=svgs, edited=edited)  # on click, dated
     buttons = st.container(horizontal=True)
-    for kind, mime in (("HTML", "text/html"), ("PDF", "application/pdf")):
-        made = partial(bench.report, explanation, pdf=kind == "PDF", tree_svgs=svgs,
-                       edited=edited)  # made (and dated) only when the button is clicked
-        buttons.download_button(f"Download report ({kind})", made,
-                                file_name=f"forestviz-report-{position}.{kind.lower()}", mime=mime,
-                                key=f"explain_report_{kind.lower()}", on_click="ignore",
-                                icon=":material/download:")
+    buttons.download_button("Download report (HTML)", made,
+                            file_name=f"forestviz-report-{position}.html", mime="text/html",
+                            key="explain_report_html", on_click="ignore",
+                            icon=":material/download:")
+    with buttons:
+        view.pdf_report(partial(made, pdf=True), f"forestviz-report-{position}.pdf")
 
 
 models.follow_jobs()

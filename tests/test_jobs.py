@@ -130,6 +130,21 @@ def test_a_job_past_the_pools_time_limit_is_stopped_with_its_children(tmp_path):
         JobPool(time_limit=0)
 
 
+def test_a_job_past_the_pools_cpu_limit_is_stopped(tmp_path):
+    """1 s of CPU: the kernel ends the worker (SIGXCPU), its grandchild is ended too, the job
+    says it timed out."""
+    pool = JobPool(max_running=1, max_queued=0, lease=3600, cpu_limit=1)
+    pid_file = tmp_path / "grandchild"
+    job = pool.submit(spin, str(pid_file))
+    assert job.wait(DEADLINE) and job.state == "failed"
+    with pytest.raises(JobTimedOut, match="limit of 1 s of CPU"):
+        job.result()
+    grandchild = int(pid_file.read_text())
+    wait_for(lambda: not alive(job.pid) and not alive(grandchild), timeout=2.0)
+    with pytest.raises(ValueError, match="cpu_limit"):
+        JobPool(cpu_limit=0.5)
+
+
 def test_at_most_max_running_jobs_run_and_the_queue_is_bounded(pool, tmp_path):
     first = pool.submit(spin, str(tmp_path / "a"))
     wait_for(lambda: first.state == "running")
