@@ -116,10 +116,25 @@ def wrap_name(name, width: int = HOVER_WIDTH) -> list[str]:
 CELL_PREVIEW_LIMIT = 200  # characters of one text cell sent to a table in the browser
 
 
+def with_length(text: str, limit: int) -> str:
+    """``text`` whole when it has at most ``limit`` characters, else its head cut to ``limit``
+    characters (never separating a letter from its combining accents) followed by "… (N
+    characters)", N its full length: a cut that says how much was left out. Used wherever a
+    value, rather than a name, is bounded (tables in the browser, the report)."""
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    if len(text) <= limit:
+        return text
+    cut = limit
+    while cut > 0 and unicodedata.category(text[cut]).startswith("M"):
+        cut -= 1
+    return f"{text[:cut]}{ELLIPSIS} ({len(text):,} characters)"
+
+
 def elide_cells(frame, limit: int = CELL_PREVIEW_LIMIT):
     """A copy of ``frame`` for display: every text cell longer than ``limit`` characters is
-    cut to its head with "… (N characters)", so no table sends an unbounded cell to the
-    browser; other cells are unchanged."""
+    cut to its head with "… (N characters)" (:func:`with_length`), so no table sends an
+    unbounded cell to the browser; other cells are unchanged."""
     out = frame.copy()
     for j in range(out.shape[1]):
         column = out.iloc[:, j]
@@ -132,6 +147,4 @@ def elide_cells(frame, limit: int = CELL_PREVIEW_LIMIT):
 
 
 def _preview(value, limit: int):
-    if not isinstance(value, str) or len(value) <= limit:
-        return value
-    return f"{value[:limit]}{ELLIPSIS} ({len(value):,} characters)"
+    return with_length(value, limit) if isinstance(value, str) else value

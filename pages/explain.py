@@ -97,14 +97,15 @@ def explained_row() -> None:
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
 
     def report_buttons(place) -> None:
-        for kind, mime in (("HTML", "text/html"), ("PDF", "application/pdf")):
-            made = partial(bench.report, explanation, pdf=kind == "PDF", tree_svgs=svgs,
-                           edited=edited)  # made (and dated) only when the button is clicked
-            place.download_button(f"Download report ({kind})", made,
-                                  file_name=bench.report_name(explanation, kind.lower(),
-                                                              edited=bool(edited)),
-                                  mime=mime, key=f"explain_report_{kind.lower()}",
-                                  on_click="ignore", icon=":material/download:")
+        made = partial(bench.report, explanation, tree_svgs=svgs, edited=edited)  # on click
+        place.download_button("Download report (HTML)", made,
+                              file_name=bench.report_name(explanation, "html",
+                                                          edited=bool(edited)),
+                              mime="text/html", key="explain_report_html", on_click="ignore",
+                              icon=":material/download:")
+        with place:
+            view.pdf_report(partial(made, pdf=True),
+                            bench.report_name(explanation, "pdf", edited=bool(edited)))
 
     title = "New patient" if row_id == NEW_ROW else f"Row {row_id}"
     summary_view.summary(explanation, glance, title=f"{title}: {glance.headline}",

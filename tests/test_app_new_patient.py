@@ -34,7 +34,7 @@ def test_a_typed_patient_is_explained_with_the_models_own_prediction():
         columns=dataset.X.columns)
     risk = bundle.estimator.predict_proba(bundle.preprocessor.transform(typed))[0, 1]
     assert metric(at, "P(Yes)") == f"{risk:.2f}"
-    assert at.subheader[0].value.endswith("new patient")
+    assert at.subheader[0].value.startswith("New patient")
     # the typed values stay while another model or rerun comes
     at.run()
     assert metric(at, "P(Yes)") == f"{risk:.2f}"

@@ -93,7 +93,8 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
     assert any("No row has the ID" in w.value for w in at.warning)
     assert at.session_state["explain_row"] == dataset.frame.index.get_loc(3)
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download report (HTML)", "Download report (PDF)"]
+    assert labels == ["Download report (HTML)"]  # the PDF is made on request, in a worker
+    assert at.button(key="explain_report_pdf_make").label == "Make the PDF report"
     at.radio(key="explain_picker").set_value("ranked").run()
     at.selectbox(key="explain_ranked").set_value(position).run()
 

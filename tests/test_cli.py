@@ -201,6 +201,27 @@ def test_a_bad_file_or_argument_is_one_plain_line_and_exit_2(case, cli_model, ta
     assert not list(tmp_path.glob("o.*")) and not list(tmp_path.glob("m.skops"))
 
 
+def test_a_pdf_past_its_time_limit_is_one_plain_line_and_exit_2(cli_model, table, tmp_path,
+                                                               capsys, monkeypatch):
+    """``report --pdf`` prints within the app's limit (forestviz.app.printing): here a 0.5 s
+    limit no PDF meets, so the command stops at the first row with one line, exit code 2."""
+    import math
+
+    from forestviz.app import printing
+    from forestviz.app.jobs import JobPool
+
+    pool = JobPool(max_running=1, max_queued=0, lease=math.inf, time_limit=0.5)
+    monkeypatch.setattr(printing, "pdf_pool", lambda: pool)
+    row = str(load_csv(table.read_bytes())[ID].iloc[0])
+    assert main(["--quiet", "report", str(cli_model), str(table), "--rows", row, "--out",
+                 str(tmp_path / "r"), "--pdf"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"forestviz: error: Row '{row}': The PDF report was not made: laying it out "
+                   "took longer than 0.5 s in all, the limit for a PDF (the HTML report has the "
+                   "same content).\n")
+    assert not list((tmp_path / "r").glob("*.pdf"))
+
+
 @pytest.mark.slow
 def test_training_on_a_local_dask_cluster_fits_the_same_model(table, tmp_path):
     here, there = tmp_path / "here.skops", tmp_path / "there.skops"

@@ -1,6 +1,6 @@
 """The worker pool (forestviz.app.jobs) with real processes: results and progress come back, a
-cancel or an expired lease ends the worker and every process it started within 2 s, at most
-``max_running`` jobs run at once, and failures come back as exceptions."""
+cancel, an expired lease or a pool's time limit ends the worker and every process it started
+within 2 s, at most ``max_running`` jobs run at once, and failures come back as exceptions."""
 
 import os
 import subprocess
@@ -9,7 +9,14 @@ import time
 
 import pytest
 
-from forestviz.app.jobs import JobCancelled, JobPool, PoolBusy, WorkerDied, in_thread
+from forestviz.app.jobs import (
+    JobCancelled,
+    JobPool,
+    JobTimedOut,
+    PoolBusy,
+    WorkerDied,
+    in_thread,
+)
 
 DEADLINE = 60.0  # s for a job to start (the first one starts the forkserver)
 
@@ -100,6 +107,42 @@ def test_a_job_nobody_asks_about_is_cancelled():
     worker = job.pid
     assert job.wait(DEADLINE) and job.state == "cancelled"
     wait_for(lambda: not alive(worker), timeout=2.0)
+
+
+def test_a_job_past_the_pools_time_limit_is_stopped_with_its_children(tmp_path):
+    """The limit counts from the worker's start; the worker and its grandchild end within the
+    kill grace (SIGTERM, then SIGKILL) after it; a job within the limit is untouched."""
+    pool = JobPool(max_running=1, max_queued=1, lease=3600, time_limit=4.0)
+    quick = pool.submit(square, 5)  # ~0.6 s: done, not stopped
+    assert quick.wait(DEADLINE) and quick.result() == 25
+    pid_file = tmp_path / "grandchild"
+    job = pool.submit(spin, str(pid_file))
+    wait_for(lambda: job.state == "running")
+    started = time.monotonic()
+    wait_for(lambda: pid_file.exists() and pid_file.read_text())
+    worker, grandchild = job.pid, int(pid_file.read_text())
+    assert job.wait(DEADLINE) and job.state == "failed"
+    assert 3.9 <= time.monotonic() - started < 4.0 + 2.0 + 1.0  # limit + kill grace + polling
+    with pytest.raises(JobTimedOut, match="limit of 4 s"):
+        job.result()
+    wait_for(lambda: not alive(worker) and not alive(grandchild), timeout=2.0)
+    with pytest.raises(ValueError, match="time_limit"):
+        JobPool(time_limit=0)
+
+
+def test_a_job_past_the_pools_cpu_limit_is_stopped(tmp_path):
+    """1 s of CPU: the kernel ends the worker (SIGXCPU), its grandchild is ended too, the job
+    says it timed out."""
+    pool = JobPool(max_running=1, max_queued=0, lease=3600, cpu_limit=1)
+    pid_file = tmp_path / "grandchild"
+    job = pool.submit(spin, str(pid_file))
+    assert job.wait(DEADLINE) and job.state == "failed"
+    with pytest.raises(JobTimedOut, match="limit of 1 s of CPU"):
+        job.result()
+    grandchild = int(pid_file.read_text())
+    wait_for(lambda: not alive(job.pid) and not alive(grandchild), timeout=2.0)
+    with pytest.raises(ValueError, match="cpu_limit"):
+        JobPool(cpu_limit=0.5)
 
 
 def test_at_most_max_running_jobs_run_and_the_queue_is_bounded(pool, tmp_path):

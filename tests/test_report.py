@@ -17,8 +17,9 @@ from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
 from forestviz.explain.report import tree_drawings
+from forestviz.explain.report_markup import FULL_NAME_LIMIT
 from forestviz.explain.summary import TrainingSummary
-from forestviz.names import NAME_LIMIT, elide
+from forestviz.names import NAME_LIMIT, elide, with_length
 
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
 EXTERNAL = re.compile(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", re.IGNORECASE)
@@ -231,13 +232,17 @@ def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named
     report = long_report
     layout = Layout(report)
     shown = " ".join(layout.texts)
+    assert len(SICK) <= FULL_NAME_LIMIT < len(LONG)
     for name in (LONG, LONG + " (mmol/L)", SICK, e.row_id):
         assert name not in shown  # never whole in the page's text
-        assert name in layout.appendix  # whole in the table of full names
-        assert ("span", "title", name) in layout.attrs  # and on hover
+        full = with_length(name, FULL_NAME_LIMIT)  # whole up to 500 characters, then its length
+        assert full in layout.appendix  # in the table of full names
+        assert ("span", "title", full) in layout.attrs  # and on hover
+    assert with_length(LONG, FULL_NAME_LIMIT).endswith("… (5,040 characters)")
     assert elide(LONG) in shown and elide(SICK) in shown
     assert elide(LONG + " (mmol/L)", NAME_LIMIT - 3) + " #2" in shown  # alike names differ
-    assert all(name == "title" for _, name, value in layout.attrs if LONG in value)
+    assert all(name == "title" for _, name, value in layout.attrs
+               if LONG[:FULL_NAME_LIMIT] in value)
     assert f"Decision rule: {elide(SICK)} when P({elide(SICK)})" in shown
     alike = {elide(LONG), elide(LONG, NAME_LIMIT - 3) + " #2"}  # the two long features
     long_steps = [step for steps in e.paths for step in steps if len(step.feature_name) > 40]
@@ -247,7 +252,8 @@ def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named
         assert any(step.sentence().replace(step.feature_name, cut) in shown for cut in alike)
     rest = without_plotly(report)  # nothing unescaped, however long
     assert "<img src=x" not in rest and "<meal>" not in rest and "<b><b>" not in rest
-    assert html.escape(LONG) in rest and html.escape("<img src=x onerror=alert(1)>") in rest
+    assert html.escape(with_length(LONG, FULL_NAME_LIMIT)) in rest
+    assert html.escape("<img src=x onerror=alert(1)>") in rest
 
 
 def test_report_css_bounds_the_width(long_report):

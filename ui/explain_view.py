@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from forestviz.app.printing import PDF_SECONDS, PdfRefused
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
 from forestviz.explain.columns import text_table_note
@@ -149,3 +150,22 @@ def attention_lens(bench: Workbench, e: Explanation) -> None:
             weights, label="lens weight", width=plots.WIDTH,
             title="Attention lens (not used for the prediction): weight of each tree"),
             key="explain_lens_weights")
+
+
+@st.fragment
+def pdf_report(make, file_name: str) -> None:
+    """The PDF report on request: a button makes it (``make()``: printed in a worker process
+    within :data:`~forestviz.app.printing.PDF_SECONDS` of CPU, this fragment alone waiting), then a
+    button downloads it; a PDF not made is said in one line (the HTML report is there)."""
+    if not st.button("Make the PDF report", key="explain_report_pdf_make",
+                     icon=":material/picture_as_pdf:"):
+        return
+    with st.spinner(f"Laying out the PDF (at most {PDF_SECONDS} s of computing)…"):
+        try:
+            pdf = make()
+        except PdfRefused as refused:
+            st.warning(as_text(str(refused)), icon=":material/timer_off:")
+            return
+    st.download_button("Download report (PDF)", pdf, file_name=file_name,
+                       mime="application/pdf", key="explain_report_pdf", on_click="ignore",
+                       icon=":material/download:")

@@ -14,6 +14,10 @@ process:
   ``KILL_GRACE`` seconds), so no computation outlives it;
 * a job whose owner stops asking about it (:meth:`Job.touch`) for ``lease`` seconds — a closed
   browser tab — is cancelled the same way; a worker whose parent died exits by itself;
+* a pool with a ``time_limit`` stops a job the same way once it has run that many seconds,
+  and a pool with a ``cpu_limit`` once its worker has used that many CPU seconds (the kernel's
+  ``RLIMIT_CPU``: a measure of the work that a busy machine does not stretch); either raises
+  :class:`JobTimedOut`;
 * progress reports ``(stage, fraction)`` are passed back at most every ``PROGRESS_INTERVAL``
   seconds; the result, or the job's exception, comes back pickled through a pipe (the worker is
   our own code: nothing untrusted is unpickled).
@@ -32,6 +36,7 @@ import importlib
 import math
 import multiprocessing
 import os
+import resource
 import signal
 import sys
 import threading
@@ -55,6 +60,10 @@ class JobCancelled(RuntimeError):
 
 class WorkerDied(RuntimeError):
     """The worker process ended without a result (killed, out of memory, crashed)."""
+
+
+class JobTimedOut(RuntimeError):
+    """The job ran past its pool's ``time_limit`` or ``cpu_limit``; its worker was stopped."""
 
 
 class Job:
@@ -111,10 +120,16 @@ class JobPool:
     """Worker processes for :class:`Job` s, shared by every session of a server."""
 
     def __init__(self, *, max_running: int = 1, max_queued: int = 4, lease: float = 30.0,
-                 niceness: int = 10, spare_cpus: int = 1, preload: tuple[str, ...] = ()):
+                 niceness: int = 10, spare_cpus: int = 1, preload: tuple[str, ...] = (),
+                 time_limit: float | None = None, cpu_limit: int | None = None):
         if max_running < 1 or max_queued < 0:
             raise ValueError("max_running must be ≥ 1 and max_queued ≥ 0")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be positive seconds or None, got {time_limit}")
+        if cpu_limit is not None and not (isinstance(cpu_limit, int) and cpu_limit > 0):
+            raise ValueError(f"cpu_limit must be whole positive seconds or None, got {cpu_limit}")
         self.max_running, self.max_queued = max_running, max_queued
+        self.time_limit, self.cpu_limit = time_limit, cpu_limit
         self.lease, self.niceness, self.spare_cpus = lease, niceness, spare_cpus
         self._context = multiprocessing.get_context("forkserver")
         if preload:
@@ -178,7 +193,8 @@ class JobPool:
         receiver, sender = self._context.Pipe(duplex=False)
         worker = self._context.Process(
             target=_work,
-            args=(sender, job.fn, job.args, job.kwargs, self.niceness, self.spare_cpus),
+            args=(sender, job.fn, job.args, job.kwargs, self.niceness, self.spare_cpus,
+                  self.cpu_limit),
             daemon=True, name="forestviz-worker")
         with _plain_main():
             worker.start()
@@ -191,10 +207,17 @@ class JobPool:
             _stop(worker)
 
     def _follow(self, job: Job, worker, receiver) -> None:
+        deadline = math.inf if self.time_limit is None else time.monotonic() + self.time_limit
         while True:
             if job._abandoned():
                 _stop(worker)
                 job._finish("cancelled", error=JobCancelled("cancelled"))
+                return
+            if time.monotonic() > deadline:
+                _stop(worker)
+                job._finish("failed", error=JobTimedOut(
+                    f"the job ran longer than its limit of {self.time_limit:g} s and was "
+                    "stopped"))
                 return
             if not receiver.poll(POLL_INTERVAL):
                 continue
@@ -202,6 +225,14 @@ class JobPool:
                 message = receiver.recv()
             except (EOFError, OSError):
                 worker.join(KILL_GRACE)
+                if worker.exitcode == -signal.SIGXCPU:
+                    # what it started goes too (a pid stays unused while it names a group)
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(worker.pid, signal.SIGKILL)
+                    job._finish("failed", error=JobTimedOut(
+                        f"the job used more than its limit of {self.cpu_limit} s of CPU and was "
+                        "stopped"))
+                    return
                 job._finish("failed", error=WorkerDied(
                     f"the worker process stopped unexpectedly (exit code {worker.exitcode}); "
                     "the machine may be out of memory"))
@@ -285,9 +316,12 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)  # our supervisor is gone: nobody will read the result
 
 
-def _work(sender, fn, args, kwargs, niceness, spare_cpus) -> None:
+def _work(sender, fn, args, kwargs, niceness, spare_cpus, cpu_limit=None) -> None:
     """Worker body: own process group, lower priority, ``spare_cpus`` CPUs left to the pages
-    (when there are more), progress and the outcome to ``sender``."""
+    (when there are more), at most ``cpu_limit`` CPU seconds (SIGXCPU ends it, SIGKILL a second
+    later), progress and the outcome to ``sender``."""
+    if cpu_limit is not None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 1))
     # Its own process group (for the kill on cancel) but not its own session: Linux groups a
     # session's processes for scheduling (autogroup), and a worker in a session of its own
     # would get an equal share of the CPU whatever its nice value.

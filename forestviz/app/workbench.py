@@ -26,6 +26,7 @@ import plotly.graph_objects as go
 
 from forestviz import persistence
 from forestviz.app import attention_lens, compare, new_rows, whole_model, workflow
+from forestviz.app.printing import print_pdf
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain import plots
@@ -33,7 +34,6 @@ from forestviz.explain.explanation import Explanation, effective_trees, explain
 from forestviz.explain.glance import Glance, glance
 from forestviz.explain.report import to_html
 from forestviz.explain.report_names import report_file_name
-from forestviz.explain.report_pdf import to_pdf
 from forestviz.explain.report_record import ReportContext, settings_text
 from forestviz.explain.tree_choice import TreeChoice, choose_trees
 from forestviz.explain.tree_section import TreeSection, tree_sections
@@ -196,15 +196,17 @@ class Workbench:
                edited=None) -> str | bytes:
         """The report of ``explanation`` for the record, HTML (or PDF), dated now, with the
         current model's data set, settings in words and held-out metrics next to the
-        baselines."""
+        baselines. The PDF is printed in a worker process within a time limit
+        (:func:`~forestviz.app.printing.print_pdf`: :class:`~forestviz.app.printing.PdfRefused`
+        when it is not made)."""
         model = self._model()
         context = ReportContext(dataset=self.dataset.name, model=model.name,
                                 settings=settings_text(model.estimator),
                                 metrics=model.results.set_index("model"),
                                 held_out_rows=len(model.test_rows))
-        write = to_pdf if pdf else to_html
-        return write(explanation, tree_svgs=tree_svgs, context=context, edited=edited or {},
-                     choice=self.tree_choice(explanation))
+        document = to_html(explanation, tree_svgs=tree_svgs, context=context,
+                           edited=edited or {}, choice=self.tree_choice(explanation))
+        return print_pdf(document) if pdf else document
 
     def _calibration(self) -> View | None:
         """The trained model's reliability curve on the held-out rows (binary risks) and what

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import re
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from forestviz.cli.main import FAMILIES
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.safe_write import OutputError, check_target, write_file
+from forestviz.names import elide
 
 MAX_TABLE_BYTES = 200 * 1024 * 1024  # load_csv's cap: a training table is read whole
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -157,7 +159,7 @@ def report(args) -> int:
             document = e.to_html(tree_svgs=svgs)
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
-                files[target.with_suffix(".pdf")] = to_pdf(document)
+                files[target.with_suffix(".pdf")] = to_pdf(document, row_id)
             for name, data in files.items():
                 try:
                     write_file(name, data, force=args.force)
@@ -172,14 +174,21 @@ def report(args) -> int:
 
 
 def _pdf_printer():
-    """The report's HTML-to-PDF printer (:mod:`forestviz.explain.report_pdf`); DataError when
-    this version of forestviz has none."""
-    try:
-        from forestviz.explain.report_pdf import html_to_pdf
-    except ImportError as err:
+    """The report's HTML-to-PDF printer: WeasyPrint in a worker process within the app's time
+    limit (:func:`forestviz.app.printing.print_pdf`), a refusal (DataError) naming the row;
+    DataError when this version of forestviz cannot print PDF."""
+    if importlib.util.find_spec("weasyprint") is None:  # the worker imports it
         raise DataError("This version of forestviz cannot print PDF reports; leave out --pdf "
-                        "for the HTML reports.") from err
-    return html_to_pdf
+                        "for the HTML reports.")
+    from forestviz.app.printing import PdfRefused, print_pdf
+
+    def to_pdf(document: str, row_id) -> bytes:
+        try:
+            return print_pdf(document)
+        except PdfRefused as err:
+            raise DataError(f"Row '{elide(row_id)}': {err}") from err
+
+    return to_pdf
 
 
 def _row_ids(frame, id_column) -> dict[str, int]:

@@ -180,8 +180,8 @@ class ColumnMap:
         shown = name(column.name)
         if column.kind == CATEGORICAL:
             level = column.levels[column.features.index(feature)]
-            said = (f"{shown} is not {_level(level)}" if direction == "<="
-                    else f"{shown} = {_level(level)}")
+            said = (f"{shown} is not {_level(level, name)}" if direction == "<="
+                    else f"{shown} = {_level(level, name)}")
             return said + (" (missing)" if column.name in missing else "")
         value_text, threshold_text = distinct_texts(step.value, step.threshold,
                                                     spread=step.spread)
@@ -199,7 +199,7 @@ class ColumnMap:
         shown = name(column.name)
         if column.kind == CATEGORICAL:
             level = column.levels[column.features.index(feature)]
-            return f"{shown} were {'not ' if direction == '<=' else ''}{_level(level)}"
+            return f"{shown} were {'not ' if direction == '<=' else ''}{_level(level, name)}"
         where = "at most" if direction == "<=" else "above"
         note = " (it is missing)" if column.name in missing else ""
         (threshold,) = distinct_texts(flip.threshold, spread=flip.spread)
@@ -239,5 +239,7 @@ def _given(given, fallback, spread) -> str:
     return str(value)
 
 
-def _level(level: str) -> str:
-    return "one of the rare levels grouped as (other)" if level == OTHER else level
+def _level(level: str, name=str) -> str:
+    """A level as a test says it: a user-given name (shown through ``name``, e.g. cut), or the
+    rare levels' group in words."""
+    return "one of the rare levels grouped as (other)" if level == OTHER else name(level)

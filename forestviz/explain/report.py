@@ -35,10 +35,15 @@ from forestviz.explain.plots.row_vs_training import row_vs_median
 from forestviz.explain.plots.ternary import simplex_figure
 from forestviz.explain.plots.tree_weights import tree_weight_bars, weight_order
 from forestviz.explain.report_charts import UndrawableFigure, figure_svg, plain_text
-from forestviz.explain.report_markup import full_names, side_by_side, svg_image
+from forestviz.explain.report_markup import (
+    full_names,
+    listing,
+    sentence,
+    side_by_side,
+    svg_image,
+)
 from forestviz.explain.report_markup import name as _name
 from forestviz.explain.report_markup import table as _table
-from forestviz.explain.report_markup import text as _text
 from forestviz.explain.report_record import ReportContext, marks, record_section
 from forestviz.explain.tree_section import tree_sections
 from forestviz.names import DisplayNames, elide
@@ -54,7 +59,7 @@ table{border-collapse:collapse;margin:.5em 0 1.5em;table-layout:fixed;width:100%
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;overflow-wrap:anywhere}
 th{background:#f2f4f7}.card{font-size:1.3em;background:#f2f6fb;padding:.8em 1em}
 .fragile,.edited{background:#fff3cd}img{max-width:100%}
-.warning{background:#fff3cd;padding:.4em .8em}
+.warning{background:#fff3cd;padding:.4em .8em}p.cut{font-size:.9em;color:#555}
 img.tree,img.chart{border:1px solid #ddd;display:block;margin:.5em 0}
 table.names th:first-child{width:30%}table.names td{word-break:break-all}
 table.record th{width:28%}table.metrics th:first-child,table.side th:first-child,
@@ -130,7 +135,7 @@ def _rule(e, names) -> str:
     for c in sorted(map(str, e.classes), key=len, reverse=True):
         if names.is_shortened(c):
             rule = rule.replace(c, names(c))
-    return _text(rule)
+    return sentence(rule)
 
 
 def _prediction(e, names) -> str:
@@ -147,26 +152,26 @@ def _prediction(e, names) -> str:
 
 def _trust(e, names) -> str:
     """The calibrated interval, the sentence of why and the warnings."""
-    parts = [f"<p>{_text(said)}</p>" for said in (spread_sentence(e, names),
+    parts = [f"<p>{sentence(said)}</p>" for said in (spread_sentence(e, names),
                                                     interval_sentence(e)) if said is not None]
-    parts.append(f'<p class="why"><b>Why:</b> {_text(why(e, names))}</p>')
+    parts.append(f'<p class="why"><b>Why:</b> {sentence(why(e, names))}</p>')
     if e.missing:
         parts.append("<p>Missing in this row (the model used the training median, or no "
-                     f"level): {', '.join(_name(names, c) for c in sorted(e.missing))}.</p>")
-    parts.extend(f'<p class="warning">{_text(w)}</p>' for w in e.warnings)
+                     f"level): {listing([_name(names, c) for c in sorted(e.missing)])}.</p>")
+    parts.extend(f'<p class="warning">{sentence(w)}</p>' for w in e.warnings)
     return "".join(parts)
 
 
 def _tree_section(section, svg, names) -> str:
     """One tree's :class:`~forestviz.explain.tree_section.TreeSection` as HTML."""
-    title = _text(section.title)
+    title = sentence(section.title)
     drawing = "" if svg is None else svg_image(svg, section.title, "tree")
     rows = ["fragile" if f else "" for f in section.fragile]
     body = (_table(section.path, names, rows) if len(section.path)
             else "<p>This tree is a single leaf.</p>")
-    nearest = "".join(f"<li>{_text(said)}</li>" for said in section.alternatives)
+    nearest = "".join(f"<li>{sentence(said)}</li>" for said in section.alternatives)
     others = f"<p>Nearest other leaves (one test flipped):</p><ul>{nearest}</ul>" if nearest else ""
-    return (f"<h3>{title}</h3><p>This tree says: {_text(section.says)}.</p>{drawing}"
+    return (f"<h3>{title}</h3><p>This tree says: {sentence(section.says)}.</p>{drawing}"
             f"<p>The row's path (the highlighted test is the closest call):</p>{body}{others}")
 
 
@@ -191,7 +196,7 @@ def _contributions(e, names) -> str:
     return (f"<h2>Contributions</h2><p>What each column adds to {html.escape(target)} through "
             "the trees that carry this row, from the base value (the trees' expected output "
             f"weighted by this row's tree weights), {ends[0]}, to {ends[1]} "
-            f"(method: {_text(c.method)}).</p>" + _table(frame, names, css="contributions"))
+            f"(method: {sentence(c.method)}).</p>" + _table(frame, names, css="contributions"))
 
 
 def _charts(e) -> str:
@@ -203,7 +208,7 @@ def _charts(e) -> str:
         try:
             parts.append(svg_image(figure_svg(fig), title, "chart"))
         except UndrawableFigure:
-            parts.append(f"<p>The chart “{html.escape(title)}” is on the Explain page only.</p>")
+            parts.append(f"<p>The chart “{sentence(title)}” is on the Explain page only.</p>")
     return ("<h2>Charts</h2><p>Pictures of the Explain page's interactive charts (there, "
             "pointing at a bar or point shows its numbers; here, the tables do).</p>"
             + "".join(parts))

@@ -6,20 +6,30 @@ The PDF is the same document as the HTML file: the same tables, the charts as th
 pictures (vector graphics with their texts, so the PDF's text holds them too), the tree
 drawings, page numbers in the footer. WeasyPrint may only read the ``data:`` URIs the report
 embeds: any other address (a file on the server, a network address) is refused.
+
+This module imports only WeasyPrint (when printing), so a worker process that prints
+(:func:`forestviz.app.printing.print_pdf`, the app's and the command line's way, with a time
+limit) starts without the report's own imports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from forestviz.explain.report import to_html
-from forestviz.explain.report_record import ReportContext
+if TYPE_CHECKING:
+    from forestviz.explain.report_record import ReportContext
 
 
-def html_to_pdf(document: str) -> bytes:
-    """A self-contained HTML document printed to PDF bytes (only ``data:`` URIs are read)."""
+def html_to_pdf(document: str, *, progress: Callable[[str, float], None] | None = None
+                ) -> bytes:
+    """A self-contained HTML document printed to PDF bytes (only ``data:`` URIs are read).
+    ``progress``: a job's progress callback (:mod:`forestviz.app.jobs`), told when the layout
+    starts."""
     from weasyprint import HTML, URLFetcher  # about a second to import: only when printing
 
+    if progress is not None:
+        progress("laying out the PDF", 0.0)
     fetcher = URLFetcher(allowed_protocols={"data"})
     return HTML(string=document, url_fetcher=fetcher).write_pdf()
 
@@ -27,6 +37,9 @@ def html_to_pdf(document: str) -> bytes:
 def to_pdf(explanation, *, tree_svgs: Mapping[int, str] | None = None,
            context: ReportContext | None = None,
            edited: Mapping[str, object] | None = None, choice=None) -> bytes:
-    """The report of ``explanation`` as PDF bytes; the arguments are :func:`to_html`'s."""
+    """The report of ``explanation`` as PDF bytes, printed in this process (no time limit);
+    the arguments are :func:`~forestviz.explain.report.to_html`'s."""
+    from forestviz.explain.report import to_html
+
     return html_to_pdf(to_html(explanation, tree_svgs=tree_svgs, context=context,
                                edited=edited, choice=choice))

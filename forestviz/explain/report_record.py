@@ -9,6 +9,7 @@ script from whatever it trained); every field is optional, so a report of a bare
 
 from __future__ import annotations
 
+import html
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from datetime import datetime
 import pandas as pd
 
 from forestviz import __version__
-from forestviz.explain.report_markup import name, side_by_side, text
+from forestviz.explain.report_markup import listing, name, plain, sentence, side_by_side, text
 from forestviz.names import DisplayNames
 
 SKIPPED = frozenset({"n_jobs", "verbose"})  # how a model runs, not what it is
@@ -98,8 +99,9 @@ def edited_values(before: pd.Series, after: pd.Series) -> dict[str, object]:
 
 
 def was(value) -> str:
-    """How an edited value's old value is said: "was 187", "was missing"."""
-    return "was missing" if value is None or pd.isna(value) else f"was {text(value)}"
+    """How an edited value's old value is said (plain text, the value bounded): "was 187",
+    "was missing"."""
+    return "was missing" if value is None or pd.isna(value) else f"was {plain(value)}"
 
 
 def marks(columns, missing, edited: Mapping[str, object]) -> list[str]:
@@ -122,8 +124,8 @@ def _edited_list(e, names, edited) -> str:
     for column, old in edited.items():
         value = now.get(column)
         value = "missing" if value is None or pd.isna(value) else text(value)
-        said.append(f"{name(names, column)}: now {value}, {was(old)}")
-    return "; ".join(said)
+        said.append(f"{name(names, column)}: now {value}, {html.escape(was(old))}")
+    return listing(said, sep="; ")
 
 
 def record_section(e, context: ReportContext, names: DisplayNames,
@@ -134,17 +136,17 @@ def record_section(e, context: ReportContext, names: DisplayNames,
     rows = [("Row ID", "not given" if e.row_id is None else name(names, e.row_id))]
     if c.dataset is not None:
         rows.append(("Data set", name(names, c.dataset)))
-    model = text(e.model_name) + f" with {e.n_trees} trees"
+    model = sentence(e.model_name) + f" with {e.n_trees} trees"
     if c.model is not None:
         model = f"{name(names, c.model)}: {model}"
     rows.append(("Model", model))
     if c.settings:
-        rows.append(("Settings", text(c.settings)))
+        rows.append(("Settings", sentence(c.settings)))
     if e.weight_parts is not None:
         rows.append(("Contamination ε (learned)", f"{e.eps:.3f}"))
     rows += [("Report created", text(c.created.isoformat(sep=" ", timespec="seconds"))),
              ("forestviz version", text(c.version)),
-             ("Missing values", ", ".join(name(names, m) for m in sorted(e.missing)) or "none"),
+             ("Missing values", listing([name(names, m) for m in sorted(e.missing)]) or "none"),
              ("Values edited (what-if)", _edited_list(e, names, edited))]
     body = "".join(f"<tr><th>{head}</th><td>{cell}</td></tr>" for head, cell in rows)
     out = f'<table class="record"><tbody>{body}</tbody></table>'
