@@ -3,6 +3,7 @@ the upload and explains the same numbers bit for bit, in this process and after 
 versions, retirement, the audit trail (append-only in the database too), owner-only files, a
 changed blob refused by name, and a library that cannot be used failing in one line."""
 
+import hashlib
 import json
 import sqlite3
 import stat
@@ -115,10 +116,10 @@ def test_a_changed_blob_is_refused_with_the_model_name(bench, library, tmp_path)
     with pytest.raises(StoreError, match=r"'Pima risk@1' was refused: its file was changed"):
         library.open_model("Pima risk")
     # a blob whose recorded digest was changed with it still meets forestviz.persistence
+    edited = hashlib.sha256(bytes(data)).hexdigest()
     with sqlite3.connect(tmp_path / "var" / "forestviz.db") as db:
-        db.execute("UPDATE published_models SET blob_sha256 = ?",
-                   (__import__("hashlib").sha256(bytes(data)).hexdigest(),))
-    (blob.parent / __import__("hashlib").sha256(bytes(data)).hexdigest()).write_bytes(data)
+        db.execute("UPDATE published_models SET blob_sha256 = ?", (edited,))
+    (blob.parent / edited).write_bytes(data)
     with pytest.raises(StoreError, match=r"'Pima risk@1' was refused: This"):
         library.open_model("Pima risk")
 

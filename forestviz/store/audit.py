@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from forestviz.io.export import csv_bytes
 from forestviz.store.config import StoreError
+from forestviz.store.engine import reached
 from forestviz.store.tables import SUBJECT_CHARS, AuditEvent
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
@@ -83,7 +84,7 @@ class AuditTrail:
     def record(self, actor: Actor, action: str, *, model: tuple[str, int] | None = None,
                detail: str | None = None) -> None:
         """Append one event (its own transaction)."""
-        with Session(self.engine) as session, session.begin():
+        with reached(), Session(self.engine) as session, session.begin():
             session.add(event_row(actor, action, model, detail))
 
     def query(self, *, since: datetime | None = None, until: datetime | None = None,
@@ -106,7 +107,7 @@ class AuditTrail:
         statement = statement.order_by(AuditEvent.id.desc())
         if limit is not None:
             statement = statement.limit(limit)
-        with Session(self.engine) as session:
+        with reached(), Session(self.engine) as session:
             rows = session.scalars(statement).all()
         frame = pd.DataFrame(
             [[utc(r.at), r.subject, r.email, r.action, r.model_name, r.model_version, r.detail]

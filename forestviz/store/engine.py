@@ -11,12 +11,13 @@ scripts shipped in ``forestviz/store/migrations``.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, InterfaceError, OperationalError, SQLAlchemyError
 
 from forestviz.store import blobs
 from forestviz.store.config import StoreConfig, StoreUnavailable
@@ -78,6 +79,16 @@ def migrate(engine: Engine) -> None:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
         connection.commit()
+
+
+@contextlib.contextmanager
+def reached():
+    """Turn a database that stopped answering mid-way (a server gone, a lock held past the
+    busy timeout, a full disk) into StoreUnavailable; other errors pass."""
+    try:
+        yield
+    except (OperationalError, InterfaceError) as err:
+        raise StoreUnavailable(_first_line(err)) from err
 
 
 def _first_line(err: Exception) -> str:

@@ -28,6 +28,7 @@ from forestviz.persistence.archive import ModelFileError
 from forestviz.store import blobs, engine, published, signing
 from forestviz.store.audit import LOCAL, Actor, AuditTrail, event_row, utc
 from forestviz.store.config import StoreConfig, StoreError
+from forestviz.store.engine import reached
 from forestviz.store.tables import PublishedModel
 from forestviz.store.text import model_name, plain_text
 
@@ -131,7 +132,7 @@ class ModelLibrary:
                          "were being published at the same time. Try again.")
 
     def _insert(self, name, typed, facts, sha, size, actor) -> ModelVersion:
-        with Session(self.engine) as session, session.begin():
+        with reached(), Session(self.engine) as session, session.begin():
             last = session.scalar(select(func.max(PublishedModel.version))
                                   .where(PublishedModel.name == name))
             row = PublishedModel(
@@ -154,13 +155,13 @@ class ModelLibrary:
             statement = statement.where(PublishedModel.name == model_name(name))
         if not include_retired:
             statement = statement.where(PublishedModel.retired_at.is_(None))
-        with Session(self.engine) as session:
+        with reached(), Session(self.engine) as session:
             return [ModelVersion.of(row) for row in session.scalars(statement)]
 
     def show(self, name: str, version: int | None = None) -> ModelVersion:
         """``name@version`` (retired ones too: they stay on the record), or the newest
         version of ``name`` that is not retired; StoreError when there is none."""
-        with Session(self.engine) as session:
+        with reached(), Session(self.engine) as session:
             return ModelVersion.of(self._row(session, model_name(name), version))
 
     def _row(self, session: Session, name: str, version: int | None) -> PublishedModel:
@@ -195,7 +196,7 @@ class ModelLibrary:
     # ------------------------------------------------------------------ retire and tidy
     def retire(self, name: str, version: int, *, actor: Actor = LOCAL) -> ModelVersion:
         """Hide ``name@version`` from viewers; its row, blob and trail stay."""
-        with Session(self.engine) as session, session.begin():
+        with reached(), Session(self.engine) as session, session.begin():
             row = self._row(session, model_name(name), version)
             if row.retired_at is not None:
                 raise StoreError(f"The model '{row.name}@{row.version}' is retired already.")
@@ -207,7 +208,7 @@ class ModelLibrary:
     def sweep(self, older_than: float = blobs.SWEEP_AGE) -> list[str]:
         """Remove blobs no version names (a publish killed before its commit) once older
         than ``older_than`` seconds; the names removed."""
-        with Session(self.engine) as session:
+        with reached(), Session(self.engine) as session:
             named = set(session.scalars(select(PublishedModel.blob_sha256)))
         return blobs.sweep(self.config.blob_dir, named, older_than)
 
