@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from forestviz.cli.main import main
+from forestviz.store import StoreConfig, open_library
 from tests.store_helpers import REPO
 from tests.test_cli import ID, TARGET, table  # noqa: F401  (the uploaded Pima table)
 
@@ -80,6 +81,10 @@ def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, 
                  "--out", str(by_name)]) == 0
     assert main(["--quiet", "explain", str(model), str(table), "--training", str(table),
                  "--out", str(by_file)]) == 0
+    opened = open_library(StoreConfig(folder)).open_model("Pima risk", 1).workbench
+    assert "note" not in opened.dataset.frame  # an excluded column is not shared
+    assert opened.dataset.feature_columns == tuple(
+        c for c in pd.read_csv(table).columns if c not in (TARGET, ID, "note"))
     found, expected = pd.read_csv(by_name), pd.read_csv(by_file)
     assert "interval_low" in found  # the calibrated interval, from the stored table
     pd.testing.assert_frame_equal(found, expected)

@@ -5,10 +5,12 @@ encoding and the split, but not the table: opening it needs the upload, and load
 baselines anew. A published model must explain without either, so its blob (written by
 :func:`forestviz.persistence.dumps`, never pickle) holds besides the model file's payload:
 
-* the data set's table after the Data page's cleaning, column by column as arrays (text as
-  UTF-8 bytes and offsets, so one long cell does not widen a whole column), with its index:
-  the held-out rows for the row picker, and the training rows the explanations compare a row
-  with (the nearest "similar patients": the Publish dialog says so);
+* the data set's table after the Data page's cleaning, without the columns the publisher
+  excluded (often names or notes: what the model does not use is not shared), column by
+  column as arrays (text as UTF-8 bytes and offsets, so one long cell does not widen a whole
+  column), with its index: the held-out rows for the row picker, and the training rows the
+  explanations compare a row with (the nearest "similar patients": the Publish dialog says
+  so);
 * the held-out metrics table and the held-out predictions of the model and its baselines.
 
 :func:`opened_workbench` rebuilds the data set and, through
@@ -46,7 +48,7 @@ def published_payload(bench: Workbench) -> dict:
                     "id_column": dataset.id_column, "exclude": list(bench.choice.exclude),
                     "description": dataset.description, "notes": list(dataset.notes),
                     "dropped_rows": dataset.dropped_rows},
-        "table": table_data(dataset.frame),
+        "table": table_data(dataset.frame.drop(columns=list(bench.choice.exclude))),
         "results": table_data(model.results),
         "predictions": {name: np.asarray(values, dtype=np.float64)
                         for name, values in model.test_predictions.items()},
@@ -70,7 +72,7 @@ def opened_workbench(payload) -> Workbench:
         settings = workflow.check_payload(model, choice)
         dataset = Dataset.from_frame(table_frame(payload["table"]), about["target"],
                                      task=about["task"], id_column=about["id_column"],
-                                     exclude=tuple(about["exclude"]), name=about["name"],
+                                     name=about["name"],
                                      description=about["description"])
         dataset = _with_notes(dataset, about)
         bundle = workflow.scored_bundle(
