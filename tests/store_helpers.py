@@ -54,9 +54,10 @@ def _hex(values) -> list[str]:
 def run_script(code: str, data_dir: Path, *, wait: bool = True, **env):
     """``code`` in a fresh Python process whose library is ``data_dir``: its stdout parsed as
     JSON (``wait``), or the running process."""
-    environment = {**os.environ, "FORESTVIZ_DATA_DIR": str(data_dir), "OMP_NUM_THREADS": "1",
-                   "PYTHONPATH": str(REPO), **env}
-    environment.pop("FORESTVIZ_DATABASE_URL", None)
+    environment = {**os.environ}
+    environment.pop("FORESTVIZ_DATABASE_URL", None)  # SQLite in data_dir unless env names one
+    environment.update(FORESTVIZ_DATA_DIR=str(data_dir), OMP_NUM_THREADS="1",
+                       PYTHONPATH=str(REPO), **env)
     command = [sys.executable, "-c", textwrap.dedent(code)]
     if not wait:
         return subprocess.Popen(command, cwd=REPO, env=environment, stdout=subprocess.PIPE,

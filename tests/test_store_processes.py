@@ -20,7 +20,7 @@ PUBLISH = """
     bench = trained("vanilla", 5)
     store = open_library()
     {patch}
-    info = store.publish(bench, name="Pima risk")
+    info = store.publish(bench, name=os.environ.get("MODEL_NAME", "Pima risk"))
     print(json.dumps(info.version))
 """
 # both publishers hold their blob, then go into the transaction together
