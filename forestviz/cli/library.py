@@ -49,20 +49,21 @@ def models_publish(args) -> int:
     name = Path(args.training).name if args.training else model.dataset_name
     dataset = training_dataset(model, training, name)
     if dataset is None:
-        hint = ("is not the table it was trained on" if args.training else
-                "needs its training table: give it with --training")
+        problem = (f"'{name}' is not that table" if args.training else
+                   "it needs its training table: give it with --training")
         raise DataError(f"To publish this model, its held-out metrics and training rows are "
                         f"read from the table it was trained on ({model.trained_on}); "
-                        f"{'--training ' + repr(name) if args.training else 'it'} {hint}.")
+                        f"{problem}.")
     library = open_library()  # before the scoring: an unavailable library fails at once
     with bars.stages("scoring the held-out rows", args.quiet) as progress:
         bundle = restore(payload, dataset, model.choice, progress)
     bench = Workbench(dataset, model.choice, model=bundle)
     info = library.publish(bench, name=args.name, description=args.description,
                            intended_use=args.intended_use, actor=LOCAL)
-    bars.OUTPUT.print(bars.Text(f"Published {info.ref} ({info.family}, {info.n_trees} trees, "
-                                f"{info.blob_bytes:,} bytes). Its stored table holds the "
-                                f"{info.n_train + info.n_test:,} rows of '{info.dataset_name}'."))
+    bars.OUTPUT.print(bars.Text(
+        f"Published {info.ref} ({info.family}, {info.n_trees} trees, {info.blob_bytes:,} "
+        f"bytes). It holds the {info.n_train + info.n_test:,} rows of '{info.dataset_name}' "
+        "(its training rows are shown to viewers as similar patients)."))
     return 0
 
 
