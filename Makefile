@@ -31,7 +31,7 @@ test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
 
-BENCHES := leafstats abrf erf neighbors agboost explain
+BENCHES := leafstats abrf erf neighbors agboost explain store
 REPRODUCTIONS := reproduce_selection reproduce_abrf reproduce_erf reproduce_agboost
 
 bench: $(VENV)/.runtime system-deps

@@ -242,15 +242,37 @@ def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, tes
                      "fit seconds": seconds})
         predictions[name] = (model.predict(X_test) if dataset.task == "regression"
                              else model.predict_proba(X_test)[:, -1])
+    bundle = scored_bundle(dataset, choice, settings, estimator, preprocessor,
+                           (train_rows, test_rows), pd.DataFrame(rows), predictions,
+                           encoded=(X_train, X_test))
+    progress("done", 1.0)
+    return bundle
+
+
+def scored_bundle(dataset, choice, settings, estimator, preprocessor, split, results,
+                  predictions, encoded=None) -> Bundle:
+    """The bundle of a fitted estimator whose held-out ``results`` (the metrics table) and
+    ``predictions`` (model name → held-out predictions or P(class 1)) are known: the
+    explanation aids are built, nothing is fitted (a published model opens through this,
+    :mod:`forestviz.store.published`). ``split``: (training rows, held-out rows);
+    ``encoded``: their encoded features when already at hand."""
+    train_rows, test_rows = split
+    if encoded is None:
+        _, X_train, X_test = _prepare(dataset, train_rows, test_rows, preprocessor)
+    else:
+        X_train, X_test = encoded
+    y = dataset.y.to_numpy()
+    y_train, y_test = y[train_rows], y[test_rows]
+    classes = dataset.classes
     names = tuple(str(n) for n in preprocessor.get_feature_names_out())
     ids = dataset.ids.to_numpy(dtype=str)
-    bundle = Bundle(
+    return Bundle(
         settings=settings, estimator=estimator, preprocessor=preprocessor, choice=choice,
         dataset_name=dataset.name, task=dataset.task, target=dataset.target,
         feature_names=names, class_names=None if classes is None else tuple(map(str, classes)),
         train_rows=train_rows, test_rows=test_rows, X_train=X_train, X_test=X_test,
         y_train=y_train, y_test=y_test, ids_train=ids[train_rows], ids_test=ids[test_rows],
-        results=pd.DataFrame(rows), test_predictions=predictions,
+        results=results, test_predictions=predictions,
         test_weights=as_ensemble(estimator).tree_weights(X_test),
         summary=TrainingSummary.from_data(
             estimator, X_train, y_train, feature_names=names, ids=ids[train_rows],
@@ -259,8 +281,6 @@ def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, tes
         intervals=interval_model(dataset.task, estimator,
                                  predictions[FAMILIES[settings.family]], y_test),
     )
-    progress("done", 1.0)
-    return bundle
 
 
 def interval_model(task: str, estimator, outputs, y_test) -> IntervalModel | None:

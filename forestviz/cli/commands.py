@@ -72,18 +72,18 @@ def train(args) -> int:
 
 # ---------------------------------------------------------------------------------- explain
 def explain(args) -> int:
-    model = read_model(args.model)
+    if args.published is not None:  # its interval comes from its own stored table
+        from forestviz.cli.library import published_batch_model
+
+        model = published_batch_model(args.published)
+    else:
+        model = read_model(args.model)
     source = RowSource(args.data)
     sink = RowSink(args.out, force=args.force)
     check_columns(model, source)
     id_column = id_column_of(model, source, args.id)
-    dataset = _training(model, args.training, source.path if not source.parquet else None)
-    if dataset is not None:
-        model = model.with_training(dataset)
-    elif not args.quiet:
-        bars.ERRORS.print(bars.Text(
-            f"No calibrated interval: the model was trained on {model.trained_on}; give that "
-            "file with --training to add it."))
+    if args.published is None:
+        model = _with_interval(model, args, source)
     if args.contributions:
         model = model.with_contributions()
     started = time.perf_counter()
@@ -97,6 +97,17 @@ def explain(args) -> int:
     bars.OUTPUT.print(bars.Text(f"Explained {n:,} rows into {args.out} in {seconds:.1f} s "
                                 f"({n / seconds:,.0f} rows/s)."))
     return 0
+
+
+def _with_interval(model: BatchModel, args, source) -> BatchModel:
+    dataset = _training(model, args.training, source.path if not source.parquet else None)
+    if dataset is not None:
+        return model.with_training(dataset)
+    if not args.quiet:
+        bars.ERRORS.print(bars.Text(
+            f"No calibrated interval: the model was trained on {model.trained_on}; give that "
+            "file with --training to add it."))
+    return model
 
 
 def _training(model: BatchModel, training, data_path) -> Dataset | None:
@@ -119,29 +130,16 @@ def _training(model: BatchModel, training, data_path) -> Dataset | None:
 def report(args) -> int:
     from forestviz.explain.treeviz import TreeRenderError, render_tree  # drawing only here
 
-    model_bytes = read_bytes(args.model, 1 << 30, "model file")
-    model = BatchModel.from_payload(persistence.loads(model_bytes))
-    path = Path(args.data)
-    data = read_bytes(path, MAX_TABLE_BYTES, "table")
-    training = data if args.training is None else read_bytes(args.training, MAX_TABLE_BYTES,
-                                                             "table")
-    name = path.name if args.training is None else Path(args.training).name
-    dataset = training_dataset(model, training, name)
-    if dataset is None:
-        which = "--training" if args.training else f"'{path.name}'"
-        raise DataError(f"{which} is not the table this model was trained on "
-                        f"({model.trained_on}); the report reads its training rows.")
-    frame = dataset.frame if training is data else load_csv(data, max_bytes=MAX_TABLE_BYTES)
-    ids = _row_ids(frame, model.choice.id_column)
+    bench, frame, where = (_published_rows(args) if args.published is not None
+                           else _model_file_rows(args))
+    dataset = bench.dataset
+    ids = _row_ids(frame, bench.choice.id_column)
     wanted = [ids.get(str(row)) for row in args.rows]
     if None in wanted:
         missing = args.rows[wanted.index(None)]
-        raise DataError(f"No row of '{path.name}' has the ID '{missing}'.")
+        raise DataError(f"No row of {where} has the ID '{missing}'.")
     to_pdf = _pdf_printer() if args.pdf else None
     out = _report_folder(Path(args.out), args.force)
-    bench = Workbench(dataset, model.choice)
-    with bars.stages("loading the model", args.quiet) as progress:
-        bench.load(model_bytes, progress)
     written = []
     with bars.rows("writing reports", len(wanted), args.quiet) as progress:
         for row_id, position in zip(args.rows, wanted, strict=True):
@@ -171,6 +169,41 @@ def report(args) -> int:
     for target in written:
         bars.OUTPUT.print(bars.Text(str(target)))
     return 0
+
+
+def _model_file_rows(args) -> tuple[Workbench, object, str]:
+    """The workbench of a model file on its training table, the table of the rows to report
+    and its name in messages."""
+    model_bytes = read_bytes(args.model, 1 << 30, "model file")
+    model = BatchModel.from_payload(persistence.loads(model_bytes))
+    path = Path(args.data)
+    data = read_bytes(path, MAX_TABLE_BYTES, "table")
+    training = data if args.training is None else read_bytes(args.training, MAX_TABLE_BYTES,
+                                                             "table")
+    name = path.name if args.training is None else Path(args.training).name
+    dataset = training_dataset(model, training, name)
+    if dataset is None:
+        which = "--training" if args.training else f"'{path.name}'"
+        raise DataError(f"{which} is not the table this model was trained on "
+                        f"({model.trained_on}); the report reads its training rows.")
+    frame = dataset.frame if training is data else load_csv(data, max_bytes=MAX_TABLE_BYTES)
+    bench = Workbench(dataset, model.choice)
+    with bars.stages("loading the model", args.quiet) as progress:
+        bench.load(model_bytes, progress)
+    return bench, frame, f"'{path.name}'"
+
+
+def _published_rows(args) -> tuple[Workbench, object, str]:
+    """The workbench of a published model, and the rows to report: DATA.csv when given,
+    else the model's own stored table."""
+    from forestviz.cli.library import open_published
+
+    bench = open_published(args.published).workbench
+    if args.data is None:
+        return bench, bench.dataset.frame, f"the table of '{args.published}'"
+    path = Path(args.data)
+    frame = load_csv(read_bytes(path, MAX_TABLE_BYTES, "table"), max_bytes=MAX_TABLE_BYTES)
+    return bench, frame, f"'{path.name}'"
 
 
 def _pdf_printer():

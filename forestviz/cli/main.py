@@ -13,6 +13,7 @@ import sys
 import warnings
 
 from forestviz import __version__
+from forestviz.cli import library_args
 
 FAMILIES = {"erf": "erf", "abrf1": "abrf1_qp", "abrf2": "abrf2", "abrf3": "abrf3",
             "softmax": "softmax", "agboost": "agboost", "rf": "vanilla"}
@@ -30,6 +31,11 @@ Explain tree-ensemble predictions one row at a time, from the command line.
       per-column contributions; streamed in chunks, on this machine or a Dask cluster
   forestviz report MODEL.skops DATA.csv --rows ID ... --out DIR
       the HTML report of the Explain page for each row
+  forestviz models list|publish|show|retire
+      the model library the app opens published models from; explain and report take
+      --model NAME[@VERSION] in place of MODEL.skops
+  forestviz audit export --out AUDIT.csv
+      the audit trail: who opened, explained, published or retired what, and when
 
 Run 'forestviz COMMAND --help' for a command's options."""
 
@@ -106,7 +112,8 @@ def parser() -> argparse.ArgumentParser:
 
     explain = commands.add_parser("explain", help="explain every row of a table",
                                   description=EXPLAIN, formatter_class=raw)
-    explain.add_argument("model", metavar="MODEL.skops", help="a model file")
+    explain.add_argument("model", nargs="?", metavar="MODEL.skops",
+                         help="a model file (or --model NAME)")
     explain.add_argument("data", metavar="DATA.csv|DATA.parquet", help="the rows to explain")
     explain.add_argument("--out", required=True, metavar="OUT.parquet|OUT.csv",
                          help="output file (its ending chooses the format)")
@@ -125,11 +132,15 @@ def parser() -> argparse.ArgumentParser:
     explain.add_argument("--jobs", type=_positive, default=1, metavar="N",
                          help="chunks explained at once on threads of this process (default 1)")
     _cluster_options(explain, "explain the chunks")
+    library_args.add_published_option(explain)
 
     report = commands.add_parser("report", help="HTML reports of chosen rows",
                                  description=REPORT, formatter_class=raw)
-    report.add_argument("model", metavar="MODEL.skops", help="a model file")
-    report.add_argument("data", metavar="DATA.csv", help="the table holding the rows")
+    report.add_argument("model", nargs="?", metavar="MODEL.skops",
+                        help="a model file (or --model NAME)")
+    report.add_argument("data", nargs="?", metavar="DATA.csv",
+                        help="the table holding the rows (with --model: by default the "
+                             "published model's own table)")
     report.add_argument("--rows", nargs="+", required=True, metavar="ID",
                         help="the rows' IDs (positions from 0 when the table has no ID column)")
     report.add_argument("--out", required=True, metavar="DIR", help="folder for the reports")
@@ -141,6 +152,8 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--pdf", action="store_true",
                         help="also write each report as PDF (when this forestviz can print "
                              "PDF)")
+    library_args.add_published_option(report)
+    library_args.add_commands(commands, raw)
     return top
 
 
@@ -182,7 +195,9 @@ def main(argv=None) -> int:
     disk, a deprecation in a dependency) are not shown: they print a line of their source code
     and say nothing the user can act on. The terminal shows progress, results and one-line
     errors."""
-    args = parser().parse_args(argv)
+    top = parser()
+    args = top.parse_args(argv)
+    _check_model_source(top, args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return _run(args)
@@ -192,16 +207,40 @@ def _run(args) -> int:
     from forestviz.cli import commands  # the heavy imports only once the arguments are good
     from forestviz.io.csv_input import DataError
     from forestviz.persistence.archive import ModelFileError
+    from forestviz.store.config import StoreError
 
     try:
+        if args.command in ("models", "audit"):
+            from forestviz.cli import library
+
+            return getattr(library, f"{args.command}_{args.action}")(args)
         return getattr(commands, args.command)(args)
-    except (DataError, ModelFileError) as err:
+    except (DataError, ModelFileError, StoreError) as err:
         return _fail(str(err))
     except OSError as err:  # a file that cannot be written, a disk that is full
         name = f" '{err.filename}'" if err.filename else ""
         return _fail(f"{err.strerror or err}{name}")
     except KeyboardInterrupt:
         return 130
+
+
+def _check_model_source(top, args) -> None:
+    """``explain`` and ``report`` take a model file or ``--model NAME``, not both (a
+    published model's report may leave out DATA.csv: its own table is used)."""
+    if args.command not in ("explain", "report"):
+        return
+    if args.published is None:
+        if args.model is None or args.data is None:
+            top.error(f"{args.command} needs a model file and a table, or --model NAME")
+        return
+    if args.command == "report" and args.data is None:
+        args.model, args.data = None, args.model
+    if args.model is not None:
+        top.error(f"{args.command} takes a model file or --model NAME, not both")
+    if args.command == "explain" and args.data is None:
+        top.error("explain needs the table of rows to explain")
+    if args.training is not None:
+        top.error("--training is not needed with --model: the published model holds its table")
 
 
 def _fail(message: str) -> int:

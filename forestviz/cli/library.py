@@ -1,0 +1,124 @@
+"""The ``models`` and ``audit`` commands (arguments in :mod:`forestviz.cli.library_args`) and
+the published models ``explain`` and ``report`` open with ``--model NAME[@VERSION]``. The
+command line acts as the actor ``local`` in the audit trail.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from forestviz import persistence
+from forestviz.app.workbench import Workbench
+from forestviz.app.workflow import model_payload, restore
+from forestviz.batch.model import BatchModel, read_bytes, training_dataset
+from forestviz.cli import progress as bars
+from forestviz.io.csv_input import DataError
+from forestviz.store import LOCAL, OpenedModel, open_library, parse_ref
+
+MAX_MODEL_BYTES = 1 << 30
+MAX_TABLE_BYTES = 200 * 1024 * 1024
+
+
+def models_list(args) -> int:
+    versions = open_library().versions(include_retired=args.all)
+    if args.json:
+        print(json.dumps([v.as_json() for v in versions], indent=2, ensure_ascii=False))
+        return 0
+    table = pd.DataFrame([{"model": v.ref, "family": v.family, "trees": v.n_trees,
+                           "data set": v.dataset_name,
+                           "published": f"{v.published_at:%Y-%m-%d %H:%M} UTC",
+                           "by": v.published_by,
+                           **({"retired": "yes" if v.retired else ""} if args.all else {})}
+                          for v in versions])
+    if table.empty:
+        bars.OUTPUT.print(bars.Text("No model is published yet."))
+    else:
+        bars.print_table(table.set_index("model"), f"{len(table)} published versions")
+    return 0
+
+
+def models_publish(args) -> int:
+    payload = persistence.loads(read_bytes(args.model, MAX_MODEL_BYTES, "model file"))
+    model = BatchModel.from_payload(payload)
+    training = None if args.training is None else read_bytes(args.training, MAX_TABLE_BYTES,
+                                                             "table")
+    name = Path(args.training).name if args.training else model.dataset_name
+    dataset = training_dataset(model, training, name)
+    if dataset is None:
+        problem = (f"'{name}' is not that table" if args.training else
+                   "it needs its training table: give it with --training")
+        raise DataError(f"To publish this model, its held-out metrics and training rows are "
+                        f"read from the table it was trained on ({model.trained_on}); "
+                        f"{problem}.")
+    library = open_library()  # before the scoring: an unavailable library fails at once
+    with bars.stages("scoring the held-out rows", args.quiet) as progress:
+        bundle = restore(payload, dataset, model.choice, progress)
+    bench = Workbench(dataset, model.choice, model=bundle)
+    info = library.publish(bench, name=args.name, description=args.description,
+                           intended_use=args.intended_use, actor=LOCAL)
+    bars.OUTPUT.print(bars.Text(
+        f"Published {info.ref} ({info.family}, {info.n_trees} trees, {info.blob_bytes:,} "
+        f"bytes). It holds the {info.n_train + info.n_test:,} rows of '{info.dataset_name}' "
+        "(its training rows are shown to viewers as similar patients)."))
+    return 0
+
+
+def models_show(args) -> int:
+    info = open_library().show(*parse_ref(args.ref))
+    if args.json:
+        print(json.dumps(info.as_json(), indent=2, ensure_ascii=False))
+        return 0
+    retired = (f"retired {info.retired_at:%Y-%m-%d %H:%M} UTC by {info.retired_by}"
+               if info.retired else "in use")
+    facts = [("model", info.ref), ("status", retired), ("description", info.description),
+             ("intended use", info.intended_use), ("family", info.family),
+             ("trees", str(info.n_trees)), ("task", info.task), ("data set",
+             f"{info.dataset_name} (SHA-256 {info.dataset_sha256})"), ("target", info.target),
+             ("ID column", info.id_column or "none"),
+             ("excluded", ", ".join(info.excluded) or "none"),
+             ("rows", f"{info.n_train:,} training, {info.n_test:,} held out"),
+             ("published", f"{info.published_at:%Y-%m-%d %H:%M} UTC by {info.published_by}"),
+             ("forestviz", info.forestviz_version), ("blob SHA-256", info.blob_sha256)]
+    for label, value in facts:
+        bars.OUTPUT.print(bars.Text(f"{label:>13}: {value}"))
+    metrics = pd.DataFrame(info.metrics).T.astype(float)
+    bars.print_table(metrics, "held-out metrics")
+    return 0
+
+
+def models_retire(args) -> int:
+    name, version = parse_ref(args.ref)
+    if version is None:
+        raise DataError(f"Name the version to retire: '{name}@VERSION'.")
+    info = open_library().retire(name, version, actor=LOCAL)
+    bars.OUTPUT.print(bars.Text(f"Retired {info.ref}: viewers no longer see it; it stays on "
+                                "the record."))
+    return 0
+
+
+def audit_export(args) -> int:
+    data = open_library().audit.export_csv(since=args.since, until=args.until,
+                                           action=args.event, who=args.who, model=args.model)
+    if args.out is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return 0
+    Path(args.out).write_bytes(data)
+    bars.OUTPUT.print(bars.Text(f"Wrote the audit trail to {args.out}."))
+    return 0
+
+
+# --------------------------------------------------------------------- explain and report
+def open_published(ref: str) -> OpenedModel:
+    """The published model ``NAME[@VERSION]``, opened as the actor ``local``."""
+    return open_library().open_model(*parse_ref(ref), actor=LOCAL)
+
+
+def published_batch_model(ref: str) -> BatchModel:
+    """The :class:`BatchModel` of a published model, its calibrated interval fitted on its
+    own stored held-out rows (no --training needed)."""
+    bench = open_published(ref).workbench
+    return BatchModel.from_payload(model_payload(bench.model)).with_training(bench.dataset)

@@ -1,0 +1,92 @@
+"""The ``models`` and ``audit`` commands' arguments and help (the commands themselves are in
+:mod:`forestviz.cli.library`), and the ``--model NAME[@VERSION]`` option of ``explain`` and
+``report``. Every command reads the library of ``FORESTVIZ_DATABASE_URL`` /
+``FORESTVIZ_DATA_DIR``, as the app does.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+
+LIBRARY = """\
+The model library the app's viewers open models from: SQLite in FORESTVIZ_DATA_DIR
+(default ./var), or the database of FORESTVIZ_DATABASE_URL.
+
+  forestviz models list [--json] [--all]
+  forestviz models publish MODEL.skops --name NAME [--description TEXT] [--training DATA.csv]
+  forestviz models show NAME[@VERSION] [--json]
+  forestviz models retire NAME@VERSION"""
+
+PUBLISH = """\
+Publish a model file as the next version of NAME. The library keeps what explanations need
+without the upload, the table's rows included (the training rows are shown as similar
+patients): the held-out metrics are computed anew on the model's own split, so the model's
+training table is needed. Bundled tables are found by name; give an uploaded one with
+--training (the very file the model was trained on).
+
+example:
+  forestviz models publish model.skops --name "Pima risk" --training registry.csv \\
+      --description "Risk of diabetes within 5 years" --intended-use "Screening clinic\""""
+
+AUDIT = """\
+Write the audit trail (who opened which model, explained which row, published or retired a
+model, was refused at sign-in) as CSV, oldest first, optionally filtered.
+
+example:
+  forestviz audit export --since 2026-11-01 --action row_explained --out audit.csv"""
+
+
+def add_commands(commands, raw) -> None:
+    """The ``models`` and ``audit`` commands on the top parser's ``commands``."""
+    models = commands.add_parser("models", help="the published models (list, publish, show, "
+                                 "retire)", description=LIBRARY, formatter_class=raw)
+    actions = models.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="the published versions, newest first")
+    listing.add_argument("--json", action="store_true", help="JSON instead of a table")
+    listing.add_argument("--all", action="store_true", help="retired versions too")
+    publish = actions.add_parser("publish", help="publish a model file", description=PUBLISH,
+                                 formatter_class=raw)
+    publish.add_argument("model", metavar="MODEL.skops", help="a model file")
+    publish.add_argument("--name", required=True, help="the model's name (at most 80 "
+                         "characters; a name published before gets its next version)")
+    publish.add_argument("--description", default="", metavar="TEXT",
+                         help="what the model predicts, in plain text")
+    publish.add_argument("--intended-use", default="", metavar="TEXT",
+                         help="who should use it, and for what, in plain text")
+    publish.add_argument("--training", metavar="TRAIN.csv",
+                         help="the table the model was trained on (not for bundled tables)")
+    show = actions.add_parser("show", help="one version's provenance and metrics")
+    show.add_argument("ref", metavar="NAME[@VERSION]", help="default: the newest version")
+    show.add_argument("--json", action="store_true", help="JSON instead of text")
+    retire = actions.add_parser("retire", help="hide a version from viewers (it is kept)")
+    retire.add_argument("ref", metavar="NAME@VERSION")
+
+    audit = commands.add_parser("audit", help="the audit trail", description=AUDIT,
+                                formatter_class=raw)
+    audit_actions = audit.add_subparsers(dest="action", required=True, metavar="ACTION")
+    export = audit_actions.add_parser("export", help="the trail as CSV")
+    export.add_argument("--out", metavar="FILE.csv", help="file to write (default: stdout)")
+    export.add_argument("--since", type=_moment, metavar="DATE", help="from this ISO date/time")
+    export.add_argument("--until", type=_moment, metavar="DATE", help="before this date/time")
+    export.add_argument("--action", dest="event", metavar="ACTION",
+                        help="one kind: model_opened, row_explained, report_downloaded, "
+                             "model_published, model_retired, signin_refused")
+    export.add_argument("--who", metavar="SUBJECT", help="one actor (subject or e-mail)")
+    export.add_argument("--model", metavar="NAME", help="one model's events")
+
+
+def add_published_option(command) -> None:
+    """``--model NAME[@VERSION]``, a published model in place of MODEL.skops."""
+    command.add_argument("--model", dest="published", metavar="NAME[@VERSION]",
+                         help="a model from the library (FORESTVIZ_DATA_DIR / "
+                              "FORESTVIZ_DATABASE_URL) instead of a model file; its "
+                              "training rows and calibrated interval come with it")
+
+
+def _moment(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an ISO date such as 2026-11-01, got "
+                                         f"{text!r}") from None

@@ -1,0 +1,107 @@
+"""The library's files: owner-only folders and files, blobs named by their SHA-256.
+
+A blob is written by :func:`write_blob` alone: to a new temporary file opened with
+``O_CREAT | O_EXCL`` and mode 0600 in the blob folder, flushed with ``fsync``, then renamed
+over its final name with ``os.replace`` (atomic on POSIX) and the folder synced, so a reader
+sees the whole blob or none. The database row that names a blob is committed after the blob is
+on disk; a process killed in between leaves only a blob no row names, which nothing reads and
+:func:`sweep` removes once it is older than any publish in progress could be.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import secrets
+import time
+from pathlib import Path
+
+from forestviz.store.config import StoreError
+
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+BLOB_NAME = re.compile(r"[0-9a-f]{64}")
+PARTIAL_PREFIX = ".partial-"
+SWEEP_AGE = 3600.0  # seconds: a blob no row names is removed after an hour (publish takes s)
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` created (with its parents) readable by the owner only; OSError when it
+    cannot be created or written."""
+    path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PermissionError(13, "the folder cannot be written", str(path))
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """``path`` created empty with mode 0600 unless it exists (SQLite gives its journal and
+    WAL files the database file's mode)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    return path
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_blob(folder: Path, data: bytes) -> str:
+    """Store ``data`` as ``folder/<sha256>`` (0600, whole or not at all) and return the
+    SHA-256; a blob already there with that name is kept (same name, same bytes)."""
+    name = digest(data)
+    target = folder / name
+    if target.is_file() and target.stat().st_size == len(data):
+        return name
+    partial = folder / f"{PARTIAL_PREFIX}{secrets.token_hex(8)}"
+    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    _sync_folder(folder)
+    return name
+
+
+def _sync_folder(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def read_blob(folder: Path, name: str, expected: str, what: str) -> bytes:
+    """The blob ``name`` if its bytes still hash to ``expected`` (the SHA-256 recorded at
+    publish); StoreError naming ``what`` (the model) when it is missing or was changed."""
+    if not BLOB_NAME.fullmatch(name):
+        raise StoreError(f"{what} was refused: its file name in the library is not a SHA-256.")
+    try:
+        data = (folder / name).read_bytes()
+    except OSError as err:
+        raise StoreError(f"{what} could not be read from the library "
+                         f"({err.strerror or err}).") from err
+    if digest(data) != expected:
+        raise StoreError(f"{what} was refused: its file was changed after it was published "
+                         "(its SHA-256 no longer matches the one recorded then).")
+    return data
+
+
+def sweep(folder: Path, referenced: set[str], older_than: float = SWEEP_AGE) -> list[str]:
+    """Remove blobs no row names and partial files, when older than ``older_than`` seconds;
+    the names removed."""
+    now, removed = time.time(), []
+    for path in folder.iterdir():
+        stray = path.name.startswith(PARTIAL_PREFIX) or (
+            BLOB_NAME.fullmatch(path.name) and path.name not in referenced)
+        with contextlib.suppress(FileNotFoundError):
+            if stray and now - path.stat().st_mtime >= older_than:
+                path.unlink()
+                removed.append(path.name)
+    return removed

@@ -1,0 +1,66 @@
+"""Where the model library lives, read from the environment, and its two kinds of failure.
+
+``FORESTVIZ_DATA_DIR`` (default ``./var``) holds the blobs, the signing key and, unless
+``FORESTVIZ_DATABASE_URL`` names another database (any SQLAlchemy URL, e.g.
+``postgresql+psycopg://forestviz@db/forestviz`` for several app replicas), the SQLite file
+``forestviz.db``. ``FORESTVIZ_SIGNING_KEY`` sets the key that signs downloaded model files
+(:mod:`forestviz.store.signing`) instead of ``DATA_DIR/signing.key``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR_VARIABLE = "FORESTVIZ_DATA_DIR"
+DATABASE_URL_VARIABLE = "FORESTVIZ_DATABASE_URL"
+SIGNING_KEY_VARIABLE = "FORESTVIZ_SIGNING_KEY"
+DEFAULT_DATA_DIR = "var"
+DATABASE_FILE = "forestviz.db"
+
+
+class StoreError(ValueError):
+    """A request the library refuses (an unknown or retired model, a name too long, a blob
+    changed on disk); the message is one plain line naming the model."""
+
+
+class StoreUnavailable(StoreError):
+    """The library cannot be used at all (database unreachable, data directory not
+    writable): the app says so and keeps working in memory only."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"The model library is unavailable ({' '.join(reason.split())}); "
+                         "working in memory only: models cannot be published or opened.")
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    """The data directory and the database URL (None: SQLite in the data directory)."""
+
+    data_dir: Path
+    database_url: str | None = None
+    signing_key: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> StoreConfig:
+        environ = os.environ if environ is None else environ
+        return cls(data_dir=Path(environ.get(DATA_DIR_VARIABLE) or DEFAULT_DATA_DIR),
+                   database_url=environ.get(DATABASE_URL_VARIABLE) or None,
+                   signing_key=environ.get(SIGNING_KEY_VARIABLE) or None)
+
+    @property
+    def blob_dir(self) -> Path:
+        return self.data_dir / "blobs"
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        """The SQLite file the library creates, or None when a URL names the database."""
+        return self.data_dir / DATABASE_FILE if self.database_url is None else None
+
+    @property
+    def url(self) -> str:
+        if self.database_url is not None:
+            return self.database_url
+        return f"sqlite:///{self.sqlite_path.resolve()}"

@@ -1,0 +1,123 @@
+"""The library's command line: `forestviz models publish|list|show|retire`, `forestviz audit
+export`, and `explain`/`report` with `--model NAME[@VERSION]` giving the numbers of the model
+file they were published from, all on the library of FORESTVIZ_DATA_DIR; a bad reference or an
+unusable library ends with exit code 2 and one plain line."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from forestviz.cli.main import main
+from forestviz.store import StoreConfig, open_library
+from tests.store_helpers import REPO
+from tests.test_cli import ID, TARGET, table  # noqa: F401  (the uploaded Pima table)
+
+
+def forestviz(folder, *arguments, code=0):
+    """``python -m forestviz ARGUMENTS`` in a fresh process on the library in ``folder``."""
+    environment = {**os.environ, "FORESTVIZ_DATA_DIR": str(folder), "OMP_NUM_THREADS": "1",
+                   "PYTHONPATH": str(REPO)}
+    environment.pop("FORESTVIZ_DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-m", "forestviz", "--quiet", *map(str, arguments)],
+                          cwd=REPO, env=environment, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == code, done.stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def published(table, tmp_path_factory):  # noqa: F811
+    """A model trained by `forestviz train` on the upload, published twice as 'Pima risk'."""
+    folder = tmp_path_factory.mktemp("library")
+    model = folder / "model.skops"
+    assert main(["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop",
+                 "note", "--model", "abrf1", "--trees", "10", "--seed", "3",
+                 "--out", str(model)]) == 0
+    refused = forestviz(folder / "var", "models", "publish", model, "--name", "Pima risk",
+                        code=2)
+    assert "needs its training table: give it with --training" in refused.stderr
+    for _ in range(2):
+        forestviz(folder / "var", "models", "publish", model, "--name", "Pima risk",
+                  "--training", table, "--description", "Diabetes risk\nwithin 5 years")
+    return folder / "var", model
+
+
+def test_published_models_are_listed_shown_and_retired(published, monkeypatch, capsys):
+    folder, _ = published
+    listed = json.loads(forestviz(folder, "models", "list", "--json").stdout)
+    assert [(v["name"], v["version"]) for v in listed] == [("Pima risk", 2), ("Pima risk", 1)]
+    assert listed[0]["description"] == "Diabetes risk\nwithin 5 years"
+    assert listed[0]["dataset_name"] == "pima upload.csv" and listed[0]["excluded"] == ["note"]
+    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
+    assert main(["models", "show", "Pima risk@1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["version"] == 1
+    assert main(["models", "show", "Pima risk"]) == 0
+    shown = capsys.readouterr().out
+    assert "Pima risk@2" in shown and "held-out metrics" in shown and "AUC" in shown
+    assert main(["models", "retire", "Pima risk@2"]) == 0
+    assert "Retired Pima risk@2" in capsys.readouterr().out
+    assert main(["models", "list", "--json"]) == 0
+    assert [v["version"] for v in json.loads(capsys.readouterr().out)] == [1]
+    assert main(["models", "list", "--all"]) == 0
+    assert "Pima risk@2" in capsys.readouterr().out
+    out = folder.parent / "audit.csv"
+    assert main(["audit", "export", "--action", "model_published", "--out", str(out)]) == 0
+    trail = pd.read_csv(out)
+    assert list(trail["version"]) == [1, 2] and set(trail["subject"]) == {"local"}
+    assert main(["audit", "export", "--action", "model_retired"]) == 0
+    assert "model_retired,Pima risk,2" in capsys.readouterr().out
+
+
+def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, table,  # noqa: F811
+                                                                       tmp_path, monkeypatch):
+    folder, model = published
+    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
+    by_name, by_file = tmp_path / "by-name.csv", tmp_path / "by-file.csv"
+    assert main(["--quiet", "explain", "--model", "Pima risk@1", str(table),
+                 "--out", str(by_name)]) == 0
+    assert main(["--quiet", "explain", str(model), str(table), "--training", str(table),
+                 "--out", str(by_file)]) == 0
+    opened = open_library(StoreConfig(folder)).open_model("Pima risk", 1).workbench
+    assert "note" not in opened.dataset.frame  # an excluded column is not shared
+    assert opened.dataset.feature_columns == tuple(
+        c for c in pd.read_csv(table).columns if c not in (TARGET, ID, "note"))
+    found, expected = pd.read_csv(by_name), pd.read_csv(by_file)
+    assert "interval_low" in found  # the calibrated interval, from the stored table
+    pd.testing.assert_frame_equal(found, expected)
+    row = str(pd.read_csv(table)[ID].iloc[-1])
+    assert main(["--quiet", "report", "--model", "Pima risk@1", "--rows", row,
+                 "--out", str(tmp_path / "reports")]) == 0
+    assert main(["--quiet", "report", str(model), str(table), "--rows", row,
+                 "--out", str(tmp_path / "file-reports")]) == 0
+    (report,) = (tmp_path / "reports").iterdir()
+    assert report.name == f"report-{row}.html"
+    assert "Predicted" in report.read_text() or "risk" in report.read_text()
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["models", "show", "Nobody"], "No published model 'Nobody' (not retired)"),
+    (["models", "show", "Pima risk@x"], "names no version"),
+    (["models", "retire", "Pima risk"], "Name the version to retire"),
+    (["explain", "--model", "Nobody@3", "rows.csv", "--out", "x.csv"],
+     "No published model 'Nobody@3'"),
+])
+def test_a_bad_reference_is_one_line_and_exit_2(published, arguments, message):
+    folder, _ = published
+    done = forestviz(folder, *arguments, code=2)
+    assert done.stderr.count("\n") == 1 and message in done.stderr
+
+
+def test_an_unusable_library_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
+    (tmp_path / "a file").write_text("")
+    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(tmp_path / "a file" / "var"))
+    assert main(["models", "list"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "The model library is unavailable" in error
+    with pytest.raises(SystemExit) as done:
+        main(["explain", "model.skops", "rows.csv", "--model", "x", "--out", "y.csv"])
+    assert done.value.code == 2
+    assert "not both" in capsys.readouterr().err
