@@ -3,6 +3,7 @@ cancel or an expired lease ends the worker and every process it started (at once
 machine; the tests allow :data:`CANCEL_CEILING`, a hang detector), at most ``max_running`` jobs
 run at once, failures come back as exceptions, and a worker runs niced but never starves."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -18,9 +19,10 @@ from forestviz.io.dataset import DataChoice
 
 DEADLINE = 60.0  # s for a job to start (the first one starts the forkserver)
 CANCEL_CEILING = 10.0  # s from cancel to the worker's end: SIGTERM, SIGKILL 1 s later (quiet: ms)
-# s for the default training beside a busy loop on every CPU: at nice 10 the worker gets about a
-# tenth of a CPU (Linux's weights 110 against 1024), 7-10 s; under SCHED_IDLE 3 against 1024
-TRAINING_CEILING = 180.0
+# s for the default training beside a busy loop on every CPU, a hang detector: at nice 10 the
+# worker gets about a tenth of a CPU (7-10 s) on a machine with nothing else to run
+TRAINING_CEILING = 600.0
+FAIR_SHARE = 0.03  # the worker's CPU time against a busy loop's: 0.11 at nice 10, 0.003 idle
 RESPONSIVE_CEILING = 1.0  # s for a few ms of the caller's work while it trains
 
 
@@ -207,29 +209,41 @@ def test_a_worker_runs_niced_under_the_normal_policy_on_every_cpu_of_a_small_mac
         job.wait(DEADLINE)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (OSError once it has ended)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @pytest.mark.slow
 @pytest.mark.serial
 def test_a_training_finishes_on_a_busy_machine_and_the_caller_stays_responsive(both_cores_busy):
     """Issue 27: the default training on the bundled Pima table (ERF and both baselines,
     0.6-0.8 s in a worker on a quiet machine, docs/performance.md) in a real worker while a
-    busy loop occupies every CPU. Under SCHED_IDLE, pinned to the CPU not spared, the worker
-    ran only when that CPU had nothing else to do: beside a busy loop about 0.3 % of it, minutes
-    for this training. The ceilings are hang detectors, far above what a slow machine takes."""
+    busy loop occupies every CPU. It finishes (a hang detector), the caller's own few
+    milliseconds of work stay quick, and while it runs the worker gets a fair niced share:
+    at nice 10 Linux weighs it 110 against a loop's 1,024 (about a tenth of a loop's CPU time),
+    under SCHED_IDLE 3 against 1,024 (0.3 %: minutes for this training). The share is a ratio
+    within this process's session, so load from other programs does not decide it."""
     dataset = load_dataset(DEFAULT_DATASET)
     choice = DataChoice(f"bundled:{DEFAULT_DATASET}", dataset.target, dataset.id_column, (),
                         dataset.task)
     pool = JobPool(max_running=1, max_queued=0, lease=3600, preload=("forestviz.app.warm",))
     job = pool.submit("forestviz.app.workflow:train_bundle", dataset, choice,
                       default_settings(dataset.task))
-    waits, started = [], None
+    waits, loops_at_start, used = [], None, (0.0, 0.0)
     while not job.wait(0.05):  # the caller's own work meanwhile: a few ms each on a quiet core
-        if started is None and job.state == "running":
-            started = time.monotonic()  # the forkserver's start is not the worker's to wait for
+        with contextlib.suppress(OSError):  # not started yet (no pid), or just ended
+            used = (cpu_seconds(job.pid), sum(cpu_seconds(p.pid) for p in both_cores_busy))
+            loops_at_start = used[1] if loops_at_start is None else loops_at_start
         work = time.monotonic()
         sum(range(100_000))
         waits.append(time.monotonic() - work)
-        since = job.submitted if started is None else started
-        assert time.monotonic() - since < TRAINING_CEILING, job.stage
+        assert time.monotonic() - job.submitted < TRAINING_CEILING, job.stage
     assert job.state == "done", job.stage
     assert set(job.result().results["model"]) >= {"Vanilla RF (baseline)"}
     assert waits and max(waits) < RESPONSIVE_CEILING, max(waits)
+    loop_share = (used[1] - (loops_at_start or 0.0)) / len(both_cores_busy)
+    print(f"worker CPU {used[0]:.2f} s, a busy loop's meanwhile {loop_share:.2f} s")
+    assert used[0] >= FAIR_SHARE * loop_share, (used[0], loop_share)
