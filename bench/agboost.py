@@ -7,7 +7,7 @@ the same run (the machine is shared). Fits are timed best of ``--repeats``, pred
 the most disturbed by other load) best of ``--predict-repeats``.
 
 Then the smallest bundled regression table, diabetes (442 rows, 10 features), with AGBoost's
-defaults (``cv="auto"``: repeated folds, the first repeat first) as the Train page fits it,
+defaults (``cv="auto"``: 3 × 5 repeated folds at this size) as the Train page fits it,
 against the GBM with the same parameters, best of ``--repeats``: the target is ≤ 10 s on a
 quiet machine (issue 27).
 

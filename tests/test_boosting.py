@@ -18,7 +18,6 @@ from forestviz import AttentionBoostingRegressor
 from forestviz.attention import EPS_GRID, KAPPA_GRID
 from forestviz.attention.simplex import simplex_nnls
 from forestviz.boosting import DISCOUNT_GRID
-from forestviz.boosting.estimator import AUTO_FOLDS, AUTO_REPEATS, SMALL_HELD_OUT
 from forestviz.selection import CONFIRM_SE
 
 SMALL = {"n_estimators": 20, "min_samples_leaf": 5, "random_state": 0}
@@ -275,44 +274,6 @@ def test_repeated_cross_fitting_averages_each_rows_losses_over_the_repeats(data)
     np.testing.assert_allclose(machine["validation_loss"], per_row.mean(), rtol=1e-10)
     np.testing.assert_allclose(machine["standard_error"],
                                per_row.std(ddof=1) / np.sqrt(y.size), rtol=1e-10)
-
-
-def auto_fit(X, y, monkeypatch, **params):
-    """A ``cv="auto"`` fit, the (fitting rows, held-out rows) of the repeated folds it drew and
-    the number of boosting ensembles it fitted."""
-    fitted = []
-    ensemble = AttentionBoostingRegressor._ensemble
-    monkeypatch.setattr(AttentionBoostingRegressor, "_ensemble",
-                        lambda self, *args: fitted.append(1) or ensemble(self, *args))
-    model = AttentionBoostingRegressor(**SMALL, **params).fit(X, y)
-    rng = np.random.RandomState(SMALL["random_state"])
-    rng.randint(2**31 - 1)  # the boosting seed, then the folds' (as fit draws them)
-    folds = RepeatedKFold(n_splits=AUTO_FOLDS, n_repeats=AUTO_REPEATS,
-                          random_state=rng.randint(2**31 - 1))
-    return model, list(folds.split(X)), len(fitted)
-
-
-@pytest.mark.slow
-def test_a_small_table_fits_the_later_repeats_only_when_attention_wins_the_first(data,
-                                                                                 monkeypatch):
-    """cv="auto" below SMALL_HELD_OUT held-out rows: the main ensemble and one repeat's folds
-    first. Pure noise keeps the machine on that repeat: nothing more is fitted and the table is
-    that repeat's losses. With ε fixed (attention always wins) every repeat is fitted and the
-    table is the full repeated rule's, as an explicit RepeatedKFold of the same folds gives."""
-    X, y, _ = data
-    assert X.shape[0] * 0.2 < SMALL_HELD_OUT
-    noise = np.random.default_rng(0).normal(size=y.size)
-    model, folds, fitted = auto_fit(X, noise, monkeypatch)
-    assert model.selected_base_ and fitted == 1 + AUTO_FOLDS
-    first = AttentionBoostingRegressor(**SMALL, cv=folds[:AUTO_FOLDS]).fit(X, noise)
-    pd.testing.assert_series_equal(model.search_results_["validation_loss"],
-                                   first.search_results_["validation_loss"])
-
-    model, folds, fitted = auto_fit(X, y, monkeypatch, eps=0.5, discount=0.9)
-    assert not model.selected_base_ and fitted == 1 + AUTO_FOLDS * AUTO_REPEATS
-    full = AttentionBoostingRegressor(**SMALL, eps=0.5, discount=0.9, cv=folds).fit(X, y)
-    pd.testing.assert_frame_equal(model.search_results_, full.search_results_)
-    assert (model.eps_, model.tau_) == (full.eps_, full.tau_)
 
 
 def test_fixed_parameters_skip_the_search(data):

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 HOSTILE = "<img src=x onerror=alert(1)>"
 TIMEOUT = 60_000  # ms: a first run imports scikit-learn; training shares two busy cores
 # ms for a training, a hang detector: the worker runs at nice 10, about a tenth of a CPU beside
-# a busy program (AGBoost on the 442-row diabetes table: 2-3 s quiet, 73 s seen on a loaded
+# a busy program (AGBoost on the 442-row diabetes table: 5-6 s quiet, 73 s seen on a loaded
 # machine under the old scheduling)
 TRAIN_TIMEOUT = 300_000
 

@@ -6,8 +6,7 @@ Attention-based Modification of Gradient Boosting Machine"; algorithms.md §2): 
 Selecting (ε, τ, γ): a boosting ensemble is fitted on a random ``1 − validation_fraction`` of
 the rows (or one per cross-validation fold: with ``cv="auto"``, 3 × 5 repeated folds when one
 split would hold out fewer than 200 rows, where a single small split's noise decides; a row's
-losses are averaged over the repeats, :func:`~forestviz.selection.pool_repeats`; the second and
-third repeats are fitted only when attention wins the first, see :meth:`_splits`), w is fitted on
+losses are averaged over the repeats, :func:`~forestviz.selection.pool_repeats`), w is fitted on
 those rows for every grid point (:data:`~forestviz.attention.search.EPS_GRID` ×
 :data:`~forestviz.attention.search.KAPPA_GRID` × :data:`~forestviz.boosting.weights.DISCOUNT_GRID`,
 τ = κ·median training distance; all QPs of an ensemble share one Gram matrix and are solved by
@@ -74,8 +73,7 @@ from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_
 SMALL_HELD_OUT = 200
 """With ``cv="auto"``, fewer held-out rows than this in one ``validation_fraction`` split
 select by :data:`AUTO_REPEATS` × :data:`AUTO_FOLDS`-fold cross-fitting instead (every row held
-out once per repeat; a row's losses are averaged over the repeats); the repeats after the first
-only when attention wins the first."""
+out once per repeat; a row's losses are averaged over the repeats)."""
 AUTO_FOLDS = 5
 AUTO_REPEATS = 3
 
@@ -91,8 +89,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     ``weights``: "trained" (QP) or "uniform" (w_k = 1/T, the paper's "Non-param").
     ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: "auto"
     (one ``validation_fraction`` split, or 3 × 5 repeated shuffled folds when that split would
-    hold fewer than :data:`SMALL_HELD_OUT` rows, the last two repeats only when attention wins
-    the first), None (always one split) or a scikit-learn CV
+    hold fewer than :data:`SMALL_HELD_OUT` rows), None (always one split) or a scikit-learn CV
     spec (int, splitter; a row held out by several splits scores its mean loss).
     Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
     ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_`` (every candidate
@@ -150,26 +147,30 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         searched = any(grid.size > 1 for grid in grids)
 
         report("forest", 0.0)
-        splits, first = self._splits(X, y, rng) if searched else ([], 0)
-        main, *ensembles = self._ensembles(
-            X, y, weight, seed, [np.arange(X.shape[0])] + [rows for rows, _ in splits[:first]])
+        if not searched:
+            splits = []
+        elif self.cv == "auto" and X.shape[0] * self.validation_fraction < SMALL_HELD_OUT:
+            splits = list(RepeatedKFold(n_splits=AUTO_FOLDS, n_repeats=AUTO_REPEATS,
+                                        random_state=rng.randint(2**31 - 1)).split(X))
+        elif self.cv not in (None, "auto"):
+            splits = list(check_cv(self.cv).split(X, y))
+        else:
+            splits = list(ShuffleSplit(1, test_size=self.validation_fraction,
+                                       random_state=rng.randint(2**31 - 1)).split(X))
+        row_sets = [np.arange(X.shape[0])] + [fit_rows for fit_rows, _ in splits]
+        ensembles = Parallel(n_jobs=min(len(row_sets), effective_n_jobs(self.n_jobs)),
+                             prefer="threads")(
+            delayed(self._ensemble)(X[rows], y[rows], weight[rows], seed) for rows in row_sets)
+        main = ensembles[0]
         report("forest", 1.0)
-        search_seed = rng.randint(2**31 - 1)
 
-        def searching(start: int, count: int) -> Callable[[float], None]:
-            return lambda fraction: report("search", (start + count * fraction) / len(splits))
-
-        scored = self._scored(ensembles, splits[:first], X, y, weight, grids,
-                              searching(0, first))
-        eps, tau, self.discount_, self.selected_base_ = self._search(main, scored, *grids,
-                                                                     seed=search_seed)
-        if not self.selected_base_ and first < len(splits):  # attention won the first look
-            more = self._ensembles(X, y, weight, seed, [rows for rows, _ in splits[first:]])
-            scored += self._scored(more, splits[first:], X, y, weight, grids,
-                                   searching(first, len(splits) - first))
-            eps, tau, self.discount_, self.selected_base_ = self._search(main, scored, *grids,
-                                                                         seed=search_seed)
-        report("search", 1.0)
+        validations = []
+        for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
+            d, V = ens.stats.query(X[held_out])
+            validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out]),
+                                held_out))  # the rows' positions, to pool repeated folds
+        eps, tau, self.discount_, self.selected_base_ = self._search(
+            main, validations, *grids, report, seed=rng.randint(2**31 - 1))
         self.eps_, self.tau_ = eps, tau
         self.w_ = np.full(len(main.trees), 1.0 / len(main.trees))
         if self.weights == "trained" and not self.selected_base_:
@@ -181,30 +182,6 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         self.leaf_stats_ = main.stats
         report("done", 1.0)
         return self
-
-    def _splits(self, X, y, rng) -> tuple[list, int]:
-        """The (fitting rows, held-out rows) splits of the search and how many of them the
-        first look uses: all, except for :data:`AUTO_REPEATS` repeated folds (``cv="auto"`` on
-        a small table), where the first repeat looks and the other repeats are fitted only
-        when attention wins it; then all of them decide, exactly as if all had been fitted at
-        once. When the first repeat keeps the plain machine, so does the fit: more repeats
-        could only adopt attention that one repeat did not confirm, so stopping early may give
-        up a gain but never adopts what the full rule would reject."""
-        if self.cv == "auto" and X.shape[0] * self.validation_fraction < SMALL_HELD_OUT:
-            return list(RepeatedKFold(n_splits=AUTO_FOLDS, n_repeats=AUTO_REPEATS,
-                                      random_state=rng.randint(2**31 - 1)).split(X)), AUTO_FOLDS
-        if self.cv not in (None, "auto"):
-            splits = list(check_cv(self.cv).split(X, y))
-        else:
-            splits = list(ShuffleSplit(1, test_size=self.validation_fraction,
-                                       random_state=rng.randint(2**31 - 1)).split(X))
-        return splits, len(splits)
-
-    def _ensembles(self, X, y, weight, seed, row_sets) -> list[Ensemble]:
-        """One boosting ensemble per set of rows, in threads when ``n_jobs`` allows."""
-        return Parallel(n_jobs=min(len(row_sets), effective_n_jobs(self.n_jobs)),
-                        prefer="threads")(
-            delayed(self._ensemble)(X[rows], y[rows], weight[rows], seed) for rows in row_sets)
 
     @staticmethod
     def _grid(value, grid) -> np.ndarray:
@@ -278,35 +255,25 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         report(1.0)
         return losses.reshape(held_out.target.size, -1)
 
-    def _scored(self, ensembles, splits, X, y, weight, grids, report) -> list[tuple]:
-        """Per (ensemble, split): the held-out rows' squared errors (n_held_out, 1 + P) of the
-        boosting machine itself (equal weights), then of every (γ, τ, ε) in the order of
-        :meth:`_validation_losses`, with the rows' positions and weights (to pool repeated
-        folds); ``report(fraction)`` as the splits are scored."""
-        eps_grid, kappas, discounts = grids
-        auto_tau = self.tau == "auto"
-        scored = []
-        for v, (ens, (_, rows)) in enumerate(zip(ensembles, splits, strict=True)):
-            d, V = ens.stats.query(X[rows])
-            held_out = Rows(d, V, y[rows] - ens.init, weight[rows])
-            unit = ens.median_distance if auto_tau else 1.0
-            pairs = [(g, kappas[k] * unit) for g in discounts for k in range(kappas.size)]
-            base = (held_out.V.mean(axis=1) - held_out.target) ** 2
-            losses = self._validation_losses(
-                ens, held_out, pairs, eps_grid,
-                lambda fraction, v=v: report((v + fraction) / len(splits)))
-            scored.append((np.column_stack([base, losses]), rows, held_out.weight))
-        return scored
-
-    def _search(self, main, scored, eps_grid, kappas, discounts, seed=None):
-        """The one-standard-error choice (:mod:`forestviz.selection`; simplest first: the
-        machine, then the largest τ, ε and γ) over the held-out losses ``scored``
-        (:meth:`_scored`, pooled over repeated folds). The machine is a candidate unless ε was
-        fixed. Returns ε, τ (on the main ensemble's distance scale), γ and whether the machine
-        won."""
+    def _search(self, main, validations, eps_grid, kappas, discounts, report, seed=None):
+        """Held-out squared errors of the boosting machine itself (equal weights) and of every
+        (ε, τ, γ) over the (ensemble, held-out rows) ``validations``; the one-standard-error
+        choice (:mod:`forestviz.selection`; simplest first: the machine, then the largest τ,
+        ε and γ). The machine is a candidate unless ε was fixed. Returns ε, τ (on the main
+        ensemble's distance scale), γ and whether the machine won."""
         auto_tau = self.tau == "auto"
         taus = kappas * main.median_distance if auto_tau else kappas
         pairs = [(g, k) for g in discounts for k in range(kappas.size)]
+        blocks, positions, weights = [], [], []
+        for v, (ens, held_out, rows) in enumerate(validations):
+            positions.append(rows)
+            weights.append(held_out.weight)
+            unit = ens.median_distance if auto_tau else 1.0
+            base = (held_out.V.mean(axis=1) - held_out.target) ** 2
+            blocks.append(np.column_stack([base, self._validation_losses(
+                ens, held_out, [(g, kappas[k] * unit) for g, k in pairs], eps_grid,
+                lambda fraction, v=v: report("search", (v + fraction) / len(validations)))]))
+        report("search", 1.0)
         gg, kk, ee = (np.repeat([g for g, _ in pairs], eps_grid.size),
                       np.repeat([k for _, k in pairs], eps_grid.size),
                       np.tile(eps_grid, len(pairs)))
@@ -318,9 +285,9 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         base_allowed = self.eps == "auto"
         order = np.concatenate([[0] if base_allowed else [],
                                 1 + np.lexsort((-gg, -ee, -kk))]).astype(np.intp)
-        if scored:
-            losses, weight = pool_repeats(*(np.concatenate(part)
-                                            for part in zip(*scored, strict=True)))
+        if validations:
+            losses, weight = pool_repeats(np.concatenate(blocks), np.concatenate(positions),
+                                          np.concatenate(weights))
             choose = (partial(confirmed_one_standard_error, random_state=seed) if base_allowed
                       else one_standard_error)
             selection = choose(losses[:, order], weight)
