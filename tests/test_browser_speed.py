@@ -164,6 +164,7 @@ def test_cold_start_and_snappy_pages(browser, artifacts_dir, tmp_path):
               f"({', '.join(f'{s:.2f}' for s in times)})")
     every_slider = [s for times in sliders.values() for s in times]
     print(f"Paper lab, every slider step: median {statistics.median(every_slider):.2f} s")
-    # generous bounds only (a loaded 2-core machine); the targets are in docs/performance.md
-    assert home < 20 and launch_to_row < 60 and later < 30
-    assert statistics.median(rows) < 5 and statistics.median(every_slider) < 5
+    # hang detectors only, at least 10x the quiet figures (3.6-3.8 s, 5.4-6.0 s, 0.7-0.9 s,
+    # 0.9-1.0 s, 0.3-0.5 s): the targets are in docs/performance.md
+    assert home < 40 and launch_to_row < 90 and later < 30
+    assert statistics.median(rows) < 10 and statistics.median(every_slider) < 10

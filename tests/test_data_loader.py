@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from forestviz.io.csv_input import DataError, load_csv
 
-QUICK = 1.0  # seconds: every file in the corpus is accepted or refused within this time
+# s: every file in the corpus is accepted or refused within this time, a hang detector (the
+# slowest took 0.18 s at load 13 on 2 cores; a quadratic parse of a hostile one takes minutes)
+QUICK = 5.0
 RNG = np.random.default_rng(0)
 GARBAGE = RNG.integers(0, 256, 4096, dtype=np.uint8).tobytes()
 ZIPPED = io.BytesIO()
@@ -128,12 +130,12 @@ def test_corpus_parses_correctly_or_raises_data_error_quickly(name):
     assert time.perf_counter() - start < QUICK
 
 
-def test_100k_column_header_is_refused_well_under_a_second():
+def test_100k_column_header_is_refused_before_parsing():
     content = WIDE.encode() + b"\n" + b"1," * 99_999 + b"1\n"
     start = time.perf_counter()
     with pytest.raises(DataError, match="2,000 columns"):
         load_csv(content)
-    assert time.perf_counter() - start < 0.25
+    assert time.perf_counter() - start < QUICK
 
 
 def test_max_columns_is_inclusive():

@@ -369,4 +369,5 @@ def test_single_row_calls_are_fast(binary):
     for _ in range(20):
         model.tree_weights(row)
         model.tree_scores(row)
-    assert (time.perf_counter() - start) / 20 < 0.05  # generous: the bench measures ~1 ms
+    # a hang detector only (the bench measures ~0.2 ms, docs/performance.md): not the target
+    assert (time.perf_counter() - start) / 20 < 0.5

@@ -1,14 +1,19 @@
 """The worker pool (forestviz.app.jobs) with real processes: results and progress come back, a
 cancel, an expired lease or a pool's time limit ends the worker and every process it started
-within 2 s, at most ``max_running`` jobs run at once, and failures come back as exceptions."""
+(at once on a quiet machine; the tests allow :data:`CANCEL_CEILING`, a hang detector), at most
+``max_running`` jobs run at once, failures come back as exceptions, and a worker runs niced but
+never starves."""
 
+import contextlib
 import os
 import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
+from forestviz.app.families import default_settings
 from forestviz.app.jobs import (
     JobCancelled,
     JobPool,
@@ -17,8 +22,16 @@ from forestviz.app.jobs import (
     WorkerDied,
     in_thread,
 )
+from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
+from forestviz.io.dataset import DataChoice
 
 DEADLINE = 60.0  # s for a job to start (the first one starts the forkserver)
+CANCEL_CEILING = 10.0  # s from cancel to the worker's end: SIGTERM, SIGKILL 1 s later (quiet: ms)
+# s for the default training beside a busy loop on every CPU, a hang detector: at nice 10 the
+# worker gets about a tenth of a CPU (7-10 s) on a machine with nothing else to run
+TRAINING_CEILING = 600.0
+FAIR_SHARE = 0.03  # the worker's CPU time against a busy loop's: 0.11 at nice 10, 0.003 idle
+RESPONSIVE_CEILING = 1.0  # s for a few ms of the caller's work while it trains
 
 
 def square(x, *, progress):
@@ -84,17 +97,15 @@ def test_result_and_progress_come_back(pool):
     assert seen & {"step 1", "step 2", "step 3"}
 
 
-def test_cancel_ends_the_worker_and_its_children_within_two_seconds(pool, tmp_path):
+def test_cancel_ends_the_worker_and_its_children(pool, tmp_path):
     pid_file = tmp_path / "grandchild"
     job = pool.submit(spin, str(pid_file))
     wait_for(lambda: job.stage == "spinning" and pid_file.exists() and pid_file.read_text())
     worker, grandchild = job.pid, int(pid_file.read_text())
     assert alive(worker) and alive(grandchild)
-    cancelled = time.monotonic()
     job.cancel()
-    assert job.wait(2.0)
-    assert time.monotonic() - cancelled < 2.0
-    wait_for(lambda: not alive(worker) and not alive(grandchild), timeout=2.0)
+    assert job.wait(CANCEL_CEILING)
+    wait_for(lambda: not alive(worker) and not alive(grandchild), timeout=CANCEL_CEILING)
     assert job.state == "cancelled"
     with pytest.raises(JobCancelled):
         job.result()
@@ -106,7 +117,7 @@ def test_a_job_nobody_asks_about_is_cancelled():
     wait_for(lambda: job.state == "running")
     worker = job.pid
     assert job.wait(DEADLINE) and job.state == "cancelled"
-    wait_for(lambda: not alive(worker), timeout=2.0)
+    wait_for(lambda: not alive(worker), timeout=CANCEL_CEILING)
 
 
 def test_a_job_past_the_pools_time_limit_is_stopped_with_its_children(tmp_path):
@@ -125,7 +136,7 @@ def test_a_job_past_the_pools_time_limit_is_stopped_with_its_children(tmp_path):
     assert 3.9 <= time.monotonic() - started < 4.0 + 2.0 + 1.0  # limit + kill grace + polling
     with pytest.raises(JobTimedOut, match="limit of 4 s"):
         job.result()
-    wait_for(lambda: not alive(worker) and not alive(grandchild), timeout=2.0)
+    wait_for(lambda: not alive(worker) and not alive(grandchild), timeout=CANCEL_CEILING)
     with pytest.raises(ValueError, match="time_limit"):
         JobPool(time_limit=0)
 
@@ -140,7 +151,7 @@ def test_a_job_past_the_pools_cpu_limit_is_stopped(tmp_path):
     with pytest.raises(JobTimedOut, match="limit of 1 s of CPU"):
         job.result()
     grandchild = int(pid_file.read_text())
-    wait_for(lambda: not alive(job.pid) and not alive(grandchild), timeout=2.0)
+    wait_for(lambda: not alive(job.pid) and not alive(grandchild), timeout=CANCEL_CEILING)
     with pytest.raises(ValueError, match="cpu_limit"):
         JobPool(cpu_limit=0.5)
 
@@ -155,7 +166,7 @@ def test_at_most_max_running_jobs_run_and_the_queue_is_bounded(pool, tmp_path):
     assert (second.state, third.state) == ("queued", "queued")
     assert pool.ahead_of(second) == 1 and pool.ahead_of(third) == 2
     third.cancel()  # a waiting job never starts
-    assert third.wait(2.0) and third.state == "cancelled" and third.pid is None
+    assert third.wait(CANCEL_CEILING) and third.state == "cancelled" and third.pid is None
     first.cancel()
     assert second.wait(DEADLINE) and second.result() == 4
 
@@ -212,3 +223,71 @@ def test_a_failing_job_on_a_thread_reraises_its_error():
     assert job.wait(DEADLINE) and job.state == "failed"
     with pytest.raises(ValueError, match="one class"):
         job.result()
+
+
+# ------------------------------------------------------------------ a job on a busy machine
+@pytest.fixture
+def both_cores_busy():
+    """A busy loop at the normal priority on every CPU, in this process's session (Linux's
+    autogroup shares the CPU between sessions first: a loop in another session would compete
+    with the whole session, not with the worker); ended after the test."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+             for _ in os.sched_getaffinity(0)]
+    yield loops
+    for loop in loops:
+        loop.kill()
+        loop.wait()
+
+
+def test_a_worker_runs_niced_under_the_normal_policy_on_every_cpu_of_a_small_machine(pool,
+                                                                                     tmp_path):
+    job = pool.submit(spin, str(tmp_path / "grandchild"))
+    wait_for(lambda: job.stage == "spinning")
+    try:
+        assert os.sched_getscheduler(job.pid) == os.SCHED_OTHER  # never SCHED_IDLE
+        assert os.getpriority(os.PRIO_PROCESS, job.pid) == min(19, os.nice(0) + 10)
+        if len(os.sched_getaffinity(0)) <= 2:  # one CPU spared would halve the machine
+            assert os.sched_getaffinity(job.pid) == os.sched_getaffinity(0)
+    finally:
+        job.cancel()
+        job.wait(DEADLINE)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (OSError once it has ended)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.slow
+@pytest.mark.serial
+def test_a_training_finishes_on_a_busy_machine_and_the_caller_stays_responsive(both_cores_busy):
+    """Issue 27: the default training on the bundled Pima table (ERF and both baselines,
+    0.6-0.8 s in a worker on a quiet machine, docs/performance.md) in a real worker while a
+    busy loop occupies every CPU. It finishes (a hang detector), the caller's own few
+    milliseconds of work stay quick, and while it runs the worker gets a fair niced share:
+    at nice 10 Linux weighs it 110 against a loop's 1,024 (about a tenth of a loop's CPU time),
+    under SCHED_IDLE 3 against 1,024 (0.3 %: minutes for this training). The share is a ratio
+    within this process's session, so load from other programs does not decide it."""
+    dataset = load_dataset(DEFAULT_DATASET)
+    choice = DataChoice(f"bundled:{DEFAULT_DATASET}", dataset.target, dataset.id_column, (),
+                        dataset.task)
+    pool = JobPool(max_running=1, max_queued=0, lease=3600, preload=("forestviz.app.warm",))
+    job = pool.submit("forestviz.app.workflow:train_bundle", dataset, choice,
+                      default_settings(dataset.task))
+    waits, loops_at_start, used = [], None, (0.0, 0.0)
+    while not job.wait(0.05):  # the caller's own work meanwhile: a few ms each on a quiet core
+        with contextlib.suppress(OSError):  # not started yet (no pid), or just ended
+            used = (cpu_seconds(job.pid), sum(cpu_seconds(p.pid) for p in both_cores_busy))
+            loops_at_start = used[1] if loops_at_start is None else loops_at_start
+        work = time.monotonic()
+        sum(range(100_000))
+        waits.append(time.monotonic() - work)
+        assert time.monotonic() - job.submitted < TRAINING_CEILING, job.stage
+    assert job.state == "done", job.stage
+    assert set(job.result().results["model"]) >= {"Vanilla RF (baseline)"}
+    assert waits and max(waits) < RESPONSIVE_CEILING, max(waits)
+    loop_share = (used[1] - (loops_at_start or 0.0)) / len(both_cores_busy)
+    print(f"worker CPU {used[0]:.2f} s, a busy loop's meanwhile {loop_share:.2f} s")
+    assert used[0] >= FAIR_SHARE * loop_share, (used[0], loop_share)

@@ -8,8 +8,12 @@ process:
 
 * at most ``max_running`` jobs run at once and at most ``max_queued`` wait; :meth:`JobPool.submit`
   raises :class:`PoolBusy` beyond that;
-* workers run at a lower scheduling priority (``os.nice``) and on all CPUs but ``spare_cpus``,
-  so pages that only read models stay responsive while a job trains;
+* workers run at a lower scheduling priority (``os.nice``), so pages that only read models stay
+  responsive while a job trains, but under the normal policy: a job always progresses, however
+  busy the machine (Linux's ``SCHED_IDLE`` ran it only on otherwise idle CPU: on a 2-core
+  machine with steady load elsewhere it stopped for minutes). On a machine with more than
+  twice ``spare_cpus`` CPUs they also keep off ``spare_cpus`` of them; on 2 cores that would
+  leave a job half the machine, and one busy program beside it none;
 * :meth:`Job.cancel` ends the worker's whole process group (SIGTERM, then SIGKILL after
   ``KILL_GRACE`` seconds), so no computation outlives it;
 * a job whose owner stops asking about it (:meth:`Job.touch`) for ``lease`` seconds — a closed
@@ -318,8 +322,8 @@ def _watch_parent(parent: int) -> None:
 
 def _work(sender, fn, args, kwargs, niceness, spare_cpus, cpu_limit=None) -> None:
     """Worker body: own process group, lower priority, ``spare_cpus`` CPUs left to the pages
-    (when there are more), at most ``cpu_limit`` CPU seconds (SIGXCPU ends it, SIGKILL a second
-    later), progress and the outcome to ``sender``."""
+    (when that leaves the worker more than half of them), at most ``cpu_limit`` CPU seconds
+    (SIGXCPU ends it, SIGKILL a second later), progress and the outcome to ``sender``."""
     if cpu_limit is not None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 1))
     # Its own process group (for the kill on cancel) but not its own session: Linux groups a
@@ -327,10 +331,8 @@ def _work(sender, fn, args, kwargs, niceness, spare_cpus, cpu_limit=None) -> Non
     # would get an equal share of the CPU whatever its nice value.
     os.setpgid(0, 0)
     os.nice(niceness)
-    with contextlib.suppress(AttributeError, OSError):  # Linux: run only on otherwise idle CPU
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) > spare_cpus > 0:  # nice alone does not stop it slowing a hyperthread sibling
+    if len(cpus) > 2 * spare_cpus > 0:  # nice alone does not stop it slowing a hyperthread sibling
         os.sched_setaffinity(0, cpus[spare_cpus:])
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     last = [0.0]
