@@ -61,7 +61,8 @@ def test_help_reads_like_the_readme(capsys):
     text = parser().format_help()
     for usage in ("forestviz train DATA.csv --target COL --out MODEL.skops",
                   "forestviz explain MODEL.skops ROWS.csv|ROWS.parquet --out OUT.parquet|OUT.csv",
-                  "forestviz report MODEL.skops DATA.csv --rows ID ... --out DIR"):
+                  "forestviz report MODEL.skops DATA.csv --rows ID ... --out DIR",
+                  "forestviz global MODEL.skops DATA.csv --out DIR"):
         assert usage in text
     for option in ("--top-trees K", "--contributions", "--chunk-rows N", "--scheduler ADDRESS",
                    "--local-cluster WORKERS", "--training TRAIN.csv"):

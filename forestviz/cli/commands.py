@@ -206,6 +206,17 @@ def _published_rows(args) -> tuple[Workbench, object, str]:
     return bench, frame, f"'{path.name}'"
 
 
+# ---------------------------------------------------------------------------------- global
+def global_views(args) -> int:
+    """``forestviz global``: the Forest page's whole-model tables and figures
+    (:mod:`forestviz.cli.whole`)."""
+    from forestviz.cli.whole import write_global_views
+
+    bench, _, _ = (_published_rows(args) if args.published is not None
+                   else _model_file_rows(args))
+    return write_global_views(args, bench, _report_folder(Path(args.out), args.force))
+
+
 def _pdf_printer():
     """The report's HTML-to-PDF printer: WeasyPrint in a worker process within the app's time
     limit (:func:`forestviz.app.printing.print_pdf`), a refusal (DataError) naming the row;

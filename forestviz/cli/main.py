@@ -18,6 +18,7 @@ from forestviz.cli import library_args
 FAMILIES = {"erf": "erf", "abrf1": "abrf1_qp", "abrf2": "abrf2", "abrf3": "abrf3",
             "softmax": "softmax", "agboost": "agboost", "rf": "vanilla"}
 USAGE_ERROR = 2
+RUNS = {"global": "global_views"}  # a command whose name is a Python keyword → its function
 
 DESCRIPTION = """\
 Explain tree-ensemble predictions one row at a time, from the command line.
@@ -31,6 +32,8 @@ Explain tree-ensemble predictions one row at a time, from the command line.
       per-column contributions; streamed in chunks, on this machine or a Dask cluster
   forestviz report MODEL.skops DATA.csv --rows ID ... --out DIR
       the HTML report of the Explain page for each row
+  forestviz global MODEL.skops DATA.csv --out DIR
+      the Forest page's whole model: global tables (CSV or Parquet) and figures (HTML)
   forestviz models list|publish|show|retire
       the model library the app opens published models from; explain and report take
       --model NAME[@VERSION] in place of MODEL.skops
@@ -153,8 +156,36 @@ def parser() -> argparse.ArgumentParser:
                         help="also write each report as PDF (when this forestviz can print "
                              "PDF)")
     library_args.add_published_option(report)
+
+    whole = commands.add_parser("global", help="the whole model: global tables and figures",
+                                description=GLOBAL, formatter_class=raw)
+    whole.add_argument("model", nargs="?", metavar="MODEL.skops",
+                       help="a model file (or --model NAME)")
+    whole.add_argument("data", nargs="?", metavar="DATA.csv",
+                       help="the table the model was trained on (with --model: its own)")
+    whole.add_argument("--out", required=True, metavar="DIR", help="folder for the files")
+    whole.add_argument("--format", choices=("csv", "parquet"), default="csv",
+                       help="the tables' format (default csv)")
+    whole.add_argument("--training", metavar="TRAIN.csv",
+                       help="the table the model was trained on, when DATA.csv is another")
+    _force_option(whole, "write through an output folder given as a symbolic link, and replace "
+                         "an output file that is a link (the link itself); without it either is "
+                         "refused")
+    library_args.add_published_option(whole)
     library_args.add_commands(commands, raw)
     return top
+
+
+GLOBAL = """\
+The Forest page's view of the whole model, through its explanations: every held-out row
+explained as on the Explain page (its contributions through its own tree weights), then read
+together. Writes into DIR: importance (mean |contribution| per column and its spread),
+contributions (each held-out row's), trust (each row's stability among similar training rows
+and compacity), partial_dependence (per column and value) as CSV or Parquet, and figures.html
+(the importance bars, the beeswarm, the dependence and partial dependence of the top columns).
+
+example:
+  forestviz global model.skops registry.csv --out global/ --format parquet"""
 
 
 def _force_option(command, what: str = "replace an output that is a symbolic link or another "
@@ -214,7 +245,7 @@ def _run(args) -> int:
             from forestviz.cli import library
 
             return getattr(library, f"{args.command}_{args.action}")(args)
-        return getattr(commands, args.command)(args)
+        return getattr(commands, RUNS.get(args.command, args.command))(args)
     except (DataError, ModelFileError, StoreError) as err:
         return _fail(str(err))
     except OSError as err:  # a file that cannot be written, a disk that is full
@@ -227,7 +258,7 @@ def _run(args) -> int:
 def _check_model_source(top, args) -> None:
     """``explain`` and ``report`` take a model file or ``--model NAME``, not both (a
     published model's report may leave out DATA.csv: its own table is used)."""
-    if args.command not in ("explain", "report"):
+    if args.command not in ("explain", "report", "global"):
         return
     if args.published is None:
         if args.model is None or args.data is None:
