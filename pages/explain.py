@@ -12,11 +12,13 @@ from ui import explain_view as view
 from ui import models
 from ui.display import as_text
 
-PICKERS = {
-    "ranked": "Held-out rows, highest predicted risk first",
-    "id": "By ID or row number",
-    "whatif": "Edit the values (what-if)",
-}
+PICKERS = {"id": "By ID or row number", "whatif": "Edit the values (what-if)"}
+# the label holds no name from the file: a widget's label is also its accessible name, which
+# would read as_text's backslashes aloud
+SORTED = {"classification": "Held-out row (ID · predicted risk · recorded outcome)",
+          "regression": "Held-out row (ID · predicted value · recorded outcome)"}
+RANKED = {"classification": "Held-out rows, highest predicted risk first",
+          "regression": "Held-out rows, highest predicted value first"}
 
 
 def pick_row(bench: Workbench) -> int:
@@ -27,16 +29,18 @@ def pick_row(bench: Workbench) -> int:
     current = st.session_state.get(models.ROW)
     if current is None or not 0 <= current < len(dataset.frame):
         current = positions[0]
-    how = st.radio("Choose the row", list(PICKERS), format_func=PICKERS.get, horizontal=True,
+    pickers = {"ranked": RANKED[dataset.task], **PICKERS}
+    how = st.radio("Choose the row", list(pickers), format_func=pickers.get, horizontal=True,
                    key="explain_picker")
     if how == "ranked":
         label = ranked.columns[2]
         text = {p: f"{i} · {r:.3g} · recorded: {a}" for p, i, r, a in
                 ranked[["position", "ID", label, "actual"]].itertuples(index=False)}
-        chosen = st.selectbox(as_text(f"Held-out row (ID · {label} · recorded outcome)"),
-                              positions,
+        # keyed by the model: the browser keeps a kept widget's shown text, so under the same
+        # key another model's numbers would stay in the box until the next choice
+        chosen = st.selectbox(SORTED[dataset.task], positions,
                               index=positions.index(current) if current in text else 0,
-                              format_func=text.get, key="explain_ranked")
+                              format_func=text.get, key=f"explain_ranked@{bench.label}")
         with st.expander("All held-out rows, sorted"):
             st.dataframe(ranked.drop(columns="position"), hide_index=True)
         current = int(chosen)
