@@ -7,6 +7,7 @@ import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
+from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
 from ui import models
@@ -99,6 +100,9 @@ def explained_row() -> None:
     st.subheader(f"The {len(explanation.top_trees)} trees that carry this prediction")
     st.caption("Each drawing shows only this row's path; open a tree's expander for the whole "
                "tree.")
+    note = tree_value_note(explanation)
+    if note is not None:
+        st.caption(as_text(note))
     svgs = {}
     for rank, tree in enumerate(explanation.top_trees):
         svg = view.draw(bench, int(tree), explanation.row, mode="path", fancy=False)

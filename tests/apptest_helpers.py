@@ -8,7 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from forestviz.app import workflow
-from ui.display import as_text
+from ui.display import as_label
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def train(at: AppTest, family: str, *, trees: int = 20, auto: bool = True,
 
 
 def metric(at: AppTest, label: str) -> str:
-    (found,) = [m for m in at.metric if m.label == as_text(label)]
+    (found,) = [m for m in at.metric if m.label == as_label(label)]
     return found.value
 
 

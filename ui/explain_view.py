@@ -13,10 +13,15 @@ import streamlit as st
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation
 from forestviz.explain.columns import text_table_note
-from forestviz.explain.narrative import interval_note, interval_text, spread_text, why
+from forestviz.explain.narrative import (
+    interval_note,
+    interval_text,
+    spread_text,
+    why,
+)
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
-from ui.display import as_text
+from ui.display import as_label, as_text
 
 MISSING = "(missing: no level)"
 
@@ -30,14 +35,14 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
         value = original[column]
         if levels is None:  # an empty field stays missing: the model then uses the median
             values[column] = cell.number_input(
-                as_text(column), value=None if pd.isna(value) else float(value),
+                as_label(column), value=None if pd.isna(value) else float(value),
                 key=f"{key}@{column}", format="%g", placeholder=f"missing → {median:.4g}",
                 help=f"Leave empty for a missing value: the model then uses the training "
                      f"median, {median:.4g}.")
         else:
             options = (MISSING, *levels)
             current = MISSING if pd.isna(value) else str(value)
-            chosen = cell.selectbox(as_text(column), options, key=f"{key}@{column}",
+            chosen = cell.selectbox(as_label(column), options, key=f"{key}@{column}",
                                     index=options.index(current) if current in options else 0)
             values[column] = None if chosen == MISSING else chosen
     return pd.Series(values, dtype=object)
@@ -54,7 +59,7 @@ def prediction_card(e: Explanation, actual) -> None:
                  else int(np.flatnonzero(e.classes == e.predicted_class)[0]))
         name = str(e.classes[shown])
         tile("Predicted class", as_text(elide(e.predicted_class)))  # values are Markdown
-        tile(as_text(f"P({elide(name)})"), f"{e.prediction[shown]:.2f}",
+        tile(as_label(f"P({elide(name)})"), f"{e.prediction[shown]:.2f}",
              help=as_text(f"The model's probability of {name}."))
         tile("Decision threshold", "—" if e.threshold is None else f"{e.threshold:.3f}",
              help=None if e.decision_rule is None else as_text(f"Rule: {e.decision_rule}."))
@@ -129,8 +134,8 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -
     value = e.tree_predictions[tree]
     said = (e.tree_value_text(value) if e.task == "regression" else
             ", ".join(f"P({c}) = {p:.2f}" for c, p in zip(e.classes, value, strict=True)))
-    st.markdown(as_text(f"Tree {tree + 1}: weight {e.tree_weights[tree]:.3f}; this tree says "
-                        f"{said}"))
+    says = "its term V is" if e.offset else "this tree says"  # tree_value_note: what V is
+    st.markdown(as_text(f"Tree {tree + 1}: weight {e.tree_weights[tree]:.3f}; {says} {said}"))
     left, right = st.columns([3, 2])
     if svg is not None:
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
