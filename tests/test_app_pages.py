@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from scipy.stats import percentileofscore
 from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
+from streamlit.testing.v1 import AppTest
 
 from forestviz.app import workflow
 from forestviz.trees.ensemble import as_ensemble
@@ -21,6 +22,7 @@ from tests.apptest_helpers import (
     choose_bundled,
     finish_jobs,
     metric,
+    shown_cells,
     train,
     upload_csv,
 )
@@ -307,3 +309,32 @@ def test_two_models_side_by_side_and_the_explain_page_switches_between_them():
     # browser kept the box's text, with the other model's number, until the next rerun)
     text = browser_text(*before, ranked_picker(at))
     assert text.split(" · ")[1] == f"{risk:.3g}"
+
+
+def feature_table_page():
+    """The Explain page's table of a row with a missing value (AppTest script)."""
+    from dataclasses import replace
+
+    from forestviz.app.workbench import Workbench
+    from forestviz.io.bundled import load_dataset
+    from ui.explain_view import feature_table
+
+    bench = Workbench(load_dataset("pima_diabetes"))
+    settings = replace(bench.default_settings(), family="vanilla", n_estimators=10)
+    bench.train(settings)
+    values = bench.dataset.X.iloc[0].copy()
+    values["Glucose (mg/dL)"] = None
+    feature_table(bench.explain(values=values, row_id="edited"))
+
+
+def test_the_feature_table_shows_a_dash_where_a_measure_does_not_apply():
+    """Issue 26: the note promises "—" where a measure does not apply; the percentile of a
+    missing value showed "None". The column stays numbers (it sorts by size)."""
+    at = AppTest.from_function(feature_table_page, default_timeout=120).run()
+    assert not at.exception
+    (element,) = at.dataframe
+    cells = shown_cells(element).set_index("feature")
+    assert cells.loc["Glucose (mg/dL)", "percentile"] == "—"
+    assert not (cells == "None").any(axis=None)
+    assert element.value["percentile"].dtype == float
+    assert any("does not apply" in c.value for c in at.caption)

@@ -12,7 +12,7 @@ import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation
-from forestviz.explain.columns import text_table_note
+from forestviz.explain.columns import NOT_APPLICABLE, text_table_note
 from forestviz.explain.narrative import (
     interval_note,
     interval_text,
@@ -108,13 +108,17 @@ def feature_table(e: Explanation) -> None:
     table = e.feature_texts()
     st.caption(text_table_note(table))
     # the percentile and the share as numbers, so that a click on their header sorts them by
-    # size (as text, "100.0" sorts before "9.9"); a blank cell there: does not apply
-    config = {"percentile": st.column_config.NumberColumn(format="%.1f")}
+    # size (as text, "100.0" sorts before "9.9"), shown as text with "—" where they do not
+    # apply, as the note says (a bare number column shows "None" there)
+    formats = {"percentile": "{:.1f}"}
     table["percentile"] = e.features["percentile"].round(1)
     if "share with this level" in table:
         table["share with this level"] = (100 * e.features["share"]).round(1)
-        config["share with this level"] = st.column_config.NumberColumn(format="%.1f %%")
-    st.dataframe(table, hide_index=True, column_config=config, key="explain_features")
+        formats["share with this level"] = "{:.1f} %"
+    styled = table.style
+    for column, shown in formats.items():
+        styled = styled.format(shown, subset=[column], na_rep=NOT_APPLICABLE)
+    st.dataframe(styled, hide_index=True, key="explain_features")
 
 
 def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None) -> str | None:
