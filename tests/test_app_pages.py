@@ -182,6 +182,8 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
     weights = csv.filter(like="weight tree").to_numpy()
     np.testing.assert_allclose(weights, as_ensemble(bundle.estimator).tree_weights(X), rtol=1e-6)
     assert csv["id"].astype(str).tolist() == list(bundle.ids_test)
+    captions = " ".join(c.value for c in at.caption)
+    assert ("Sensitivity and specificity" in captions) == (bundle.task == "classification")
     specs = " ".join(chart_titles(at))
     if family == "erf":
         assert "Enhanced Random Forest" in specs
@@ -190,6 +192,12 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
 
     at.switch_page("pages/explain.py").run()  # every family can be explained
     assert not at.exception and not at.error
+    ranked = at.radio(key="explain_picker").options[0]
+    word = "risk" if bundle.task == "classification" else "value"
+    assert ranked == f"Held-out rows, highest predicted {word} first"
+    notes = [c.value.replace("\\", "") for c in at.caption]
+    assert any("A boosting tree's number is not a prediction" in n for n in notes) == (
+        family == "agboost")
     position = at.session_state["explain_row"]
     row = bundle.X_test[list(bundle.test_rows).index(position)][None, :]
     if bundle.task == "classification":
@@ -289,10 +297,16 @@ def test_two_models_side_by_side_and_the_explain_page_switches_between_them():
     at = app()
     first = train(at, "vanilla", trees=10)
     second = train(at, "erf", trees=10)
-    table = next(df.value for df in at.dataframe if "parameters" in df.value.columns)
+    table = next(df.value for df in at.dataframe if "AUC" in df.value.columns)
     labels = [f"{first.name} · 10 trees", f"{second.name} · 10 trees"]
     assert list(table.index) == [*labels, "Vanilla RF (baseline)",
                                  "Gradient boosting (baseline)"]
+    # the parameters in words below the table, one line a model (a cell cut them, issue 26)
+    assert "parameters" not in table.columns
+    (said,) = [text for text in (m.value.replace("\\", "") for m in at.markdown)
+               if "scikit-learn's" in text]
+    assert said.count("\n* ") == 3 and f"* {labels[1]}: 10 trees;" in said
+    assert "reweighting round" in said
     assert at.session_state["model"] is second
     at.switch_page("pages/explain.py").run()
     assert at.selectbox(key="explain_model").value == labels[1]
