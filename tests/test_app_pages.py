@@ -70,6 +70,9 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
                   "ABRF Fig. 1"):
         assert title in specs
     assert len(at.get("image")) == 5  # the top-5 trees' paths
+    # each path's tests as a numbered list (it wraps; a table cut them at 1400 px, issue 26)
+    lists = [m.value for m in at.markdown if m.value.startswith("**The path's tests**")]
+    assert len(lists) == 5 and all("\n1. " in text for text in lists)
     # the row beside the training rows: text (no "None"), medians to each spread's digits;
     # the percentile a number (it sorts by size), that of the training rows below the value
     (features,) = [d.value for d in at.dataframe if "percentile" in d.value.columns]

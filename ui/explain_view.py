@@ -144,11 +144,12 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, svg: str | None) -
     if svg is not None:
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
     steps = e.paths[rank]
-    table = pd.DataFrame({"test on the path": [e.step_sentence(s, elide) for s in steps],
-                          # the printed value − the printed threshold
-                          "margin": [s.texts()[2] for s in steps],
-                          "most fragile": ["yes" if s.fragile else "" for s in steps]})
-    right.dataframe(table, hide_index=True, key=f"path@{rank}")
+    # the tests as a numbered list, which wraps in the narrow column (a table cut them); the
+    # margin is the printed value − the printed threshold
+    right.markdown("**The path's tests** (margin: value − threshold)\n\n" + "\n".join(
+        f"{i}. " + as_text(f"{e.step_sentence(s, elide)} (margin {s.texts()[2]}"
+                           + ("; the most fragile" if s.fragile else "") + ")")
+        for i, s in enumerate(steps, start=1)))
     fragile = [s for s in steps if s.fragile]
     if fragile:
         right.caption(as_text(f"Most fragile test: {e.step_sentence(fragile[0], elide)} (the "
