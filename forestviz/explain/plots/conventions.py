@@ -104,11 +104,10 @@ def unique_labels(labels, default: str, n: int) -> list[str]:
     return [plain(label) for label in elide_unique(raw)]
 
 
-def every_category(labels) -> dict:
-    """A category axis that names every bar: by itself plotly names every other bar (or fewer)
-    once there are more bars than ticks it would draw, and the top bar may go unnamed."""
-    labels = list(labels)
-    return {"type": "category", "tickmode": "array", "tickvals": labels, "ticktext": labels}
+EVERY_CATEGORY = {"type": "category", "tickmode": "linear", "tick0": 0, "dtick": 1}
+"""A category axis that names every bar (one tick per category): by itself plotly names every
+other bar (or fewer) once there are more bars than ticks it would draw, and the top bar may go
+unnamed."""
 
 
 def tree_names(n_trees: int, tree_ids) -> list[str]:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from forestviz.explain.plots.conventions import WIDTH, every_category, finish, unique_labels
+from forestviz.explain.plots.conventions import EVERY_CATEGORY, WIDTH, finish, unique_labels
 from forestviz.explain.plots.inputs import records, vector
 
 
@@ -42,7 +42,7 @@ def importance_bars(importance, feature_names, *, width=WIDTH) -> go.Figure:
                   "Mean decrease in impurity averaged over the trees that split, as shares "
                   "that sum to 1: how much each feature's splits purify the leaves.",
                   width=width, xaxis={"title": {"text": "importance"}},
-                  yaxis=every_category(names), height=300, bars=values.size)
+                  yaxis=EVERY_CATEGORY, height=300, bars=values.size)
 
 
 def effective_trees_histogram(effective, n_trees: int, *, width=WIDTH) -> go.Figure:

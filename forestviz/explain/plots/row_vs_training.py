@@ -9,9 +9,9 @@ import plotly.graph_objects as go
 from scipy.stats import percentileofscore
 
 from forestviz.explain.plots.conventions import (
+    EVERY_CATEGORY,
     STRONG,
     WIDTH,
-    every_category,
     finish,
     plain,
     unique_labels,
@@ -75,5 +75,5 @@ def row_vs_median(table, *, width=WIDTH) -> go.Figure:
         panel_titles=True, bars=len(features),
         xaxis={"title": {"text": "Percentile among training rows (50 = median)"},
                "range": [0, 100]},
-        yaxis={"title": {"text": "Feature"}, **every_category(features), "autorange": "reversed"},
+        yaxis={"title": {"text": "Feature"}, **EVERY_CATEGORY, "autorange": "reversed"},
         showlegend=False)
