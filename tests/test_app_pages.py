@@ -90,6 +90,9 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
         expected = expected.rstrip("0").rstrip(".") if "." in expected else expected
         assert features.set_index("feature").loc[name, "training median"] == expected
 
+    # labels are accessible names, read as written: no Markdown escapes (issue 26)
+    assert ranked_picker(at).label == "Held-out row (ID · predicted risk · recorded outcome)"
+    assert "P(Yes)" in [m.label for m in at.metric]
     # another held-out row: the card follows the model
     position = int(bundle.test_rows[np.argmin(proba)])
     ranked_picker(at).set_value(position).run()
@@ -118,6 +121,8 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
     # what-if: a higher glucose value changes the prediction exactly as the model does
     at.radio(key="explain_picker").set_value("whatif").run()
     key = f"whatif@{position}@Glucose (mg/dL)"  # keys hold the raw column name
+    # labels are accessible names, read as written: no Markdown escapes (issue 26)
+    assert at.number_input(key=key).label == "Glucose (mg/dL)"
     at.number_input(key=key).set_value(199.0).run()
     assert not at.exception
     edited = at.session_state["dataset"].X.iloc[[position]].copy()
