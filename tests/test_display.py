@@ -147,6 +147,8 @@ def test_a_label_keeps_every_markup_character_escaped(value):
     where they would start a list."""
     label = as_label(value)
     assert original(label) == original(as_text(value))
+    text = as_markdown_reads(label)
+    assert not URL.search(text) and not EMAIL.search(text) and not GRAMMAR.search(text), text
     bare = re.sub(r"\\.", "", label)
     assert not re.search(r"[!#$&*+:<>@\[\\\]^_`{|}~]", bare), label
     assert not re.match(r"\s*(?:\d{1,9}[.)]|-)", bare), label
