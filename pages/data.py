@@ -105,6 +105,15 @@ def choose_columns(source: state.Source) -> state.DataChoice:
         key=f"task@{source.key}",
         persist_state="session",
     )
+    if source.key.startswith("upload:") and target == source.defaults.target:
+        if source.named:
+            st.caption(as_text(f"Target column '{target}' was chosen by its name: change it "
+                               "above if it is not the outcome to predict."))
+        else:
+            st.warning(as_text(f"No column is named like an outcome (target, outcome, class, "
+                               f"label, diagnosis…), so the target column '{target}' is a "
+                               "guess: the last column that is neither an ID nor free text. "
+                               "Check it above."), icon=":material/help:")
     feature_options = [column for column in columns if column not in (target, id_column)]
     exclude = st.multiselect(
         "Excluded columns",

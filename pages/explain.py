@@ -7,18 +7,20 @@ import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
+from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
 from ui import models, patients, summary_view
 from ui.display import as_text
 
-PICKERS = {
-    "ranked": "Held-out rows, highest predicted risk first",
-    "id": "By ID or row number",
-    "whatif": "Edit the values (what-if)",
-    "new": "New patient",
-    "several": "Several new patients (CSV)",
-}
+PICKERS = {"id": "By ID or row number", "whatif": "Edit the values (what-if)",
+           "new": "New patient", "several": "Several new patients (CSV)"}
+# the label holds no name from the file: a widget's label is also its accessible name, which
+# would read as_text's backslashes aloud
+SORTED = {"classification": "Held-out row (ID · predicted risk · recorded outcome)",
+          "regression": "Held-out row (ID · predicted value · recorded outcome)"}
+RANKED = {"classification": "Held-out rows, highest predicted risk first",
+          "regression": "Held-out rows, highest predicted value first"}
 NEW_ROW = "new patient"
 
 
@@ -34,10 +36,11 @@ def pick_row(bench: Workbench, how: str) -> int:
         label = ranked.columns[2]
         text = {p: f"{i} · {r:.3g} · recorded: {a}" for p, i, r, a in
                 ranked[["position", "ID", label, "actual"]].itertuples(index=False)}
-        chosen = st.selectbox(as_text(f"Held-out row (ID · {label} · recorded outcome)"),
-                              positions,
+        # keyed by the model: the browser keeps a kept widget's shown text, so under the same
+        # key another model's numbers would stay in the box until the next choice
+        chosen = st.selectbox(SORTED[dataset.task], positions,
                               index=positions.index(current) if current in text else 0,
-                              format_func=text.get, key="explain_ranked")
+                              format_func=text.get, key=f"explain_ranked@{bench.label}")
         with st.expander("All held-out rows, sorted"):
             st.dataframe(ranked.drop(columns="position"), hide_index=True)
         current = int(chosen)
@@ -65,7 +68,8 @@ def explained_row() -> None:
     bench = models.workbench()
     dataset = bench.dataset
     models.model_picker(bench, "Model", key="explain_model")
-    how = st.radio("Choose the row", list(PICKERS), format_func=PICKERS.get, horizontal=True,
+    pickers = {"ranked": RANKED[dataset.task], **PICKERS}
+    how = st.radio("Choose the row", list(pickers), format_func=pickers.get, horizontal=True,
                    key="explain_picker")
     if how == "new":
         original = patients.new_patient(bench, key=f"explain_new@{dataset.name}")
@@ -137,6 +141,9 @@ def explained_row() -> None:
         st.dataframe(choice.corrections, hide_index=True, key="explain_corrections")
     st.caption("Each drawing shows only this row's path; open a tree's expander for the whole "
                "tree.")
+    note = tree_value_note(explanation)
+    if note is not None:
+        st.caption(as_text(note))
     for rank, section in enumerate(bench.tree_sections(explanation, choice)):
         svg = view.draw(bench, section.tree, explanation.row, mode="path", fancy=False,
                         imputed=explanation.imputed_features())

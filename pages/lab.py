@@ -73,9 +73,10 @@ def erf_weights() -> None:
     st.header("ERF: sample weights over the rounds, and the top-scoring trees")
     st.markdown("The Enhanced RF reweights the training rows after each forest: rows it "
                 "misclassifies gain weight, so later forests look harder at them. The bands "
-                "show how the weights spread out; the kept round has the best validation AUC. "
-                "For one row, each tree's score S counts how often it ranks among the best trees "
-                "of the row's nearest training neighbours.")
+                "show how the weights spread out; the star marks the kept round, the earliest "
+                "whose validation AUC is within one standard error of the best. For one row, "
+                "each tree's score S counts how often it ranks among the best trees of the "
+                "row's nearest training neighbours.")
     rounds = st.slider("Rounds", 2, 10, 5, key="lab_erf_rounds")
     history, best, scores = erf_rounds(rounds)
     st.plotly_chart(plots.erf_history(history, best), key="lab_erf_history")

@@ -92,12 +92,19 @@ def show_results(bench: Workbench) -> None:
     if comparison.selection:
         st.info(as_text(comparison.selection), icon=":material/balance:")
     table = bench.models_table()
+    # the parameters in words below the table, where they wrap: a table cell would cut them
+    # (or need a sideways scroll) at any window width
+    parameters = table.pop("parameters")
     numbers = [c for c in table.columns if table[c].dtype.kind == "f"]
     st.dataframe(table.style.format("{:.3f}", subset=numbers, na_rep="—").highlight_max(
         subset=list(comparison.higher_is_better), color="#d3f0d9"), key="train_models")
+    st.markdown("\n".join(f"* {as_text(label)}: {as_text(said)}"
+                          for label, said in parameters.items()))
+    thresholds = (" Sensitivity and specificity are at each model's own threshold."
+                  if bundle.task == "classification" else "")
     st.caption(as_text(f"Every model trained on this data set in this session (at most "
-                       f"{MAX_MODELS}) and the baselines; the current one is {bench.label}. "
-                       "Sensitivity and specificity are at each model's own threshold."))
+                       f"{MAX_MODELS}) and the baselines; the current one is {bench.label}."
+                       + thresholds))
     if models.model_picker(bench, "Current model (Explain and Forest show it)",
                            key="train_current"):
         st.rerun()

@@ -5,10 +5,12 @@ import json
 import time
 from pathlib import Path
 
+import pandas as pd
+import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 from forestviz.app import workflow
-from ui.display import as_text
+from ui.display import as_label
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,7 +48,7 @@ def train(at: AppTest, family: str, *, trees: int = 20, auto: bool = True,
 
 
 def metric(at: AppTest, label: str) -> str:
-    (found,) = [m for m in at.metric if m.label == as_text(label)]
+    (found,) = [m for m in at.metric if m.label == as_label(label)]
     return found.value
 
 
@@ -70,3 +72,12 @@ def choose_bundled(at: AppTest, name: str) -> AppTest:
     at.selectbox(key="bundled_name").set_value(name).run()
     assert at.session_state["dataset"].name == name
     return at
+
+
+def shown_cells(element) -> pd.DataFrame:
+    """The cells of an ``st.dataframe`` as the browser shows them: a Styler's display texts
+    where it set them, else the values, a missing one as "None" (as Streamlit 1.67 draws it)."""
+    styler = element.proto.arrow_data.styler
+    if styler.display_values:
+        return pa.ipc.open_stream(styler.display_values).read_pandas()
+    return element.value.astype(object).where(element.value.notna(), "None")

@@ -181,3 +181,24 @@ def test_as_text_escapes_every_markdown_character():
     escaped = as_text(text)
     assert re.sub(r"\\(.)", r"\1", escaped) == text
     assert not re.search(r"[!-/:-@\[-`{-~]", re.sub(r"\\.", "", escaped))
+
+
+def test_an_uploads_target_is_the_column_named_as_the_outcome_or_a_guess_said_so(data_page):
+    """Issue 26: the breast-cancer CSV (text column of three values last, 5 % blanks) had its
+    last column as target; its "diagnosis" is, and the page says why. Without such a name
+    the guess is called a guess."""
+    from tests.test_dataset import cancer_csv_frame
+
+    at = upload(data_page, "cancer.csv", csv(cancer_csv_frame()))
+    assert not at.exception and not at.error
+    dataset = at.session_state["dataset"]
+    assert (dataset.target, dataset.id_column, dataset.task) == ("diagnosis", "id",
+                                                                 "classification")
+    assert any("'diagnosis' was chosen by its name" in c.value.replace("\\", "")
+               for c in at.caption)
+    assert not at.warning
+    renamed = cancer_csv_frame().rename(columns={"diagnosis": "kind"})
+    at = upload(at, "unnamed.csv", csv(renamed))
+    assert at.session_state["dataset"].target == "clinic"
+    (warning,) = at.warning
+    assert "is a guess" in warning.value.replace("\\", "")

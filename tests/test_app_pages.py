@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from scipy.stats import percentileofscore
 from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_auc_score
+from streamlit.testing.v1 import AppTest
 
 from forestviz.app import workflow
 from forestviz.trees.ensemble import as_ensemble
@@ -21,6 +22,7 @@ from tests.apptest_helpers import (
     choose_bundled,
     finish_jobs,
     metric,
+    shown_cells,
     train,
     upload_csv,
 )
@@ -30,6 +32,22 @@ from ui.display import as_text
 pytestmark = pytest.mark.slow
 
 HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def ranked_picker(at):
+    """The Explain page's box of held-out rows (its key names the model)."""
+    (picker,) = [s for s in at.selectbox if s.label.startswith("Held-out row (ID")]
+    return picker
+
+
+def browser_text(before_id: str, before_text: str, after) -> str:
+    """The text a browser shows in the selectbox ``after`` a rerun when it showed
+    ``before_text`` in the box ``before_id``: a box it has already (the same element id)
+    keeps its text unless the run sets a value (Streamlit 1.67); a new one shows its default
+    option."""
+    if after.proto.id == before_id:
+        return after.proto.raw_value if after.proto.set_value else before_text
+    return after.options[after.proto.default]
 
 
 def test_home_button_trains_and_explains_the_riskiest_patient():
@@ -55,6 +73,9 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
             assert title not in specs
         assert any("Every tree counts the same" in c.value for c in at.caption)
     assert len(at.get("image")) == 5  # the chosen trees' paths
+    # each path's tests as a numbered list (it wraps; a table cut them at 1400 px, issue 26)
+    lists = [m.value for m in at.markdown if m.value.startswith("**The path's tests**")]
+    assert len(lists) == 5 and all("\n1. " in text for text in lists)
     # the row beside the training rows: text (no "None"), medians to each spread's digits;
     # the percentile a number (it sorts by size), that of the training rows below the value
     (features,) = [d.value for d in at.dataframe if "percentile" in d.value.columns]
@@ -72,9 +93,12 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
         expected = expected.rstrip("0").rstrip(".") if "." in expected else expected
         assert features.set_index("feature").loc[name, "training median"] == expected
 
+    # labels are accessible names, read as written: no Markdown escapes (issue 26)
+    assert ranked_picker(at).label == "Held-out row (ID · predicted risk · recorded outcome)"
+    assert "P(Yes)" in [m.label for m in at.metric]
     # another held-out row: the card follows the model
     position = int(bundle.test_rows[np.argmin(proba)])
-    at.selectbox(key="explain_ranked").set_value(position).run()
+    ranked_picker(at).set_value(position).run()
     assert not at.exception
     assert metric(at, "P(Yes)") == f"{proba.min():.2f}"
 
@@ -96,11 +120,13 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
     assert labels == ["Download report (HTML)"]  # the PDF is made on request, in a worker
     assert at.button(key="explain_report_pdf_make").label == "Make the PDF report"
     at.radio(key="explain_picker").set_value("ranked").run()
-    at.selectbox(key="explain_ranked").set_value(position).run()
+    ranked_picker(at).set_value(position).run()
 
     # what-if: a higher glucose value changes the prediction exactly as the model does
     at.radio(key="explain_picker").set_value("whatif").run()
     key = f"whatif@{position}@Glucose (mg/dL)"  # keys hold the raw column name
+    # labels are accessible names, read as written: no Markdown escapes (issue 26)
+    assert at.number_input(key=key).label == "Glucose (mg/dL)"
     at.number_input(key=key).set_value(199.0).run()
     assert not at.exception
     edited = at.session_state["dataset"].X.iloc[[position]].copy()
@@ -168,6 +194,8 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
     weights = csv.filter(like="weight tree").to_numpy()
     np.testing.assert_allclose(weights, as_ensemble(bundle.estimator).tree_weights(X), rtol=1e-6)
     assert csv["id"].astype(str).tolist() == list(bundle.ids_test)
+    captions = " ".join(c.value for c in at.caption)
+    assert ("Sensitivity and specificity" in captions) == (bundle.task == "classification")
     specs = " ".join(chart_titles(at))
     if family == "erf":
         assert "Enhanced Random Forest" in specs
@@ -176,6 +204,12 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
 
     at.switch_page("pages/explain.py").run()  # every family can be explained
     assert not at.exception and not at.error
+    ranked = at.radio(key="explain_picker").options[0]
+    word = "risk" if bundle.task == "classification" else "value"
+    assert ranked == f"Held-out rows, highest predicted {word} first"
+    notes = [c.value.replace("\\", "") for c in at.caption]
+    assert any("A boosting tree's number is not a prediction" in n for n in notes) == (
+        family == "agboost")
     position = at.session_state["explain_row"]
     row = bundle.X_test[list(bundle.test_rows).index(position)][None, :]
     if bundle.task == "classification":
@@ -275,13 +309,21 @@ def test_two_models_side_by_side_and_the_explain_page_switches_between_them():
     at = app()
     first = train(at, "vanilla", trees=10)
     second = train(at, "erf", trees=10)
-    table = next(df.value for df in at.dataframe if "parameters" in df.value.columns)
+    table = next(df.value for df in at.dataframe if "AUC" in df.value.columns)
     labels = [f"{first.name} · 10 trees", f"{second.name} · 10 trees"]
     assert list(table.index) == [*labels, "Vanilla RF (baseline)",
                                  "Gradient boosting (baseline)"]
+    # the parameters in words below the table, one line a model (a cell cut them, issue 26)
+    assert "parameters" not in table.columns
+    (said,) = [text for text in (m.value.replace("\\", "") for m in at.markdown)
+               if "scikit-learn's" in text]
+    assert said.count("\n* ") == 3 and f"* {labels[1]}: 10 trees;" in said
+    assert "reweighting round" in said
     assert at.session_state["model"] is second
     at.switch_page("pages/explain.py").run()
     assert at.selectbox(key="explain_model").value == labels[1]
+    picker = ranked_picker(at)
+    before = (picker.proto.id, picker.options[picker.index])
     at.selectbox(key="explain_model").set_value(labels[0]).run()
     assert not at.exception
     assert at.session_state["model"] is first
@@ -289,3 +331,36 @@ def test_two_models_side_by_side_and_the_explain_page_switches_between_them():
     x = first.X_test[list(first.test_rows).index(at.session_state["explain_row"])]
     risk = first.estimator.predict_proba(x[None, :])[0, 1]
     assert float(shown) == pytest.approx(risk, abs=0.005)
+    # the row box shows the new model's number for the row, as the card does (issue 26: the
+    # browser kept the box's text, with the other model's number, until the next rerun)
+    text = browser_text(*before, ranked_picker(at))
+    assert text.split(" · ")[1] == f"{risk:.3g}"
+
+
+def feature_table_page():
+    """The Explain page's table of a row with a missing value (AppTest script)."""
+    from dataclasses import replace
+
+    from forestviz.app.workbench import Workbench
+    from forestviz.io.bundled import load_dataset
+    from ui.explain_view import feature_table
+
+    bench = Workbench(load_dataset("pima_diabetes"))
+    settings = replace(bench.default_settings(), family="vanilla", n_estimators=10)
+    bench.train(settings)
+    values = bench.dataset.X.iloc[0].copy()
+    values["Glucose (mg/dL)"] = None
+    feature_table(bench.explain(values=values, row_id="edited"))
+
+
+def test_the_feature_table_shows_a_dash_where_a_measure_does_not_apply():
+    """Issue 26: the note promises "—" where a measure does not apply; the percentile of a
+    missing value showed "None". The column stays numbers (it sorts by size)."""
+    at = AppTest.from_function(feature_table_page, default_timeout=120).run()
+    assert not at.exception
+    (element,) = at.dataframe
+    cells = shown_cells(element).set_index("feature")
+    assert cells.loc["Glucose (mg/dL)", "percentile"] == "—"
+    assert not (cells == "None").any(axis=None)
+    assert element.value["percentile"].dtype == float
+    assert any("does not apply" in c.value for c in at.caption)

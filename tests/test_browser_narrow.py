@@ -133,3 +133,23 @@ def test_regression_charts_fit_narrow_and_wide(page, dialogs, artifacts_dir):
         expect_charts_fit(page, artifacts_dir, f"regression-{name}")
     assert page.get_by_test_id("stException").count() == 0
     assert dialogs == []
+
+
+# each metric value's text, and the most any box inside it is cut by (scroll − client width)
+VALUE_CUTS = """values => values.map(value => [value.innerText,
+    Math.max(...[value, ...value.querySelectorAll('*')].map(
+        el => el.scrollWidth - el.clientWidth))])"""
+
+
+def test_home_summary_values_are_whole_at_700_px(page, dialogs):
+    """Issue 26: the data set's task read "classific…" in a 700 px window (four equal columns);
+    the tiles now take their values' width."""
+    page.set_viewport_size({"width": 700, "height": 1200})
+    page.goto("/")
+    values = page.get_by_test_id("stMain").get_by_test_id("stMetricValue")
+    expect(values).to_have_count(4, timeout=TIMEOUT)
+    page.wait_for_timeout(500)  # laid out
+    shown = values.evaluate_all(VALUE_CUTS)
+    assert [text for text, _ in shown] == ["632", "7", "classification", "2"]
+    assert all(cut <= 0 for _, cut in shown), shown
+    assert dialogs == []

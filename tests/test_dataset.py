@@ -7,7 +7,13 @@ import pandas as pd
 import pytest
 
 from forestviz.io.csv_input import DataError, load_csv
-from forestviz.io.dataset import Dataset, infer_task, schema, suggest_id_columns
+from forestviz.io.dataset import (
+    Dataset,
+    infer_task,
+    schema,
+    suggest_id_columns,
+    suggest_target,
+)
 
 N = 30
 RNG = np.random.default_rng(0)
@@ -195,3 +201,40 @@ def test_schema_matches_an_independent_summary():
     assert s["distinct"].to_dict() == wide.nunique().to_dict()
     assert s.loc["Sex", "examples"] == "male, female"
     assert schema(df).set_index("column").loc["Patient ID", "kind"] == "id-like"
+
+
+def cancer_csv_frame(seed: int = 0) -> pd.DataFrame:
+    """Issue 26's upload: the breast-cancer table as its CSV has it (id, diagnosis, 30
+    measurements) with a text column of three values last and 5 % of the cells blanked."""
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(data.data, columns=data.feature_names)
+    blank = rng.random(frame.shape) < 0.05
+    frame = frame.mask(blank)
+    frame.insert(0, "diagnosis", np.where(data.target == 0, "M", "B"))
+    frame.insert(0, "id", 842302 + np.arange(len(frame)))
+    frame["clinic"] = rng.choice(["north", "south", "east"], len(frame))
+    return frame
+
+
+def test_the_target_defaults_to_the_column_named_as_the_outcome():
+    """Issue 26: the uploaded CSV's target defaulted to its last column (a text column with
+    three values); its outcome is the column named "diagnosis"."""
+    frame = cancer_csv_frame()
+    assert frame.shape == (569, 33) and frame["clinic"].nunique() == 3
+    assert suggest_target(frame) == ("diagnosis", True)
+    assert suggest_target(frame.rename(columns={"diagnosis": "Outcome"})) == ("Outcome", True)
+    # the whole name before a part of one; an ID named "class_id" is no outcome
+    named = frame.assign(**{"tumour class": "x", "class_id": np.arange(569)})
+    assert suggest_target(named.rename(columns={"diagnosis": "Target"})) == ("Target", True)
+    assert suggest_target(named.drop(columns="diagnosis")) == ("tumour class", True)
+
+
+def test_without_an_outcome_name_the_target_is_a_guess_past_ids_and_free_text():
+    frame = cancer_csv_frame().rename(columns={"diagnosis": "kind"})
+    assert suggest_target(frame) == ("clinic", False)  # a category: a fine guess, said so
+    frame["remarks"] = [f"note {i % 100}" for i in range(569)]  # free text: never the target
+    frame["record"] = [f"R{i}" for i in range(569)]  # an identifier: never the target
+    assert suggest_target(frame) == ("clinic", False)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import streamlit
 
-from ui.display import WORD_JOINER, as_text
+from ui.display import WORD_JOINER, as_label, as_text
 
 HOSTILE = [
     "http://evil.example/x",
@@ -131,3 +131,24 @@ def test_a_word_joiner_goes_exactly_where_a_link_would_start():
     assert as_text("WWW.a.example") == f"WWW{WORD_JOINER}\\.a\\.example"
     assert as_text("a@b.co") == f"a\\@{WORD_JOINER}b\\.co"
     assert as_text(3.5) == "3\\.5" and as_text(None) == "None"
+
+
+@pytest.mark.parametrize("value", ["Glucose (mg/dL)", "P(Yes)", "BMI (kg/m²)", "a-b.c, d's",
+                                   "share = 5 %; why?"])
+def test_a_label_reads_as_written(value):
+    """Issue 26: a label is also the accessible name ("Held\\-out row \\(ID…" was read)."""
+    assert as_label(value) == value
+
+
+@pytest.mark.parametrize("value", [*HOSTILE, "- a", "1. a", "12) a", "-5"])
+def test_a_label_keeps_every_markup_character_escaped(value):
+    """What :func:`as_label` leaves bare is markup nowhere inside one line: parentheses
+    (brackets stay escaped, so no link), "/", quotes, "%;?=", and "-", "." and ")" except
+    where they would start a list."""
+    label = as_label(value)
+    assert original(label) == original(as_text(value))
+    text = as_markdown_reads(label)
+    assert not URL.search(text) and not EMAIL.search(text) and not GRAMMAR.search(text), text
+    bare = re.sub(r"\\.", "", label)
+    assert not re.search(r"[!#$&*+:<>@\[\\\]^_`{|}~]", bare), label
+    assert not re.match(r"\s*(?:\d{1,9}[.)]|-)", bare), label

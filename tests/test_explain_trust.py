@@ -14,7 +14,7 @@ from forestviz.attention import AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
-from forestviz.explain.narrative import spread_text, target_column
+from forestviz.explain.narrative import spread_text, target_column, tree_value_note
 from forestviz.explain.uncertainty import MIN_EFFECTIVE_TREES, IntervalModel
 from forestviz.trees.ensemble import as_ensemble
 from tests.ensemble_models import MODELS
@@ -169,3 +169,44 @@ def test_a_value_its_interval_and_the_trees_range_print_with_the_same_decimals()
         assert place == max(0, 3 - int(np.floor(np.log10(max(map(abs, truth))))))
         for text, number in zip(said, truth, strict=True):
             assert abs(float(text) - number) <= 0.5 * 10.0 ** -place + 1e-12
+
+
+def test_an_interval_past_the_training_outcomes_says_so():
+    """Issue 26: a 214–422 interval where the largest outcome in the data is 346, unremarked.
+    The interval stays as calibrated; the note names the training rows' largest (smallest)
+    outcome it goes past, and says nothing when it stays within them."""
+    X, y, model = _fit("regression")
+    summary = TrainingSummary.from_data(model, X[:300], y[:300])
+    noisy = y[300:] + np.random.default_rng(0).normal(0, 4, 100)  # wider than the forest's
+    intervals = IntervalModel.fit(model, X[300:], noisy)
+    top = int(np.argmax(model.predict(X[:300])))
+    wide = explain(model, X[top], summary=summary, intervals=intervals)
+    low, high = intervals.interval(wide.prediction)
+    assert wide.interval == (pytest.approx(low), pytest.approx(high))  # not cut
+    assert high > y[:300].max() and low > y[:300].min()
+    assert (f"it reaches above the largest outcome of the training rows, "
+            f"{y[:300].max():.4g}") in wide.interval_note
+    assert "smallest" not in wide.interval_note
+    middle = int(np.argmin(np.abs(model.predict(X[:300]) - np.median(y))))
+    inside = explain(model, X[middle], summary=summary, intervals=intervals)
+    assert y[:300].min() <= inside.interval[0] <= inside.interval[1] <= y[:300].max()
+    assert inside.interval_note == intervals.label
+
+
+def test_a_boosting_tree_says_what_its_number_is():
+    """Issue 26: an AGBoost tree "says 708.3" beside a prediction of 318.2. Its number is its
+    term V_k (T·ν·h_k): the note gives F_0 + Σ α_k·V_k = the prediction with the model's own
+    numbers; a forest's tree says an outcome and gets no note."""
+    X, y = make_friedman1(300, n_features=5, random_state=4)
+    model = AttentionBoostingRegressor(20, random_state=0).fit(X, y)
+    e = explain(model, X[0], summary=TrainingSummary.from_data(model, X, y))
+    assert e.offset == pytest.approx(y.mean())  # squared loss: F_0 is the training mean
+    terms = float(e.tree_weights @ e.tree_predictions)
+    start, mean, predicted = e.value_texts(y.mean(), terms, model.predict(X[:1])[0])
+    note = tree_value_note(e)
+    assert f"{start} + {mean} = {predicted}" in note and "T = 20" in note
+    assert "not a prediction" in note
+    forest = _fit("regression")
+    plain = explain(forest[2], forest[0][0], summary=TrainingSummary.from_data(
+        forest[2], forest[0], forest[1]))
+    assert tree_value_note(plain) is None

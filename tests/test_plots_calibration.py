@@ -85,3 +85,19 @@ def test_bad_arguments_are_refused():
         plots.reliability_figure(y, p, "malignant", n_bins=0)
     with pytest.raises(ValueError, match="finite"):
         plots.reliability_figure(y, np.r_[p[:-1], np.nan], "malignant")
+
+
+def test_every_bin_label_lies_inside_the_plot():
+    """Issue 26: a bin's "n=…" label above and left of its point was cut off at the plot's
+    top (a share of 1) and left edge (a risk near 0); now it turns inward there."""
+    p = np.r_[np.full(20, 0.02), np.linspace(0.3, 0.7, 40), np.full(20, 0.97)]
+    y = np.r_[np.zeros(20), np.arange(40) % 2, np.ones(20)]
+    fig = plots.reliability_figure(y, p, 1.0, n_bins=4)
+    points = next(t for t in fig.data if t.mode == "lines+markers+text")
+    assert points.cliponaxis is False
+    for x, share, where in zip(points.x, points.y, points.textposition, strict=True):
+        vertical, horizontal = where.split()
+        assert vertical == ("bottom" if share > 0.85 else "top"), (share, where)
+        assert horizontal == ("right" if x < 0.1 else "left"), (x, where)
+    assert {tuple(w.split()) for w in points.textposition} >= {("top", "right"),
+                                                               ("bottom", "left")}

@@ -181,3 +181,24 @@ def test_figures_are_laid_out_for_the_narrowest_width_shown():
     weights = dirichlet(100, seed=5)
     for width in (c.HALF, c.WIDTH, 1400):
         assert plots.tree_weight_bars(weights, width=width).layout.xaxis.tickangle == -35
+
+
+@pytest.mark.parametrize("chart", ["importance", "row_vs_median"])
+def test_every_bar_of_the_feature_charts_is_named(chart):
+    """Issue 26: with 30 features plotly named every other bar (the top one unnamed); now the
+    axis lists every bar's name and the plot gives each bar a line of text."""
+    rng = np.random.default_rng(5)
+    names = [f"mean feature {j}" for j in range(30)]
+    if chart == "importance":
+        fig = plots.importance_bars(rng.dirichlet(np.ones(30)), names)
+    else:
+        X = rng.normal(size=(50, 30))
+        fig = plots.row_vs_median(plots.row_vs_median_table(X[0], X, feature_names=names))
+    (bars,) = fig.data
+    axis = fig.layout.yaxis
+    assert sorted(bars.y) == sorted(names)  # one category a bar
+    # one tick a category (dtick in category units, from the first)
+    assert (axis.type, axis.tickmode, axis.tick0, axis.dtick) == ("category", "linear", 0, 1)
+    margin = fig.layout.margin
+    plot = fig.layout.height - margin.t - (c.BOTTOM if margin.b is None else margin.b)
+    assert plot / len(names) >= 18  # 12 px text and a gap

@@ -123,3 +123,19 @@ def test_row_vs_median_bars_run_from_the_median_to_the_percentile():
     assert list(bar.marker.color) == [plots.STRONG[0], plots.STRONG[0], plots.STRONG[1]]
     with pytest.raises(ValueError, match="lacks"):
         plots.row_vs_median(table.drop(columns="percentile"))
+
+
+def test_erf_history_caption_names_the_kept_round_and_the_rule():
+    """Issue 26: the caption said "the round with the best validation AUC is kept" while the
+    star sat on round 1 (0.972 against 0.980): it now names the starred round and the rule."""
+    history = [{"iteration": i + 1, "validation_auc": auc}
+               for i, auc in enumerate((0.972, 0.975, 0.980))]
+    caption = plots.erf_history(history, 0).layout.title.subtitle.text.replace("<br>", " ")
+    star = next(t for t in plots.erf_history(history, 0).data if t.name == "kept round")
+    assert (star.x[0], star.y[0]) == (1, 0.972)
+    assert "round 1 (validation AUC 0.972)" in caption
+    assert "not round 3 with the best, 0.980" in caption
+    assert "one-standard-error rule" in caption and "best validation AUC is kept" not in caption
+    best = plots.erf_history(history, 2).layout.title.subtitle.text.replace("<br>", " ")
+    assert "round 3 (validation AUC 0.980): the best validation AUC." in best
+    assert "standard error" not in best

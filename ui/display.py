@@ -17,6 +17,11 @@ must never become markup there, so every page passes it through :func:`as_text`:
   block); white space at the start gets a word joiner before it (four spaces would start one,
   too) and white space at the end one after it (so ``**{as_text(name)}**`` stays bold).
 
+A widget's or metric's label is also its accessible name (and its help button's, "Help for
+…"), taken as written: a screen reader would read every backslash. Labels go through
+:func:`as_label`, which leaves unescaped the characters that are markup nowhere inside a line
+once brackets, angle brackets and the rest stay escaped.
+
 ``st.dataframe`` cells and headers, ``st.text``, ``st.code``, selectbox and multiselect options
 (``format_func`` texts) and text-input values are plain text already; plotly figures take names
 through :func:`forestviz.explain.plots.plain`.
@@ -50,6 +55,23 @@ def as_text(value: object) -> str:
     return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
+# Never markup inside a line when "[", "]", "<", "`", "*", "_" … stay escaped: parentheses only
+# follow "]" in a link, "/" only matters in links and HTML, "-", "." and ")" only start a list
+# (kept escaped there: "- a", "1. a", "1) a").
+_INERT = re.compile(r"\\([(),/'\"%;?=.-])")
+_LIST_START = re.compile(r"\A(?:\d{1,9}\\[.)]|\\-)")
+
+
+def as_label(value: object) -> str:
+    """:func:`as_text` for a widget's or metric's label: the same text, inert, with no
+    backslash before the characters that are plain there ("Glucose (mg/dL)" stays as it is),
+    so that its accessible name reads as written."""
+    text = as_text(value)
+    start = _LIST_START.match(text)
+    keep = start.end() if start else 0
+    return text[:keep] + _INERT.sub(r"\1", text[keep:])
+
+
 def show_error(err: Exception) -> None:
     """Show a user-facing error (a ``DataError``) without a traceback."""
     st.error(as_text(err), icon=":material/error:")
@@ -61,11 +83,13 @@ def show_dataset_summary(dataset: Dataset) -> None:
     if dataset.description:
         title += f" — {as_text(dataset.description)}"
     st.markdown(title)
-    rows, features, task, classes = st.columns(4)
-    rows.metric("Rows", f"{len(dataset.frame):,}")
-    features.metric("Features", len(dataset.feature_columns))
-    task.metric("Task", dataset.task)
-    classes.metric("Classes", len(dataset.classes) if dataset.classes else "—")
+    # tiles as wide as their values, side by side while they fit: four equal columns cut
+    # "classification" to "classific…" in a 700 px window
+    tiles = st.container(horizontal=True, gap="large")
+    tiles.metric("Rows", f"{len(dataset.frame):,}", width="content")
+    tiles.metric("Features", len(dataset.feature_columns), width="content")
+    tiles.metric("Task", dataset.task, width="content")
+    tiles.metric("Classes", len(dataset.classes) if dataset.classes else "—", width="content")
     details = [f"Target: {dataset.target}", f"ID column: {dataset.id_column or 'none'}"]
     if dataset.classes:
         details.append("Classes: " + ", ".join(map(str, dataset.classes)))

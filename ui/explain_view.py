@@ -11,13 +11,13 @@ import streamlit as st
 from forestviz.app.printing import PDF_SECONDS, PdfRefused
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
-from forestviz.explain.columns import text_table_note
+from forestviz.explain.columns import NOT_APPLICABLE, text_table_note
 from forestviz.explain.glance import interval_sentence, spread_sentence
 from forestviz.explain.narrative import why
-from forestviz.explain.tree_section import TreeSection
+from forestviz.explain.tree_section import MARGIN, TreeSection
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
-from ui.display import as_text
+from ui.display import as_label, as_text
 
 MISSING = "(missing: no level)"
 
@@ -31,14 +31,14 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
         value = original[column]
         if levels is None:  # an empty field stays missing: the model then uses the median
             values[column] = cell.number_input(
-                as_text(column), value=None if pd.isna(value) else float(value),
+                as_label(column), value=None if pd.isna(value) else float(value),
                 key=f"{key}@{column}", format="%g", placeholder=f"missing → {median:.4g}",
                 help=f"Leave empty for a missing value: the model then uses the training "
                      f"median, {median:.4g}.")
         else:
             options = (MISSING, *levels)
             current = MISSING if pd.isna(value) else str(value)
-            chosen = cell.selectbox(as_text(column), options, key=f"{key}@{column}",
+            chosen = cell.selectbox(as_label(column), options, key=f"{key}@{column}",
                                     index=options.index(current) if current in options else 0)
             values[column] = None if chosen == MISSING else chosen
     return pd.Series(values, dtype=object)
@@ -76,13 +76,17 @@ def feature_table(e: Explanation) -> None:
     table = e.feature_texts()
     st.caption(text_table_note(table))
     # the percentile and the share as numbers, so that a click on their header sorts them by
-    # size (as text, "100.0" sorts before "9.9"); a blank cell there: does not apply
-    config = {"percentile": st.column_config.NumberColumn(format="%.1f")}
+    # size (as text, "100.0" sorts before "9.9"), shown as text with "—" where they do not
+    # apply, as the note says (a bare number column shows "None" there)
+    formats = {"percentile": "{:.1f}"}
     table["percentile"] = e.features["percentile"].round(1)
     if "share with this level" in table:
         table["share with this level"] = (100 * e.features["share"]).round(1)
-        config["share with this level"] = st.column_config.NumberColumn(format="%.1f %%")
-    st.dataframe(table, hide_index=True, column_config=config, key="explain_features")
+        formats["share with this level"] = "{:.1f} %"
+    styled = table.style
+    for column, shown in formats.items():
+        styled = styled.format(shown, subset=[column], na_rep=NOT_APPLICABLE)
+    st.dataframe(styled, hide_index=True, key="explain_features")
 
 
 def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None,
@@ -100,13 +104,19 @@ def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None,
 def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSection,
                  svg: str | None) -> None:
     """One chosen tree (a :class:`~forestviz.explain.tree_section.TreeSection`): weight, its
-    path drawing, the path in words and the nearest leaves."""
+    path drawing, the path's tests as a numbered list (it wraps in the narrow column, where a
+    table cut them) and the nearest leaves."""
     tree = section.tree
-    st.markdown(as_text(f"{section.title}; this tree says {section.says}"))
+    says = "its term V is" if e.offset else "this tree says"  # tree_value_note: what V is
+    st.markdown(as_text(f"{section.title}; {says} {section.says}"))
     left, right = st.columns([3, 2])
     if svg is not None:
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
-    right.dataframe(section.path, hide_index=True, key=f"path@{rank}")
+    tests = zip(section.path["test"], section.path[MARGIN], section.fragile, strict=True)
+    right.markdown("**The path's tests** (margin: value − threshold)\n\n" + "\n".join(
+        f"{i}. " + as_text(f"{test} (margin {margin}" + ("; the most fragile" if fragile
+                                                          else "") + ")")
+        for i, (test, margin, fragile) in enumerate(tests, start=1)))
     if section.fragile_test is not None:
         right.caption(as_text(f"Most fragile test: {section.fragile_test} (the smallest margin "
                               "relative to the feature's spread)."))

@@ -14,7 +14,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.export import csv_bytes
 from forestviz.names import elide, elide_cells
-from ui.display import as_text, show_error
+from ui.display import as_label, as_text, show_error
 from ui.explain_view import MISSING
 
 SEVERAL = "explain_several"  # session key: (file digest, model label, Several)
@@ -33,7 +33,7 @@ def new_patient(bench: Workbench, key: str) -> pd.Series | None:
         values = {}
         for i, field in enumerate(form):
             cell = grid[i % 4]
-            label, note = as_text(field.column), as_text(field.range_text())
+            label, note = as_label(field.column), as_text(field.range_text())
             if field.numeric:
                 values[field.column] = cell.number_input(
                     label, value=None, format="%g", placeholder="missing",

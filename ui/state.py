@@ -10,7 +10,13 @@ from forestviz.app.limits import Limits
 from forestviz.app.uploads import TableBudget
 from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice, load_dataset
 from forestviz.io.csv_input import load_csv
-from forestviz.io.dataset import DataChoice, Dataset, schema, suggest_id_columns
+from forestviz.io.dataset import (
+    DataChoice,
+    Dataset,
+    schema,
+    suggest_id_columns,
+    suggest_target,
+)
 
 DATASET = "dataset"  # the Dataset every page works on
 CHOICE = "dataset_choice"  # the DataChoice that built it
@@ -20,13 +26,15 @@ TASKS = ("auto", "classification", "regression")
 
 @dataclass(frozen=True, eq=False)
 class Source:
-    """A table a Dataset can be built from, with the columns suggested for it."""
+    """A table a Dataset can be built from, with the columns suggested for it (``named``:
+    whether the default target was chosen by its name, else it is a guess to check)."""
 
     key: str
     name: str
     description: str
     frame: pd.DataFrame
     defaults: DataChoice
+    named: bool = True
 
 
 @st.cache_resource(show_spinner=False)
@@ -80,8 +88,9 @@ def read_upload(name: str, data: bytes) -> Source:
             frame = load_csv(data, max_bytes=upload_limit_mb() * 1024 * 1024)
         budget.keep(key, frame)
     ids = suggest_id_columns(frame)
-    defaults = DataChoice(key, frame.columns[-1], ids[0] if ids else None, (), "auto")
-    source = Source(key, name, "", frame, defaults)
+    target, named = suggest_target(frame)
+    defaults = DataChoice(key, target, next((c for c in ids if c != target), None), (), "auto")
+    source = Source(key, name, "", frame, defaults, named)
     replace(UPLOAD, source)
     return source
 

@@ -14,7 +14,7 @@ from forestviz.explain.glance import Glance
 from forestviz.explain.imputed import WARNING
 from forestviz.explain.plots.reasons import reasons_waterfall
 from forestviz.names import elide
-from ui.display import as_text
+from ui.display import as_label, as_text
 
 WATERFALL_WIDTH = 470  # pixels: the right half of a 1400 px window with the sidebar open
 WATERFALL_HEIGHT = 400
@@ -27,7 +27,7 @@ def tiles(e: Explanation, g: Glance) -> None:
     if e.task == "classification":
         shown = e.classes[-1] if e.classes.size == 2 else e.predicted_class
         row.metric("Predicted class", as_text(elide(e.predicted_class)), width="content")
-        row.metric(as_text(f"P({elide(shown)})"), f"{g.value:.2f}", width="content",
+        row.metric(as_label(f"P({elide(shown)})"), f"{g.value:.2f}", width="content",
                    help=as_text(f"The model's probability of {shown} for this row."))
     else:
         row.metric("Predicted value", e.value_texts(e.prediction)[0], width="content")

@@ -43,7 +43,8 @@ def chosen_in_words(bundle: Bundle) -> str:
         said.append(setting + (" (chosen on rows held out in training)" if tuned
                                else " (set by hand)"))
     if "best_round" in found:
-        said.append(f"reweighting round {found['best_round']} of {len(found['rounds'])}")
+        kept = found["rounds"][found["best_round"]]["iteration"]  # rounds count from 1
+        said.append(f"reweighting round {kept} of {len(found['rounds'])}")
         if search is not None:
             weighting = bool(search.loc[search["selected"], "model_weighting"].iloc[0])
             said.append("model weighting " + ("on" if weighting else "off"))

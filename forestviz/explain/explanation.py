@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from forestviz.explain.columns import ColumnMap
 from forestviz.explain.contributions import Contributions
+from forestviz.explain.narrative import beyond_outcomes
 from forestviz.explain.narrative import why as why_sentence
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel, TreeSpread, spread_warnings, tree_spread
@@ -298,12 +299,14 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
     if contributions is not None:
         found = summary.contributions.explain(x, weights, method=contributions).fold(
             [summary.columns.names[j] for j in summary.columns.owner])
-    interval = interval_name = calibrated = None
+    interval = interval_name = calibrated = note = None
     if intervals is not None and (task == "regression" or classes.size == 2):
         output = prediction if task == "regression" else prediction[1]
         interval = intervals.interval(output)
+        note = intervals.label
         if intervals.kind == "conformal":
             interval_name = f"{intervals.confidence:.0%} interval"
+            note += beyond_outcomes(*interval, summary.y_train)
         else:
             interval_name, calibrated = "Venn-ABERS range", intervals.calibrated_risk(output)
     e = Explanation(
@@ -325,7 +328,7 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
                                  [:n_alternatives]) if n_alternatives else () for k in top),
         columns=summary.columns, missing=missing,
         spread=tree_spread(tree_predictions, weights, out.offset), interval=interval,
-        interval_name=interval_name, interval_note=None if interval is None else intervals.label,
+        interval_name=interval_name, interval_note=None if interval is None else note,
         calibrated_risk=calibrated,
         warnings=tuple(spread_warnings(float(effective_trees(weights)), eps, weights.size,
                                        base_kept=bool(ensemble.diagnostics().get("selected_base")))),

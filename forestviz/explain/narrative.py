@@ -73,6 +73,40 @@ def spread_text(e, name=str) -> str | None:
     return f"weighted votes of the trees: {votes}"
 
 
+def tree_value_note(e) -> str | None:
+    """What a boosting tree's number is (AGBoost, algorithms.md §2): no prediction of the
+    outcome but its term V_k = T·ν·h_k(x), the tree's fit to the residuals times the learning
+    rate ν and the number of trees T, so that the prediction is the starting value F_0 plus the
+    trees' weighted mean term, F_0 + Σ α_k·V_k. None for a forest, whose trees each say an
+    outcome."""
+    if not e.offset:
+        return None
+    start, mean, prediction = e.value_texts(e.offset, e.prediction - e.offset, e.prediction)
+    return (f"A boosting tree's number is not a prediction: it is its term V = T·ν·h, its "
+            "correction of the residuals left by the trees before it, times the learning rate ν "
+            f"and the number of trees T = {e.n_trees}. The prediction is the starting value "
+            f"(the training mean) plus the weighted mean of the terms: {start} + {mean} = "
+            f"{prediction}.")
+
+
+def beyond_outcomes(low: float, high: float, y_train) -> str:
+    """"; it reaches above the largest outcome of the training rows, 346 (…)" when a value's
+    interval goes past the outcomes the model learnt from, else "". The interval is not cut
+    there (its coverage holds as it is); a split-conformal interval is equally wide for every
+    row, so near the edge of the data it covers values no training row had."""
+    y = np.asarray(y_train, dtype=float)
+    said = []
+    if high > y.max():
+        said.append(f"above the largest outcome of the training rows, {y.max():.4g}")
+    if low < y.min():
+        said.append(f"below the smallest, {y.min():.4g}" if said else
+                    f"below the smallest outcome of the training rows, {y.min():.4g}")
+    if not said:
+        return ""
+    return (f"; it reaches {' and '.join(said)} (the interval is equally wide for every row, so "
+            "near the edge of the data it takes in values no training row had)")
+
+
 def interval_note(e) -> str:
     """Where the interval comes from and, for a risk, whether the model's own risk lies in the
     calibrated range."""

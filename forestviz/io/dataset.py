@@ -80,6 +80,30 @@ def suggest_id_columns(df: pd.DataFrame) -> list[str]:
     return sorted(found, key=lambda name: not named.search(str(name)))
 
 
+# a column named like the outcome: "diagnosis", "Outcome", "target", "class", "label", "y" …
+_OUTCOME_NAME = re.compile(
+    r"^(?:target|outcome|label|class|y|diagnosis|response|result|status)$|"
+    r"(?:^|[\s_-])(?:target|outcome|label|class|diagnosis)(?:$|[\s_-])", re.IGNORECASE)
+
+
+def suggest_target(df: pd.DataFrame) -> tuple[str, bool]:
+    """The column an uploaded table's target defaults to, and whether its name says so.
+
+    A column named like an outcome ("diagnosis", "Outcome", "target class"; the whole name
+    first) that is not an identifier (:func:`suggest_id_columns`); else the last column that is
+    neither an identifier nor free text, else the last column: a guess (False) the Data page
+    asks the user to check. The last column alone is no rule: a table whose outcome comes
+    first (the breast-cancer CSV's "diagnosis") often ends with some note or category."""
+    ids = set(suggest_id_columns(df))
+    columns = [c for c in df.columns if c not in ids]
+    named = [c for c in columns if _OUTCOME_NAME.search(str(c).strip())]
+    if named:
+        whole = [c for c in named if _OUTCOME_NAME.fullmatch(str(c).strip())]
+        return (whole or named)[0], True
+    usable = [c for c in columns if _kind(df[c], False) != "text"]
+    return (usable or columns or list(df.columns))[-1], False
+
+
 def _kind(column: pd.Series, id_like: bool) -> str:
     if id_like:
         return "id-like"

@@ -44,6 +44,18 @@ def reliability_bins(y_true, proba, positive_label, n_bins: int = 10):
     return mean, share, counts
 
 
+# a point's "n=…" label goes above and to the left of it, except where that would leave the
+# plot (cut off at its edge): below a share this close to the top, right of a risk this close
+# to 0 (about a label's height and width on the smallest plot the figure is shown in)
+TOP_ROOM, LEFT_ROOM = 0.15, 0.1
+
+
+def label_positions(mean, share) -> list[str]:
+    """Plotly text positions of the bins' "n=…" labels, each inside the plot."""
+    return [f"{'bottom' if y > 1 - TOP_ROOM else 'top'} {'right' if x < LEFT_ROOM else 'left'}"
+            for x, y in zip(mean, share, strict=True)]
+
+
 def reliability_figure(y_true, proba, positive_label, n_bins: int = 10, *,
                        name: str = "held-out rows", width=WIDTH) -> go.Figure:
     """Share of ``positive_label`` outcomes against the mean predicted risk ``proba`` per bin
@@ -56,7 +68,8 @@ def reliability_figure(y_true, proba, positive_label, n_bins: int = 10, *,
                     line={"dash": "dot", "color": "grey"}, hoverinfo="skip")
     fig.add_scatter(
         x=mean, y=share, mode="lines+markers+text", name=plain(name),
-        text=[f"n={c}" for c in counts], textposition="top left", customdata=counts,
+        text=[f"n={c}" for c in counts], textposition=label_positions(mean, share),
+        cliponaxis=False, customdata=counts,
         marker={"color": STRONG[0], "size": 8}, line={"color": STRONG[0]},
         hovertemplate=(f"mean predicted risk %{{x:.3f}}<br>share {positive} %{{y:.3f}}"
                        "<br>%{customdata} rows<extra></extra>"))

@@ -59,6 +59,8 @@ LEGEND_ROW = 22
 ITEM_GAP = 5  # plotly's pixels between two legend entries
 HALF_LINE = 11  # pixels of half a line of a title
 HEIGHT = 450  # plotly's and Streamlit's height of a figure that sets none
+BAR_ROW = 22  # pixels of a horizontal bar with its name beside it (12 px text and a gap)
+BOTTOM = 80  # plotly's bottom margin: the x axis's ticks and title
 
 
 def narrowest(width: int) -> int:
@@ -100,6 +102,12 @@ def unique_labels(labels, default: str, n: int) -> list[str]:
     if len(raw) != n:
         raise ValueError(f"expected {n} labels, got {len(raw)}")
     return [plain(label) for label in elide_unique(raw)]
+
+
+EVERY_CATEGORY = {"type": "category", "tickmode": "linear", "tick0": 0, "dtick": 1}
+"""A category axis that names every bar (one tick per category): by itself plotly names every
+other bar (or fewer) once there are more bars than ticks it would draw, and the top bar may go
+unnamed."""
 
 
 def tree_names(n_trees: int, tree_ids) -> list[str]:
@@ -144,12 +152,13 @@ def legend_rows(names, width: int, sides: int = SIDES) -> int:
 
 
 def finish(fig: go.Figure, title: str, caption: str, *, width: int = WIDTH,
-           panel_titles=False, **layout) -> go.Figure:
+           panel_titles=False, bars: int = 0, **layout) -> go.Figure:
     """Title with the caption as subtitle, both wrapped to the narrowest width the figure is
     shown at (:func:`narrowest`) and anchored at the top left; below them the legend (if any)
     in horizontal rows; then the plot, whose top margin holds all three at ``width`` (and the
     corner title of a ternary or the title of a first subplot panel: their legend goes to the
-    figure's foot instead, with room for its rows at the narrowest width). White
+    figure's foot instead, with room for its rows at the narrowest width). A plot of ``bars``
+    horizontal bars is made tall enough for each to have its name (:data:`BAR_ROW`). White
     (:func:`white_template`); ``layout`` is passed on."""
     shown = narrowest(width)
     # the title and caption span the figure, less their padding
@@ -165,6 +174,7 @@ def finish(fig: go.Figure, title: str, caption: str, *, width: int = WIDTH,
     height = layout.pop("height", None) or HEIGHT
     top = text + legend * (not below) + 50 * ("ternary" in layout) + 30 * panel_titles
     margin = {"t": top, **({"b": 70 + legend} if below else {}), **margin}
+    height = max(height, top + margin.get("b", BOTTOM) + BAR_ROW * bars)
     # on the container: plotly keeps the plot below a legend there (its "reserved margin")
     place = {"y": 0, "yanchor": "bottom"} if below else {"y": 1 - text / height,
                                                           "yanchor": "top"}

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from forestviz.explain.plots.conventions import WIDTH, finish, unique_labels
+from forestviz.explain.plots.conventions import EVERY_CATEGORY, WIDTH, finish, unique_labels
 from forestviz.explain.plots.inputs import records, vector
 
 
@@ -34,14 +34,15 @@ def importance_bars(importance, feature_names, *, width=WIDTH) -> go.Figure:
     whole = unique_labels(None, "x{}", values.size) if feature_names is None else [
         str(n) for n in feature_names]
     order = np.argsort(values, kind="stable")
-    fig = go.Figure(go.Bar(x=values[order], y=[labels[j] for j in order], orientation="h",
+    names = [labels[j] for j in order]
+    fig = go.Figure(go.Bar(x=values[order], y=names, orientation="h",
                            hovertext=[f"{whole[j]}: {values[j]:.3f}" for j in order],
                            hoverinfo="text"))
     return finish(fig, "Feature importance (impurity decrease)",
                   "Mean decrease in impurity averaged over the trees that split, as shares "
                   "that sum to 1: how much each feature's splits purify the leaves.",
                   width=width, xaxis={"title": {"text": "importance"}},
-                  height=max(300, 24 * values.size))
+                  yaxis=EVERY_CATEGORY, height=300, bars=values.size)
 
 
 def effective_trees_histogram(effective, n_trees: int, *, width=WIDTH) -> go.Figure:

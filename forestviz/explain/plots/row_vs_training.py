@@ -8,7 +8,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy.stats import percentileofscore
 
-from forestviz.explain.plots.conventions import STRONG, WIDTH, finish, plain, unique_labels
+from forestviz.explain.plots.conventions import (
+    EVERY_CATEGORY,
+    STRONG,
+    WIDTH,
+    finish,
+    plain,
+    unique_labels,
+)
 from forestviz.explain.plots.inputs import records
 from forestviz.names import wrap_name
 
@@ -65,8 +72,8 @@ def row_vs_median(table, *, width=WIDTH) -> go.Figure:
         fig, "This row compared with the training data",
         "Each bar runs from the training median (50) to the row's percentile: how many training "
         "rows have a lower value. Orange: above the median; blue: below.", width=width,
-        panel_titles=True,
+        panel_titles=True, bars=len(features),
         xaxis={"title": {"text": "Percentile among training rows (50 = median)"},
                "range": [0, 100]},
-        yaxis={"title": {"text": "Feature"}, "type": "category", "autorange": "reversed"},
+        yaxis={"title": {"text": "Feature"}, **EVERY_CATEGORY, "autorange": "reversed"},
         showlegend=False)

@@ -143,5 +143,27 @@ def erf_history(history, best_iteration=None, *, width=WIDTH) -> go.Figure:
     return finish(
         fig, "How the Enhanced Random Forest changed over its training rounds",
         "Each round re-weights the training rows: rows the forest gets wrong weigh more in the "
-        "next round. The round with the best validation AUC is kept.",
+        "next round. " + _kept_sentence(frame, best_iteration),
         width=width, panel_titles=True, height=380 + 220 * has_weights)
+
+
+def _kept_sentence(frame, best_iteration) -> str:
+    """Which round is kept and why, from the history itself: the estimator keeps the earliest
+    round (the simplest model) whose validation AUC is within one standard error of the best
+    (the one-standard-error rule, :mod:`forestviz.enhanced.rounds`), so the star need not be
+    on the highest point."""
+    if best_iteration is None:
+        return "No kept round is marked."
+    auc = frame["validation_auc"].to_numpy(float)
+    kept = int(frame["iteration"].iloc[int(best_iteration)])
+    if not np.isfinite(auc).any():
+        return f"The star marks the kept round, round {kept} (no validation AUC was recorded)."
+    top = int(np.nanargmax(auc))
+    score = auc[int(best_iteration)]
+    said = f"The star marks the kept round, round {kept} (validation AUC {score:.3f})"
+    if score >= auc[top]:
+        return said + ": the best validation AUC."
+    return (f"{said}, not round {int(frame['iteration'].iloc[top])} with the best, "
+            f"{auc[top]:.3f}: the one-standard-error rule keeps the earliest round whose AUC is "
+            "within one standard error of the best, as a lead that small is within the noise "
+            "of the validation rows.")
