@@ -38,10 +38,11 @@ def pick_row(bench: Workbench, how: str) -> int:
                 ranked[["position", "ID", label, "actual"]].itertuples(index=False)}
         # keyed by the model: the browser keeps a kept widget's shown text, so under the same
         # key another model's numbers would stay in the box until the next choice
-        chosen = st.selectbox(SORTED[dataset.task], positions,
-                              index=positions.index(current) if current in text else 0,
-                              format_func=text.get, key=f"explain_ranked@{bench.label}")
-        with st.expander("All held-out rows, sorted"):
+        left, right = st.columns([3, 2], vertical_alignment="bottom")
+        chosen = left.selectbox(SORTED[dataset.task], positions,
+                                index=positions.index(current) if current in text else 0,
+                                format_func=text.get, key=f"explain_ranked@{bench.label}")
+        with right.expander("All held-out rows, sorted"):
             st.dataframe(ranked.drop(columns="position"), hide_index=True)
         current = int(chosen)
     elif how == "id":
@@ -70,7 +71,7 @@ def explained_row() -> None:
     models.model_picker(bench, "Model", key="explain_model")
     pickers = {"ranked": RANKED[dataset.task], **PICKERS}
     how = st.radio("Choose the row", list(pickers), format_func=pickers.get, horizontal=True,
-                   key="explain_picker")
+                   key="explain_picker", label_visibility="collapsed")
     if how == "new":
         original = patients.new_patient(bench, key=f"explain_new@{dataset.name}")
         if original is None:
@@ -112,13 +113,13 @@ def explained_row() -> None:
                             bench.report_name(explanation, "pdf", edited=bool(edited)))
 
     title = "New patient" if row_id == NEW_ROW else f"Row {row_id}"
-    summary_view.summary(explanation, glance, title=f"{title}: {glance.headline}",
+    summary_view.summary(explanation, glance, title=title,
                          notes=[bench.whole().stability(explanation).sentence()],
                          buttons=report_buttons)
 
     st.header("How the forest reached it", anchor=False)
     view.prediction_card(explanation, actual)
-    view.why_and_warnings(explanation)
+    view.warnings(explanation)
     view.attention_lens(bench, explanation)
     if len(bench.trained) > 1:
         with st.expander("This row under every trained model"):

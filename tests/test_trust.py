@@ -51,8 +51,9 @@ def test_a_rows_stability_against_its_neighbours_own_explanations(bench):
     position = int(model.test_rows[0])
     e = bench.explain(position)
     found = bench.whole().stability(e)
-    index, _ = model.summary.nearest(e.row, trust.NEIGHBOURS)
+    index = e.neighbors["row"].to_numpy()  # the similar rows the page lists and counts
     assert found.n == len(index) == trust.NEIGHBOURS
+    np.testing.assert_array_equal(index, model.summary.nearest(e.row, trust.NEIGHBOURS)[0])
 
     def top(explanation, k):
         totals = pd.Series(np.abs(explanation.contributions.total[:, 1]),

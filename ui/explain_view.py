@@ -13,7 +13,6 @@ from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
 from forestviz.explain.columns import NOT_APPLICABLE, text_table_note
 from forestviz.explain.glance import interval_sentence, spread_sentence
-from forestviz.explain.narrative import why
 from forestviz.explain.tree_section import MARGIN, TreeSection
 from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
@@ -63,9 +62,9 @@ def prediction_card(e: Explanation, actual) -> None:
     st.caption(as_text(" · ".join(notes)))
 
 
-def why_and_warnings(e: Explanation) -> None:
-    """The one-sentence reason, then plain warnings about how far to trust this prediction."""
-    st.info(as_text(why(e, elide)), icon=":material/lightbulb:")
+def warnings(e: Explanation) -> None:
+    """Plain warnings about how far to trust this prediction (the reasons are argued in the
+    summary, :mod:`ui.summary_view`)."""
     for warning in e.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
 

@@ -44,15 +44,18 @@ def tiles(e: Explanation, g: Glance) -> None:
 
 def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             buttons: Callable[[st.delta_generator.DeltaGenerator], None]) -> None:
-    """The summary block: ``title`` (the row), the tiles, the sentence arguing both sides,
+    """The summary block: ``title`` (the row) with what is predicted, the tiles, then the
+    sentence arguing both sides,
     the alarm (or the quiet notes) about missing values, the similar rows, ``notes`` (short
     facts such as the stability line) and, through ``buttons``, the report buttons; the
     compact two-sided waterfall beside them."""
     with st.container(border=True, key="explain_summary"):
-        st.subheader(as_text(title), anchor=False)  # no "#row-<id>" link from the ID
+        said = (f"predicted {elide(e.predicted_class)}" if e.task == "classification"
+                else f"predicted {e.value_texts(e.prediction)[0]}")
+        st.subheader(as_text(f"{title}: {said}"), anchor=False)  # no "#row-<id>" link
+        tiles(e, g)
         left, right = st.columns([11, 10], gap="medium")
         with left:
-            tiles(e, g)
             st.info(as_text(g.argument), icon=":material/balance:")
             for check in g.checks:
                 if check.level == WARNING:

@@ -86,9 +86,9 @@ def _contributions(bundle: Bundle, X_encoded: np.ndarray) -> tuple[np.ndarray, n
 
 
 def stability_of(bundle: Bundle, explanation: Explanation) -> Stability:
-    """The explained row against its :data:`~forestviz.explain.trust.NEIGHBOURS` most similar
-    training rows (those its explanation lists)."""
-    index, _ = bundle.summary.nearest(explanation.row, NEIGHBOURS)
+    """The explained row against the most similar training rows its explanation lists (the
+    rows "Most similar training rows" shows and the summary counts)."""
+    index = explanation.neighbors["row"].to_numpy(dtype=np.intp)
     theirs, weights = _contributions(bundle, bundle.summary.X_train[index])
     c = explanation.contributions
     column = target_column(explanation)

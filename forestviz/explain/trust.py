@@ -29,9 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from forestviz.explain.summary import NEIGHBORS
+
 TOP_REASONS = 3
 TOP_TREES = 5
-NEIGHBOURS = 10
+NEIGHBOURS = NEIGHBORS  # the similar rows an explanation lists
 COMPACITY_SHARE = 0.9
 EQUAL = 1e-12  # weights within this of 1/T count as equal
 

@@ -32,14 +32,15 @@ def reasons_waterfall(reasons, *, width: int = HALF) -> go.Figure:
              for n, m in zip(numbers, measures, strict=True)]
     fig = go.Figure(go.Waterfall(
         orientation="h", y=labels, x=numbers, measure=measures, text=texts,
-        textposition="outside", hovertext=[f"{label}: {text}" for label, text
+        textposition="outside", cliponaxis=False, hovertext=[f"{label}: {text}" for label, text
                                            in zip(labels, texts, strict=True)],
         hoverinfo="text", increasing={"marker": {"color": STRONG[1]}},
         decreasing={"marker": {"color": STRONG[0]}}, totals={"marker": {"color": "#888888"}}))
     target = plain(reasons.target)
     return finish(
-        fig, f"Reasons both ways: {target} from the base value to this row",
-        f"The strongest columns raising {target} (orange) and lowering it (blue), the other "
-        "columns as one bar; base value: the trees' expected output, weighted by this row's "
-        "tree weights.", width=width, xaxis={"title": {"text": target}},
+        fig, f"Reasons both ways: {target}",
+        f"Orange raises {target}, blue lowers it; the other columns as one bar. Base value: "
+        "the trees' expected output, weighted by this row's tree weights.", width=width,
+        xaxis={"title": {"text": target}},
+        margin={"r": 70},  # the pushes printed outside the bars, right of the last
         yaxis={"type": "category", "autorange": "reversed"}, showlegend=False)
