@@ -62,6 +62,7 @@ from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import tree_covers
 from forestviz.trees.loaded import (
+    MAGNITUDE,
     DamagedState,
     checked_array,
     checked_count,
@@ -241,7 +242,7 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         if abs(self.z_.sum() - m) > 1e-6 * m:
             raise DamagedState("its feature weights z do not sum to the number of features")
         self.eps_ = checked_number(self.eps_, "contamination ε", low=0.0, high=1.0)
-        self.tau_ = checked_number(self.tau_, "temperature τ", above=0.0)
+        self.tau_ = checked_number(self.tau_, "temperature τ", low=1 / MAGNITUDE, high=MAGNITUDE)
         checked_array(self.v_, "tree temperatures v", (T,), above=0.0)
         checked_array(self.v_ * self.tau_, "tree temperatures v·τ", (T,),
                       low=1 / TEMPERATURE_FACTOR, high=TEMPERATURE_FACTOR)

@@ -69,6 +69,7 @@ from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import node_values, tree_covers
 from forestviz.trees.loaded import (
+    MAGNITUDE,
     DamagedState,
     checked_flag,
     checked_number,
@@ -199,16 +200,16 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         if "w_" not in state:
             return
         trees = checked_trees(self.estimators_)
-        stats, gbm = self.leaf_stats_, getattr(self, "gbm_", None)
+        stats = self.leaf_stats_
         if not (isinstance(stats, LeafStats) and same_trees(stats.trees, trees)
-                and stats.task == "regression"
-                and (gbm is None or same_trees(list(gbm.estimators_[:, 0]), trees))):
+                and stats.task == "regression"):
             raise DamagedState("its leaf statistics are not built on its trees")
         checked_weights(self.w_, "tree weights w", len(trees))
         self.eps_ = checked_number(self.eps_, "contamination ε", low=0.0, high=1.0)
-        self.tau_ = checked_number(self.tau_, "temperature τ", above=0.0)
+        self.tau_ = checked_number(self.tau_, "temperature τ", low=1 / MAGNITUDE, high=MAGNITUDE)
         self.discount_ = checked_number(self.discount_, "discount γ", above=0.0, high=1.0)
-        self.init_ = checked_number(self.init_, "initial prediction F_0")
+        self.init_ = checked_number(self.init_, "initial prediction F_0", low=-MAGNITUDE,
+                                    high=MAGNITUDE)
         checked_flag(self.selected_base_, "choice of the plain machine")
 
     @staticmethod

@@ -40,6 +40,7 @@ from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_
 from forestviz.trees.fitted import impurity_importance
 from forestviz.trees.leaf_values import LeafTable, tree_covers
 from forestviz.trees.loaded import (
+    MAGNITUDE,
     DamagedState,
     checked_array,
     checked_count,
@@ -275,10 +276,12 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         checked_count(self.top_trees_, "number of top trees L", low=1, high=T)
         checked_array(self.tree_rankings_, "tree rankings", (n, self.top_trees_), "i", low=0,
                       high=T - 1)
-        checked_array(self.train_indices_, "training row positions", (n,), "i", low=0)
+        if not np.array_equal(checked_array(self.train_indices_, "training row positions",
+                                            (n,), "i"), np.arange(n)):
+            raise DamagedState("its training row positions are not 0, 1, …, n − 1")
         checked_array(self.sample_importance_, "sample importances", (n,), low=0.0)
-        checked_array(self._mean, "feature means", (m,))
-        checked_array(self._scale, "feature scales", (m,), above=0.0)
+        checked_array(self._mean, "feature means", (m,), low=-MAGNITUDE, high=MAGNITUDE)
+        checked_array(self._scale, "feature scales", (m,), low=1 / MAGNITUDE, high=MAGNITUDE)
         checked_flag(self.model_weighting_, "choice of model weighting")
         checked_flag(self.selected_base_, "choice of the plain forest")
         if classes.size == 2:
@@ -290,7 +293,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
                           high=m - 1)
         if self.validation_indices_ is not None:
             rows = checked_array(self.validation_indices_, "validation rows", (None,), "i",
-                                 low=0)
+                                 low=0, high=n - 1)
             checked_array(self.validation_proba_, "validation probabilities",
                           (rows.size, classes.size), low=0.0, high=1.0 + 1e-9)
 

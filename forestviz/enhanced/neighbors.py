@@ -20,7 +20,13 @@ import numba
 import numpy as np
 from sklearn.neighbors import KDTree
 
-from forestviz.trees.loaded import DamagedState, checked_array, checked_count, state_of
+from forestviz.trees.loaded import (
+    MAGNITUDE,
+    DamagedState,
+    checked_array,
+    checked_count,
+    state_of,
+)
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 # Up to this many features the KD-tree answers (2-3 dimensions: up to 2× faster than the blocks
@@ -195,10 +201,11 @@ class TrainingNeighbors:
         return {"Z_train": self.Z_train, "n_neighbors": self.n_neighbors, "permutation": order}
 
     def __setstate__(self, state):
-        """Check the saved rows (finite, n × m), M (1..n) and shuffle (a permutation of the
-        rows, given exactly when m > 3), then rebuild the index."""
+        """Check the saved rows (n × m within ±MAGNITUDE), M (1..n) and shuffle (a permutation
+        of the rows, given exactly when m > 3), then rebuild the index."""
         state = state_of(state, ("Z_train", "n_neighbors", "permutation"), "neighbour index")
-        Z = checked_array(state["Z_train"], "standardised training rows", (None, None))
+        Z = checked_array(state["Z_train"], "standardised training rows", (None, None),
+                          low=-MAGNITUDE, high=MAGNITUDE)
         n = len(Z)
         checked_count(state["n_neighbors"], "number of neighbours", low=1, high=max(n, 1))
         permutation = state["permutation"]

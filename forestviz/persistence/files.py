@@ -139,7 +139,8 @@ def loads(data: bytes):
     except DamagedState as err:  # a model's __setstate__ found its saved state inconsistent
         raise refused(str(err)) from None
     except Exception as err:  # skops and the classes' __setstate__ raise many kinds
-        raise ModelFileError(f"This model file could not be read ({err}). Train the model "
+        reason = " ".join(str(err).split())  # one line, whatever the error held
+        raise ModelFileError(f"This model file could not be read ({reason}). Train the model "
                              "again and save it anew.") from err
     obj = _unwrap(envelope)
     _check_objects(obj)

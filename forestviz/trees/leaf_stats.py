@@ -18,6 +18,7 @@ from forestviz.trees.fitted import fitted_trees
 from forestviz.trees.flat import FlatTrees
 from forestviz.trees.leaf_values import own_leaf_values
 from forestviz.trees.loaded import (
+    MAGNITUDE,
     DamagedState,
     checked_array,
     checked_count,
@@ -241,25 +242,28 @@ SAVED = ("trees", "counts", "leaf_means", "leaf_values", "center", "scale", "tas
 
 def check_state(state) -> dict:
     """A saved :class:`LeafStats` state whose arrays fit its trees (N nodes, m features):
-    counts (N,) ≥ 0, keys (N, m) and values (N,) or (N, C) finite, C sorted unique classes,
-    center and scale (m,) finite, scale > 0; DamagedState otherwise."""
+    counts (N,) ≥ 0, keys (N, m) and values (N,) or (N, C) within ±MAGNITUDE, C sorted unique
+    classes, center (m,) within ±MAGNITUDE, scale (m,) within [1/MAGNITUDE, MAGNITUDE];
+    DamagedState otherwise."""
     state = state_of(state, SAVED, "leaf statistics")
     trees = checked_trees(state["trees"])
     n_nodes = sum(t.tree_.node_count for t in trees)
     m = trees[0].tree_.n_features
     checked_array(state["counts"], "leaf statistics' row counts", (n_nodes,), low=0.0)
-    checked_array(state["leaf_means"], "leaf statistics' keys", (n_nodes, m))
-    checked_array(state["center"], "leaf statistics' feature means", (m,))
-    checked_array(state["scale"], "leaf statistics' feature scales", (m,), above=0.0)
+    bounds = {"low": -MAGNITUDE, "high": MAGNITUDE}
+    checked_array(state["leaf_means"], "leaf statistics' keys", (n_nodes, m), **bounds)
+    checked_array(state["center"], "leaf statistics' feature means", (m,), **bounds)
+    checked_array(state["scale"], "leaf statistics' feature scales", (m,), low=1 / MAGNITUDE,
+                  high=MAGNITUDE)
     checked_count(state["chunk_size"], "leaf statistics' chunk size", low=1)
     if state["n_jobs"] is not None:
         checked_count(state["n_jobs"], "leaf statistics' number of threads", low=-1)
     classes = state["classes"]
     if state["task"] == "regression" and classes is None:
-        checked_array(state["leaf_values"], "leaf values", (n_nodes,))
+        checked_array(state["leaf_values"], "leaf values", (n_nodes,), **bounds)
     elif (state["task"] == "classification" and isinstance(classes, np.ndarray)
           and classes.ndim == 1 and classes.size and np.array_equal(np.unique(classes), classes)):
-        checked_array(state["leaf_values"], "leaf values", (n_nodes, classes.size))
+        checked_array(state["leaf_values"], "leaf values", (n_nodes, classes.size), **bounds)
     else:
         raise DamagedState("its leaf statistics' task or classes are damaged")
     return state

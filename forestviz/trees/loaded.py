@@ -19,6 +19,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.tree import BaseDecisionTree, DecisionTreeRegressor
 
+MAGNITUDE = 1e100
+"""Saved keys, values, centres, scales and temperatures lie within [−this, this] (scales and τ
+at least 1/this): their squares summed over features and trees stay finite."""
 _TREE_LEAF, _NO_FEATURE = -1, -2  # scikit-learn's markers at leaves
 # scikit-learn's compiled tree class, reached through public API rather than its private module
 Tree = type(DecisionTreeRegressor().fit([[0.0]], [0.0]).tree_)
@@ -123,15 +126,20 @@ def same_trees(first, second) -> bool:
 
 def tree_is_sound(tree: Tree) -> bool:
     """Node 0 is the root, every other node has exactly one parent, which comes before it,
-    split features are below ``n_features`` and ``max_depth`` is the depth of the deepest
-    leaf (scikit-learn's builder stores exactly that; loops over depths rely on it)."""
+    split features are below ``n_features``, ``max_depth`` is the depth of the deepest leaf
+    (scikit-learn's builder stores exactly that; loops over depths rely on it), thresholds,
+    values and impurities are finite and the weighted row counts finite and non-negative."""
     n = tree.node_count
     left, right, feature = tree.children_left, tree.children_right, tree.feature
     nodes = np.arange(n)
     leaf = left == _TREE_LEAF
     inner = nodes[~leaf]
     children = np.concatenate([left[inner], right[inner]])
-    if not (n >= 1 and np.all(right[leaf] == _TREE_LEAF) and np.all(feature[leaf] == _NO_FEATURE)
+    weights = tree.weighted_n_node_samples
+    if not (n >= 1 and np.isfinite(tree.value).all() and np.isfinite(tree.impurity).all()
+            and np.isfinite(tree.threshold[inner]).all() and np.isfinite(weights).all()
+            and weights.min() >= 0
+            and np.all(right[leaf] == _TREE_LEAF) and np.all(feature[leaf] == _NO_FEATURE)
             and np.all((feature[inner] >= 0) & (feature[inner] < tree.n_features))
             and np.all(children < n) and np.all(children > np.concatenate([inner, inner]))
             and np.array_equal(np.bincount(children, minlength=n), nodes > 0)):
