@@ -13,9 +13,13 @@ refuses, *before* skops builds any object:
   commands, numpy's ``savetxt`` under ``sklearn.externals`` wrote files): no function, method,
   partial, operator or type but ``str`` is trusted, nothing by prefix or by skops' defaults.
 
-Then every decision tree is checked (children inside the tree and after their parent, features
-below the model's width, depth within ``max_depth``): scikit-learn's compiled code follows
-them unchecked, which is why skops does not trust its ``Tree`` by default. A
+While skops builds the objects, the models' ``__setstate__`` check every learned array against
+the trees it belongs to and rebuild every derived structure (flat nodes, leaf masks and tables,
+neighbour blocks), which a file never holds (:mod:`forestviz.trees.loaded`, "derive, don't
+trust"); what does not fit is refused in one line. Then every decision tree is checked again,
+wherever it sits (children inside the tree and after their parent, features below the model's
+width, ``max_depth`` the deepest leaf's depth, finite numbers): scikit-learn's compiled code
+follows them unchecked, which is why skops does not trust its ``Tree`` by default. A
 ``TablePreprocessor`` is saved as plain data (column names, medians, levels) that its
 ``__setstate__`` checks and fits scikit-learn's encoder on again, so no encoder internals (a
 ``OneHotEncoder``'s output widths feed scipy's compiled sparse code) are ever read from a file;
