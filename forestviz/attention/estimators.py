@@ -68,7 +68,6 @@ from forestviz.trees.loaded import (
     checked_count,
     checked_flag,
     checked_number,
-    checked_trees,
     checked_weights,
     same_trees,
 )
@@ -224,18 +223,17 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
 
     def _check_state(self) -> None:
         """Every learned parameter against the T trees and m features it belongs to: the
-        trees themselves, the forest and leaf statistics built on the very same trees, w on
+        forest and the leaf statistics (which checked the trees) on the very same trees, w on
         the simplex, v > 0 (v·τ within TEMPERATURE_FACTOR), z ≥ 0 summing to m, ε in
         [0, 1], τ > 0."""
-        trees = checked_trees(self.estimators_)
-        T, m = len(trees), trees[0].tree_.n_features
+        trees, stats = self.estimators_, self.leaf_stats_
         forest_class = _BASES[self.base][self._task == "classification"] if isinstance(
             self.base, str) and self.base in _BASES else None
-        stats = self.leaf_stats_
         if not (type(self.forest_) is forest_class and isinstance(stats, LeafStats)
                 and same_trees(self.forest_.estimators_, trees) and same_trees(stats.trees, trees)
                 and stats.task == self._task):
             raise DamagedState("its forest and leaf statistics are not built on its trees")
+        T, m = len(trees), trees[0].tree_.n_features  # trees the leaf statistics checked
         checked_count(self.n_features_in_, "number of features", low=m, high=m)
         checked_weights(self.w_, "tree weights w", T)
         checked_array(self.z_, "feature weights z", (m,), low=0.0)

@@ -73,7 +73,6 @@ from forestviz.trees.loaded import (
     DamagedState,
     checked_flag,
     checked_number,
-    checked_trees,
     checked_weights,
     same_trees,
 )
@@ -193,16 +192,15 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         return self
 
     def __setstate__(self, state):
-        """A fitted state is checked against its trees: the leaf statistics (which check their
-        own arrays) on the very same trees, w on the simplex, ε in [0, 1], τ > 0, γ in (0, 1],
-        F_0 finite; DamagedState when something does not fit."""
+        """A fitted state is checked against its trees: the leaf statistics (which check the
+        trees and their own arrays) on the very same trees, w on the simplex, ε in [0, 1],
+        τ > 0, γ in (0, 1], F_0 finite; DamagedState when something does not fit."""
         super().__setstate__(state)
         if "w_" not in state:
             return
-        trees = checked_trees(self.estimators_)
-        stats = self.leaf_stats_
+        trees, stats = self.estimators_, self.leaf_stats_
         if not (isinstance(stats, LeafStats) and same_trees(stats.trees, trees)
-                and stats.task == "regression"):
+                and stats.task == "regression"):  # then the trees are those stats checked
             raise DamagedState("its leaf statistics are not built on its trees")
         checked_weights(self.w_, "tree weights w", len(trees))
         self.eps_ = checked_number(self.eps_, "contamination ε", low=0.0, high=1.0)

@@ -46,7 +46,6 @@ from forestviz.trees.loaded import (
     checked_count,
     checked_flag,
     checked_number,
-    checked_trees,
     same_trees,
 )
 from forestviz.trees.rows import split_rows, standard_scaling
@@ -256,15 +255,15 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
             self._check_state()
 
     def _check_state(self) -> None:
-        trees = checked_trees(self.estimators_)
-        T, m = len(trees), trees[0].tree_.n_features
-        classes, table, near = self.classes_, self._leaf_table, self._neighbors
+        trees, classes = self.estimators_, self.classes_
+        table, near = self._leaf_table, self._neighbors
         if not (isinstance(classes, np.ndarray) and classes.ndim == 1 and classes.size >= 2
                 and np.array_equal(np.unique(classes), classes)):
             raise DamagedState("its classes are not sorted distinct labels")
         if not (isinstance(table, LeafTable) and same_trees(table.trees, trees)
                 and table.values.shape[1] == classes.size):
             raise DamagedState("its leaf table is not built on its trees and classes")
+        T, m = len(trees), trees[0].tree_.n_features  # trees the leaf table checked
         checked_count(self.n_estimators, "number of trees", low=T, high=T)
         checked_count(self.n_features_in_, "number of features", low=m, high=m)
         if not isinstance(near, TrainingNeighbors) or near.Z_train.shape[1] != m:
