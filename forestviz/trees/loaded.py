@@ -66,6 +66,8 @@ def _array_words(shape, kind, low, high, above) -> str:
 
 
 def _bounds(low, high, above) -> str:
+    if low is not None and high is not None and low == -high:
+        return f" within ±{high:g}"
     return "".join([f" of at least {low}" if low is not None else "",
                     f" above {above}" if above is not None else "",
                     f" of at most {high:,}" if high is not None else ""])
