@@ -33,7 +33,7 @@ def main():
         for n in (600, 16_000):
             Z, queries = rng.normal(size=(n, m)), rng.normal(size=(2_000, m))
             tree = KDTree(Z)
-            blocks = BlockSearch(Z, K, np.random.RandomState(0))
+            blocks = BlockSearch(Z, K, np.random.RandomState(0).permutation(len(Z)))
             blocks.query(queries[:2], JOBS)  # load the compiled selection
             for rows, repeats in ((1, 200), (2_000, 3)):
                 kd = mean_ms(lambda q=queries[:rows], t=tree: t.query(q, k=K), repeats)

@@ -12,6 +12,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from forestviz import persistence
 from forestviz.app import workflow
+from tests import hostile_arrays
 from tests.apptest_helpers import app, choose_bundled, finish_jobs, train
 from ui.display import as_text
 
@@ -82,3 +83,24 @@ def test_a_model_for_other_data_is_refused():
     (error,) = at.error
     assert "trained on the data set" in error.value and "pima" in error.value
     assert "model" not in at.session_state
+
+
+def test_a_model_file_with_an_edited_array_is_one_line_and_the_app_keeps_working():
+    """Issue 25: a file of the app's own classes whose leaf values lost a row is refused with
+    the one line naming what was wrong; the model trained before stays."""
+    at = app()
+    bundle = train(at, "abrf1_qp", trees=10, auto=False)
+    data = persistence.dumps(workflow.model_payload(bundle))
+    member = next(m for p, m in hostile_arrays.stored_arrays(data).items()
+                  if p.endswith("leaf_stats_.leaf_values"))
+    values = hostile_arrays.load_array(data, member)
+    at.file_uploader(key="model_file").set_value(
+        ("edited.skops", hostile_arrays.with_array(data, member, values[:-1]), "application/zip"))
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert error.value.startswith(as_text("This model file was refused: its leaf values are not"))
+    assert "\n" not in error.value
+    assert at.session_state["model"] is not None  # the trained model is still there
+    at.switch_page("pages/explain.py").run()
+    assert not at.exception and len(at.get("image")) >= 1

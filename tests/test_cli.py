@@ -17,7 +17,7 @@ from forestviz.cli.main import main, parser
 from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import load_csv
 from forestviz.io.dataset import DataChoice, Dataset
-from tests import hostile_models
+from tests import hostile_arrays, hostile_models
 
 TARGET, ID = "Diabetes", "Patient ID"
 
@@ -236,3 +236,48 @@ def test_training_on_a_local_dask_cluster_fits_the_same_model(table, tmp_path):
     np.testing.assert_array_equal(local.test_weights, cluster.test_weights)
     np.testing.assert_array_equal(local.estimator.predict_proba(local.X_test),
                                   cluster.estimator.predict_proba(cluster.X_test))
+
+
+def edited(model: bytes, suffix: str, change) -> bytes:
+    """``model`` with ``change(array)`` as the stored array whose path ends with ``suffix``."""
+
+    member = next(m for p, m in hostile_arrays.stored_arrays(model).items()
+                  if p.endswith(suffix))
+    return hostile_arrays.with_array(model, member, change(hostile_arrays.load_array(model,
+                                                                                      member)))
+
+
+def back_up(nodes):
+    """A tree's nodes with the root's right child pointing back at the root."""
+    nodes = nodes.copy()
+    nodes["right_child"][0] = 0
+    return nodes
+
+
+EDITED = {  # issue 25: too few leaf values, a key row too many, NaN weights, a tree cycle
+    "too few leaf values": ("leaf_stats_.leaf_values", lambda a: a[:-1], "leaf values"),
+    "a key row too many": ("leaf_stats_.leaf_means", lambda a: np.vstack([a, a[:1]]),
+                           "leaf statistics' keys"),
+    "NaN tree weights": ("estimator.w_", lambda a: np.full_like(a, np.nan), "tree weights w"),
+    "a tree whose child points back up": ("estimators_.0.tree_.nodes", back_up,
+                                          "decision trees is damaged"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["explain", "report"])
+@pytest.mark.parametrize("case", list(EDITED))
+def test_an_edited_model_file_is_one_line_and_exit_2_in_a_fresh_process(command, case,
+                                                                        cli_model, table,
+                                                                        tmp_path):
+    suffix, change, message = EDITED[case]
+    model = tmp_path / "edited.skops"
+    model.write_bytes(edited(cli_model.read_bytes(), suffix, change))
+    rows = ["--rows", "P0001"] if command == "report" else []
+    run = subprocess.run([sys.executable, "-m", "forestviz", "--quiet", command, str(model),
+                          str(table), *rows, "--out", str(tmp_path / "out.csv")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("forestviz: error: This model file was refused")
+    assert message in run.stderr

@@ -103,7 +103,7 @@ def test_block_search_equals_a_float64_full_scan_with_duplicates(n_train, k, n_j
     Z[n_train // 3 :: 7] = Z[0]  # one row repeated many times: exactly tied distances
     Z[1:4] = Z[5]
     Q = np.vstack([Z[:60], rng.normal(size=(60, 20)) * 10, Z[:10] + 1e-9])
-    idx, dist = BlockSearch(Z, k, np.random.RandomState(0)).query(Q, n_jobs)
+    idx, dist = BlockSearch(Z, k, np.random.RandomState(0).permutation(len(Z))).query(Q, n_jobs)
     want_idx, want_dist = full_scan(Z, Q, k)
     np.testing.assert_array_equal(idx, want_idx)
     np.testing.assert_allclose(dist, want_dist, rtol=1e-12, atol=0)

@@ -244,7 +244,7 @@ def test_other_objects_are_not_saved(fitted):
 def test_the_envelope_names_format_and_version(fitted):
     data = dumps(fitted["rf-regressor"])
     envelope = sio.loads(data, trusted=sorted(TRUSTED_TYPES))
-    assert envelope["format"] == model_files.FILE_FORMAT == "forestviz-model/6"
+    assert envelope["format"] == model_files.FILE_FORMAT == "forestviz-model/7"
     assert envelope["forestviz_version"] == "0.1.0"
     assert json.loads(zipfile.ZipFile(io.BytesIO(data)).read("schema.json"))["protocol"] \
         == model_archive.SKOPS_PROTOCOL
@@ -272,14 +272,16 @@ def test_a_file_of_the_flat_layout_asks_to_train_again(legit):
         loads(old)
 
 
-def test_a_file_of_format_4_asks_to_train_again(legit):
-    """Format 4 held the hand-written preprocessor's attributes: "train again", not a crash."""
-    def as_saved_by_format_4(schema):
-        schema["content"]["format"]["content"] = json.dumps("forestviz-model/4")
+@pytest.mark.parametrize("version", [4, 6])
+def test_a_file_of_an_older_format_asks_to_train_again(legit, version):
+    """Format 4 held the hand-written preprocessor's attributes, format 6 the derived arrays
+    (flat nodes, leaf masks) that are now rebuilt: "train again", not a crash."""
+    def as_saved_by(schema):
+        schema["content"]["format"]["content"] = json.dumps(f"forestviz-model/{version}")
 
-    with pytest.raises(ModelFileError, match=r"file format forestviz-model/4.*reads "
-                       r"forestviz-model/6\. Train the model again"):
-        loads(hostile_models.edit(legit, as_saved_by_format_4))
+    with pytest.raises(ModelFileError, match=rf"file format forestviz-model/{version}.*reads "
+                       r"forestviz-model/7\. Train the model again"):
+        loads(hostile_models.edit(legit, as_saved_by))
 
 
 # -------------------------------------------------------------------------- trusted set

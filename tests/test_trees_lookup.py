@@ -1,15 +1,15 @@
 """The compiled leaf look-ups of many rows (forestviz.trees.masks, forestviz.trees.flat) against
 scikit-learn's own ``apply``, and the checks that keep them inside their arrays: the caches they
-build are never saved, never taken from a saved state, and arrays that do not fit are refused."""
+build from the trees are never saved, and arrays that do not fit are refused."""
 
 import pickle
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from sklearn.ensemble import RandomForestRegressor
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
-from forestviz.trees import FlatTrees
+from forestviz.trees import FlatTrees, LeafMasks, LeafStats, LeafTable
 from forestviz.trees.lookup import forest_leaf_ids
 from forestviz.trees.threads import SMALL_BATCH
 
@@ -39,20 +39,25 @@ def test_many_rows_get_scikit_learns_leaves_through_either_look_up(max_depth):
                                   flat.apply(missing))  # NaN goes right in every look-up
 
 
-def test_the_checked_caches_are_not_saved_nor_read_from_a_saved_state():
+def test_the_flat_trees_are_never_saved_but_rebuilt_from_the_trees():
+    """Leaf statistics and leaf tables save their trees, not the flat numbering or its masks
+    (derived, and followed by compiled code without bounds checks); read back, they rebuild
+    them and find the same leaves."""
     model, X = forest(4)
-    flat = FlatTrees.from_trees(model.estimators_)
-    X32 = X.astype(np.float32)
-    flat.masks.apply(X32)
-    flat.apply_many(X32)
-    assert "_packed" in vars(flat.masks) and "_largest_feature" in vars(flat)
-    restored = pickle.loads(pickle.dumps(flat))
-    assert "_packed" not in vars(restored.masks) and "_largest_feature" not in vars(restored)
-    forged = flat.__getstate__() | {"_largest_feature": 10**6}
-    copy = FlatTrees.__new__(FlatTrees)
-    copy.__setstate__(forged)
-    assert copy._largest_feature == flat.feature.max()  # recomputed, not the saved number
-    np.testing.assert_array_equal(restored.apply_many(X32), flat.apply_many(X32))
+    stats = LeafStats.from_forest(model, X, X[:, 0], task="regression")
+    classifier = RandomForestClassifier(5, max_depth=4, random_state=0).fit(X, X[:, 0] > 0)
+    table = LeafTable(classifier.estimators_, 2)
+    for saved in (stats, table):
+        state = saved.__getstate__()
+        assert not any(isinstance(v, FlatTrees | LeafMasks) for v in state.values())
+        restored = pickle.loads(pickle.dumps(saved))
+        assert restored.flat is not saved.flat and restored.flat.masks is not None
+        for name in ("offsets", "feature", "threshold", "left", "right"):
+            np.testing.assert_array_equal(getattr(restored.flat, name), getattr(saved.flat, name))
+        np.testing.assert_array_equal(restored.flat.masks.apply(X), saved.flat.masks.apply(X))
+    assert not {"leaf_sq_norms", "leaf_column", "leaf_terms"} & set(stats.__getstate__())
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(stats)).query(X)[0],
+                                  stats.query(X)[0])
 
 
 def test_arrays_that_do_not_fit_are_refused_before_any_compiled_read():

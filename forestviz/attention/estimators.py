@@ -35,6 +35,7 @@ from forestviz.attention.search import (
     EPS_GRID,
     KAPPA_GRID,
     Context,
+    leaf_value_tables,
     make_context,
     search,
     weights_at,
@@ -60,6 +61,16 @@ from forestviz.trees.checks import (
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import tree_covers
+from forestviz.trees.loaded import (
+    MAGNITUDE,
+    DamagedState,
+    checked_array,
+    checked_count,
+    checked_flag,
+    checked_number,
+    checked_weights,
+    same_trees,
+)
 
 GRADIENT_ROW_CAP = 4000
 """ABRF-2/3 train on (and early-stop on) at most this many rows, drawn with ``random_state``,
@@ -67,7 +78,10 @@ because their gradient needs the (rows × T × m) squared differences."""
 PENALTY = 1e-3
 """L2 penalty on θ and φ (ABRF-2/3), relative to the variance of the targets."""
 
+TEMPERATURE_FACTOR = 1e30
+"""v_k·τ = exp(θ_k) lies within [1/this, this] in a saved model (it is 1 untrained)."""
 _MODES = ("abrf1", "abrf2", "abrf3", "softmax")
+_DERIVED = ("_values", "_leaf_norms")  # rebuilt from the saved state, never saved
 _BASES = {"random": (RandomForestRegressor, RandomForestClassifier),
           "extra": (ExtraTreesRegressor, ExtraTreesClassifier)}
 
@@ -175,10 +189,68 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         self.forest_ = main.forest
         self.estimators_ = main.forest.estimators_
         self.leaf_stats_ = main.stats
-        self._values = main.own_values if base_kind == "base" else main.values
-        self._leaf_norms = (main.stats.leaf_means**2) @ (self.z_**2)
+        self._own_leaf_values = base_kind == "base"
+        self._derive()
         report("done", 1.0)
         return self
+
+    def _derive(self) -> None:
+        """The per-node tables prediction reads, from the fitted state: the leaf values it
+        combines (N, C) and Σ_j z_j²·A_j² per node (N,)."""
+        classes = self.classes_ if self._task == "classification" else None
+        values, own = leaf_value_tables(self.forest_, self.leaf_stats_, classes)
+        self._values = own if self._own_leaf_values else values
+        self._leaf_norms = (self.leaf_stats_.leaf_means**2) @ (self.z_**2)
+
+    def __getstate__(self):
+        """The fitted state without the tables :meth:`_derive` rebuilds."""
+        return {name: value for name, value in super().__getstate__().items()
+                if name not in _DERIVED}
+
+    def __setstate__(self, state):
+        """A fitted state is checked against its trees (:meth:`_check_state`) and the derived
+        tables are rebuilt; DamagedState when something does not fit."""
+        super().__setstate__(state)
+        if "w_" in state:
+            self._check_state()
+            try:
+                self._derive()
+            except (ValueError, IndexError) as err:
+                raise DamagedState("its leaf values do not fit its classes") from err
+            n_nodes = self.leaf_stats_.counts.size
+            checked_array(self._values, "leaf values", (n_nodes, None))
+            checked_array(self._leaf_norms, "weighted key norms", (n_nodes,))
+
+    def _check_state(self) -> None:
+        """Every learned parameter against the T trees and m features it belongs to: the
+        forest and the leaf statistics (which checked the trees) on the very same trees, w on
+        the simplex, v > 0 (v·τ within TEMPERATURE_FACTOR), z ≥ 0 summing to m, ε in
+        [0, 1], τ > 0."""
+        trees, stats = self.estimators_, self.leaf_stats_
+        forest_class = _BASES[self.base][self._task == "classification"] if isinstance(
+            self.base, str) and self.base in _BASES else None
+        if not (type(self.forest_) is forest_class and isinstance(stats, LeafStats)
+                and same_trees(self.forest_.estimators_, trees) and same_trees(stats.trees, trees)
+                and stats.task == self._task):
+            raise DamagedState("its forest and leaf statistics are not built on its trees")
+        T, m = len(trees), trees[0].tree_.n_features  # trees the leaf statistics checked
+        checked_count(self.n_features_in_, "number of features", low=m, high=m)
+        checked_weights(self.w_, "tree weights w", T)
+        checked_array(self.z_, "feature weights z", (m,), low=0.0)
+        if abs(self.z_.sum() - m) > 1e-6 * m:
+            raise DamagedState("its feature weights z do not sum to the number of features")
+        self.eps_ = checked_number(self.eps_, "contamination ε", low=0.0, high=1.0)
+        self.tau_ = checked_number(self.tau_, "temperature τ", low=1 / MAGNITUDE, high=MAGNITUDE)
+        checked_array(self.v_, "tree temperatures v", (T,), above=0.0)
+        checked_array(self.v_ * self.tau_, "tree temperatures v·τ", (T,),
+                      low=1 / TEMPERATURE_FACTOR, high=TEMPERATURE_FACTOR)
+        checked_flag(self._own_leaf_values, "choice of leaf values")
+        checked_flag(self.selected_base_, "choice of the plain forest")
+        if self._task == "classification" and not (
+                isinstance(self.classes_, np.ndarray) and self.classes_.ndim == 1
+                and self.classes_.size and np.array_equal(np.unique(self.classes_),
+                                                          self.classes_)):
+            raise DamagedState("its classes are not sorted distinct labels")
 
     def _eps_grid(self):
         if self.mode in ("softmax", "abrf2"):
@@ -306,8 +378,7 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         the forest itself (candidate ``"base"``), the trees' own values and bootstrap counts."""
         check_is_fitted(self)
         values = self._values[:, 0] if self._task == "regression" else self._values
-        chosen = self.search_results_.loc[self.search_results_["selected"], "candidate"]
-        if chosen.iloc[0] == "base":
+        if self._own_leaf_values:
             return values, tree_covers(self.estimators_)
         return values, self.leaf_stats_.counts
 

@@ -160,6 +160,19 @@ def fitting_terms(train: Part, rng, loss) -> dict:
             "lipschitz": float(np.linalg.eigvalsh(gram)[-1]), "lp": lp}
 
 
+def leaf_value_tables(forest, stats: LeafStats, classes) -> tuple[np.ndarray, np.ndarray]:
+    """The two (N, C) tables of leaf values a model may combine, columns aligned with
+    ``classes`` (None for regression, C = 1): the leaf means of all training rows
+    (``stats``) and the trees' own values (their bootstrap samples)."""
+    values = stats.leaf_values.reshape(stats.leaf_values.shape[0], -1)
+    forest_classes, own = estimator_leaf_values(forest, forest.estimators_)
+    own = own.reshape(own.shape[0], -1)
+    if classes is not None:
+        values = spread_columns(values, np.searchsorted(classes, stats.classes), classes.size)
+        own = spread_columns(own, np.searchsorted(classes, forest_classes), classes.size)
+    return values, own
+
+
 def make_context(forest, stats: LeafStats, classes, X, Y, weight, fit_rows, val_rows, rng, *,
                  oob, loss) -> Context:
     """A forest fitted on ``fit_rows`` with its leaf statistics (``classes``: the estimator's,
@@ -170,12 +183,7 @@ def make_context(forest, stats: LeafStats, classes, X, Y, weight, fit_rows, val_
     flatters the contaminated candidates (on pure noise they beat the forest). So w is
     cross-fitted: the training rows are split at random in two halves, and the rows of each
     half are scored with w fitted on the other half (``halves``)."""
-    values = stats.leaf_values.reshape(stats.leaf_values.shape[0], -1)
-    forest_classes, own = estimator_leaf_values(forest, forest.estimators_)
-    own = own.reshape(own.shape[0], -1)
-    if classes is not None:
-        values = spread_columns(values, np.searchsorted(classes, stats.classes), classes.size)
-        own = spread_columns(own, np.searchsorted(classes, forest_classes), classes.size)
+    values, own = leaf_value_tables(forest, stats, classes)
     train = leaf_part(stats, values, X, Y, weight, fit_rows)
     val = (oob_part(forest, stats, train) if oob else
            None if val_rows is None else leaf_part(stats, values, X, Y, weight, val_rows))

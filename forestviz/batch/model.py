@@ -126,6 +126,9 @@ class BatchModel:
             raise ModelFileError(f"The training table does not fit this model: {err}") from err
         outputs = (self.estimator.predict(X_test) if self.task == "regression"
                    else self.estimator.predict_proba(X_test)[:, -1])
+        if not np.isfinite(outputs).all():  # the model's first use: one line, no traceback
+            raise ModelFileError("This model file was refused: its predictions on the rows it "
+                                 "held out are not all finite numbers.")
         return replace(self, intervals=workflow.interval_model(dataset.task, self.estimator,
                                                                outputs, y_test))
 

@@ -68,6 +68,14 @@ from forestviz.trees.checks import (
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import node_values, tree_covers
+from forestviz.trees.loaded import (
+    MAGNITUDE,
+    DamagedState,
+    checked_flag,
+    checked_number,
+    checked_weights,
+    same_trees,
+)
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 SMALL_HELD_OUT = 200
@@ -182,6 +190,25 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         self.leaf_stats_ = main.stats
         report("done", 1.0)
         return self
+
+    def __setstate__(self, state):
+        """A fitted state is checked against its trees: the leaf statistics (which check the
+        trees and their own arrays) on the very same trees, w on the simplex, ε in [0, 1],
+        τ > 0, γ in (0, 1], F_0 finite; DamagedState when something does not fit."""
+        super().__setstate__(state)
+        if "w_" not in state:
+            return
+        trees, stats = self.estimators_, self.leaf_stats_
+        if not (isinstance(stats, LeafStats) and same_trees(stats.trees, trees)
+                and stats.task == "regression"):  # then the trees are those stats checked
+            raise DamagedState("its leaf statistics are not built on its trees")
+        checked_weights(self.w_, "tree weights w", len(trees))
+        self.eps_ = checked_number(self.eps_, "contamination ε", low=0.0, high=1.0)
+        self.tau_ = checked_number(self.tau_, "temperature τ", low=1 / MAGNITUDE, high=MAGNITUDE)
+        self.discount_ = checked_number(self.discount_, "discount γ", above=0.0, high=1.0)
+        self.init_ = checked_number(self.init_, "initial prediction F_0", low=-MAGNITUDE,
+                                    high=MAGNITUDE)
+        checked_flag(self.selected_base_, "choice of the plain machine")
 
     @staticmethod
     def _grid(value, grid) -> np.ndarray:

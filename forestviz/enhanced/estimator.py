@@ -38,7 +38,16 @@ from forestviz.trees.checks import (
 )
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
-from forestviz.trees.leaf_values import tree_covers
+from forestviz.trees.leaf_values import LeafTable, tree_covers
+from forestviz.trees.loaded import (
+    MAGNITUDE,
+    DamagedState,
+    checked_array,
+    checked_count,
+    checked_flag,
+    checked_number,
+    same_trees,
+)
 from forestviz.trees.rows import split_rows, standard_scaling
 
 
@@ -236,6 +245,56 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         self.feature_subsets_ = kept.subsets
         self.train_indices_ = rows
         self.sample_importance_ = kept.weights / kept.weights.sum()
+
+    def __setstate__(self, state):
+        """A fitted state is checked against its T trees, C classes, m features and n training
+        rows (:meth:`_check_state`); DamagedState when something does not fit. The leaf table
+        and the neighbour index check and rebuild themselves."""
+        super().__setstate__(state)
+        if "tree_rankings_" in state:
+            self._check_state()
+
+    def _check_state(self) -> None:
+        trees, classes = self.estimators_, self.classes_
+        table, near = self._leaf_table, self._neighbors
+        if not (isinstance(classes, np.ndarray) and classes.ndim == 1 and classes.size >= 2
+                and np.array_equal(np.unique(classes), classes)):
+            raise DamagedState("its classes are not sorted distinct labels")
+        if not (isinstance(table, LeafTable) and same_trees(table.trees, trees)
+                and table.values.shape[1] == classes.size):
+            raise DamagedState("its leaf table is not built on its trees and classes")
+        T, m = len(trees), trees[0].tree_.n_features  # trees the leaf table checked
+        checked_count(self.n_estimators, "number of trees", low=T, high=T)
+        checked_count(self.n_features_in_, "number of features", low=m, high=m)
+        if not isinstance(near, TrainingNeighbors) or near.Z_train.shape[1] != m:
+            raise DamagedState("its neighbour index does not fit its features")
+        n = len(near.Z_train)
+        checked_count(self.n_neighbors_, "number of neighbours M", low=1, high=max(n - 1, 1))
+        checked_count(near.n_neighbors, "neighbour index's M", low=self.n_neighbors_,
+                      high=self.n_neighbors_)
+        checked_count(self.top_trees_, "number of top trees L", low=1, high=T)
+        checked_array(self.tree_rankings_, "tree rankings", (n, self.top_trees_), "i", low=0,
+                      high=T - 1)
+        if not np.array_equal(checked_array(self.train_indices_, "training row positions",
+                                            (n,), "i"), np.arange(n)):
+            raise DamagedState("its training row positions are not 0, 1, …, n − 1")
+        checked_array(self.sample_importance_, "sample importances", (n,), low=0.0)
+        checked_array(self._mean, "feature means", (m,), low=-MAGNITUDE, high=MAGNITUDE)
+        checked_array(self._scale, "feature scales", (m,), low=1 / MAGNITUDE, high=MAGNITUDE)
+        checked_flag(self.model_weighting_, "choice of model weighting")
+        checked_flag(self.selected_base_, "choice of the plain forest")
+        if classes.size == 2:
+            self.threshold_ = checked_number(self.threshold_, "threshold", high=1.0)
+        else:
+            checked_array(self.threshold_, "thresholds", (classes.size,), high=1.0)
+        if self.feature_subsets_ is not None:
+            checked_array(self.feature_subsets_, "feature subsets", (T, None), "i", low=0,
+                          high=m - 1)
+        if self.validation_indices_ is not None:
+            rows = checked_array(self.validation_indices_, "validation rows", (None,), "i",
+                                 low=0, high=n - 1)
+            checked_array(self.validation_proba_, "validation probabilities",
+                          (rows.size, classes.size), low=0.0, high=1.0 + 1e-9)
 
     # ------------------------------------------------------- model weighting (§3.3, eqs 4-8)
     def _fit_model_weighting(self, X, X_tr, y_tr, inbag, rng):

@@ -20,6 +20,13 @@ import numba
 import numpy as np
 from sklearn.neighbors import KDTree
 
+from forestviz.trees.loaded import (
+    MAGNITUDE,
+    DamagedState,
+    checked_array,
+    checked_count,
+    state_of,
+)
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 # Up to this many features the KD-tree answers (2-3 dimensions: up to 2× faster than the blocks
@@ -114,14 +121,14 @@ class BlockSearch:
     is a power of two, which slows the GEMM by a third); padding columns are never candidates.
     """
 
-    def __init__(self, Z_train, k, rng):
+    def __init__(self, Z_train, k, permutation):
         n, m = Z_train.shape
         self.Z_train, self.k = np.ascontiguousarray(Z_train, dtype=np.float64), k
         fold = int(np.clip(n // (2 * k), 1, _MAX_FOLD))
         groups = -(-n // fold)
         self.groups = groups + (groups % 2 == 0)
         self.order = np.full(self.groups * fold, n)  # padding columns point past the rows
-        self.order[:n] = rng.permutation(n)
+        self.order[:n] = permutation
         shuffled = self.Z_train[self.order[:n]]
         sq = np.einsum("ij,ij->i", shuffled, shuffled)
         self.weights = np.zeros((m + 1, len(self.order)), dtype=np.float32)
@@ -175,18 +182,40 @@ class TrainingNeighbors:
     """
 
     def __init__(self, Z_train, n_neighbors, rng):
+        blocks = Z_train.shape[1] > _KDTREE_MAX_DIM
+        self._build(Z_train, n_neighbors, rng.permutation(len(Z_train)) if blocks else None)
+
+    def _build(self, Z_train, n_neighbors, permutation) -> None:
         self.Z_train, self.n_neighbors = Z_train, n_neighbors
         _, multiplicity = np.unique(Z_train, axis=0, return_counts=True)
         self.k = min(n_neighbors + int(multiplicity.max()), len(Z_train))
-        low_dimensional = Z_train.shape[1] <= _KDTREE_MAX_DIM
-        self.kdtree = KDTree(Z_train) if low_dimensional else None
-        self.blocks = None if low_dimensional else BlockSearch(Z_train, self.k, rng)
+        self.kdtree = KDTree(Z_train) if permutation is None else None
+        self.blocks = None if permutation is None else BlockSearch(Z_train, self.k, permutation)
         self._last = None
 
     def __getstate__(self):
-        # The KD-tree is rebuilt on first use: model files never hold one (forestviz.persistence
-        # does not trust scikit-learn's compiled index arrays from a file).
-        return {**self.__dict__, "_last": None, "kdtree": None}
+        """The training rows, M and the block search's shuffle alone: the index is rebuilt from
+        them when read (model files never hold a KD-tree or the blocks: scikit-learn's compiled
+        index arrays and the compiled selection follow them unchecked)."""
+        order = None if self.blocks is None else self.blocks.order[: len(self.Z_train)]
+        return {"Z_train": self.Z_train, "n_neighbors": self.n_neighbors, "permutation": order}
+
+    def __setstate__(self, state):
+        """Check the saved rows (n × m within ±MAGNITUDE), M (1..n) and shuffle (a permutation
+        of the rows, given exactly when m > 3), then rebuild the index."""
+        state = state_of(state, ("Z_train", "n_neighbors", "permutation"), "neighbour index")
+        Z = checked_array(state["Z_train"], "standardised training rows", (None, None),
+                          low=-MAGNITUDE, high=MAGNITUDE)
+        n = len(Z)
+        checked_count(state["n_neighbors"], "number of neighbours", low=1, high=max(n, 1))
+        permutation = state["permutation"]
+        if (Z.shape[1] <= _KDTREE_MAX_DIM) != (permutation is None) or (
+                permutation is not None and not np.array_equal(
+                    np.bincount(checked_array(permutation, "row shuffle", (n,), "i", low=0,
+                                              high=n - 1), minlength=n), np.ones(n, int))):
+            raise DamagedState("its neighbour index's row shuffle is not a permutation of its "
+                               "training rows")
+        self._build(Z, state["n_neighbors"], permutation)
 
     def query(self, Z, n_jobs=None, n_neighbors=None):
         """(indices, distances), each n × M: positions in ``Z_train``, nearest first;

@@ -13,9 +13,13 @@ refuses, *before* skops builds any object:
   commands, numpy's ``savetxt`` under ``sklearn.externals`` wrote files): no function, method,
   partial, operator or type but ``str`` is trusted, nothing by prefix or by skops' defaults.
 
-Then every decision tree is checked (children inside the tree and after their parent, features
-below the model's width, depth within ``max_depth``): scikit-learn's compiled code follows
-them unchecked, which is why skops does not trust its ``Tree`` by default. A
+While skops builds the objects, the models' ``__setstate__`` check every learned array against
+the trees it belongs to and rebuild every derived structure (flat nodes, leaf masks and tables,
+neighbour blocks), which a file never holds (:mod:`forestviz.trees.loaded`, "derive, don't
+trust"); what does not fit is refused in one line. Then every decision tree is checked again,
+wherever it sits (children inside the tree and after their parent, features below the model's
+width, ``max_depth`` the deepest leaf's depth, finite numbers): scikit-learn's compiled code
+follows them unchecked, which is why skops does not trust its ``Tree`` by default. A
 ``TablePreprocessor`` is saved as plain data (column names, medians, levels) that its
 ``__setstate__`` checks and fits scikit-learn's encoder on again, so no encoder internals (a
 ``OneHotEncoder``'s output widths feed scipy's compiled sparse code) are ever read from a file;
@@ -28,11 +32,11 @@ import zipfile
 
 import numpy as np
 import sklearn.utils
-from sklearn.tree import DecisionTreeRegressor
 
 from forestviz import __version__
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.archive import ModelFileError, checked_schema, refused
+from forestviz.trees.loaded import DamagedState, Tree, tree_is_sound
 
 
 @contextlib.contextmanager
@@ -55,8 +59,10 @@ with _no_estimator_walk():
     import skops.io as sio
 
 # 4: classes in the package layout (forestviz.trees, …); 5: the TablePreprocessor saved as plain
-# data (its __getstate__) and rebuilt on scikit-learn's ColumnTransformer when loaded
-FILE_FORMAT = "forestviz-model/6"
+# data (its __getstate__) and rebuilt on scikit-learn's ColumnTransformer when loaded; 7: no
+# derived structure (flat nodes, leaf masks and tables, neighbour blocks) is saved: the models'
+# __setstate__ check the learned arrays against the trees and rebuild the rest
+FILE_FORMAT = "forestviz-model/7"
 MAX_DEPTH = 64
 
 # Every (skops loader, class) forestviz writes: each model family dumped with every option that
@@ -67,8 +73,6 @@ TRUSTED_NODES = {
     "ListNode": ("builtins.list",),
     "LossNode": ("sklearn._loss._loss.CyHalfSquaredError",),
     "NdArrayNode": (
-        "numpy.float32",
-        "numpy.float64",
         "numpy.int64",
         "numpy.ndarray",
     ),
@@ -77,13 +81,10 @@ TRUSTED_NODES = {
         "forestviz.attention.estimators.AttentionForestRegressor",
         "forestviz.boosting.estimator.AttentionBoostingRegressor",
         "forestviz.enhanced.estimator.EnhancedForestClassifier",
-        "forestviz.enhanced.neighbors.BlockSearch",
         "forestviz.enhanced.neighbors.TrainingNeighbors",
         "forestviz.io.preprocessing.TablePreprocessor",
-        "forestviz.trees.flat.FlatTrees",
         "forestviz.trees.leaf_stats.LeafStats",
         "forestviz.trees.leaf_values.LeafTable",
-        "forestviz.trees.masks.LeafMasks",
         "sklearn._loss.link.IdentityLink",
         "sklearn._loss.link.Interval",
         "sklearn._loss.loss.HalfSquaredError",
@@ -106,9 +107,6 @@ TRUSTED_NODES = {
 TRUSTED_TYPES = frozenset(name for names in TRUSTED_NODES.values() for name in names)
 
 _NODE_KEYS = {"__loader__", "__module__", "__class__"}
-_TREE_LEAF, _NO_FEATURE = -1, -2  # scikit-learn's markers at leaves
-# scikit-learn's compiled tree class, reached through public API rather than its private module
-Tree = type(DecisionTreeRegressor().fit([[0.0]], [0.0]).tree_)
 
 
 def dumps(obj) -> bytes:
@@ -142,8 +140,11 @@ def loads(data: bytes):
                        "which could run code when loaded")
     try:  # trusting exactly the classes present, all of them in TRUSTED_NODES
         envelope = sio.loads(data, trusted=sorted({name for _, name in nodes}))
+    except DamagedState as err:  # a model's __setstate__ found its saved state inconsistent
+        raise refused(str(err)) from None
     except Exception as err:  # skops and the classes' __setstate__ raise many kinds
-        raise ModelFileError(f"This model file could not be read ({err}). Train the model "
+        reason = " ".join(str(err).split())  # one line, whatever the error held
+        raise ModelFileError(f"This model file could not be read ({reason}). Train the model "
                              "again and save it anew.") from err
     obj = _unwrap(envelope)
     _check_objects(obj)
@@ -223,7 +224,7 @@ def _check_objects(obj) -> None:
         if isinstance(item, TablePreprocessor) and not hasattr(item, "max_levels"):
             raise refused("its table preprocessor is damaged")
         if isinstance(item, Tree):
-            if not _tree_is_sound(item):
+            if not tree_is_sound(item):
                 raise refused("one of its decision trees is damaged")
             widths.add(item.n_features)
         elif hasattr(item, "tree_") or hasattr(item, "estimators_"):
@@ -260,25 +261,3 @@ def _reachable(obj):
             stack.extend(item.ravel() if item.dtype == object else ())
         elif hasattr(item, "__dict__") and not isinstance(item, type):
             stack.extend(vars(item).values())
-
-
-def _tree_is_sound(tree: Tree) -> bool:
-    """Node 0 is the root, every other node has exactly one parent, which comes before it,
-    split features are below ``n_features`` and no path is longer than ``max_depth``."""
-    n = tree.node_count
-    left, right, feature = tree.children_left, tree.children_right, tree.feature
-    nodes = np.arange(n)
-    leaf = left == _TREE_LEAF
-    inner = nodes[~leaf]
-    children = np.concatenate([left[inner], right[inner]])
-    if not (n >= 1 and np.all(right[leaf] == _TREE_LEAF) and np.all(feature[leaf] == _NO_FEATURE)
-            and np.all((feature[inner] >= 0) & (feature[inner] < tree.n_features))
-            and np.all(children < n) and np.all(children > np.concatenate([inner, inner]))
-            and np.array_equal(np.bincount(children, minlength=n), nodes > 0)):
-        return False
-    parent = np.zeros(n, dtype=np.intp)
-    parent[left[inner]] = parent[right[inner]] = inner
-    depth = (nodes > 0).astype(np.intp)
-    while np.any(parent > 0):  # pointer jumping: log2(depth) rounds
-        depth, parent = depth + depth[parent], parent[parent]
-    return int(depth.max()) <= tree.max_depth

@@ -25,7 +25,6 @@ import numpy as np
 from forestviz.trees.masks import LeafMasks
 
 _LOCKSTEP = 8  # rows descending a tree together in apply_many
-_CHECKED = "_largest_feature"  # cached by apply_many: rebuilt, never saved
 
 
 @dataclass(frozen=True)
@@ -104,12 +103,6 @@ class FlatTrees:
             raise ValueError("the flat trees' arrays do not fit together")
         return int(self.feature.max())
 
-    def __getstate__(self):
-        return {name: value for name, value in vars(self).items() if name != _CHECKED}
-
-    def __setstate__(self, state):
-        # a file's state never supplies the checked cache
-        vars(self).update({name: value for name, value in state.items() if name != _CHECKED})
 
     def leaf(self, x32: np.ndarray, tree: int) -> int:
         """Global leaf id of one float32 row ``x32`` (m,) in tree ``tree``: a scalar descent

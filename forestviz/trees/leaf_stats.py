@@ -17,6 +17,14 @@ from scipy import sparse
 from forestviz.trees.fitted import fitted_trees
 from forestviz.trees.flat import FlatTrees
 from forestviz.trees.leaf_values import own_leaf_values
+from forestviz.trees.loaded import (
+    MAGNITUDE,
+    DamagedState,
+    checked_array,
+    checked_count,
+    checked_trees,
+    state_of,
+)
 from forestviz.trees.lookup import forest_leaf_ids
 from forestviz.trees.rows import standard_scaling
 from forestviz.trees.threads import (
@@ -40,6 +48,10 @@ class LeafStats:
     x̃ = (x − mean) / std (:func:`~forestviz.trees.rows.standard_scaling`) unless
     ``standardize=False``. Per node of the flat numbering: ``counts`` of training rows,
     ``leaf_means`` A (N × m) and ``leaf_values`` (N,) or (N × C) over ``classes``.
+
+    Saved (pickle, model files) are the trees and what the training rows taught
+    (:data:`SAVED`); the flat numbering, its leaf masks and the key norms are rebuilt from
+    them when read, after :meth:`__setstate__` has checked every array against the trees.
     """
 
     trees: list
@@ -65,6 +77,14 @@ class LeafStats:
         self.leaf_terms = (
             np.vstack([-2.0 * self.leaf_means[is_leaf].T, self.leaf_sq_norms[is_leaf]])
             if is_leaf.sum() <= _MATMUL_LEAVES * len(self.trees) else None)
+
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in SAVED}
+
+    def __setstate__(self, state) -> None:
+        """Check a saved state (:func:`check_state`), then rebuild everything derived."""
+        state = check_state(state)
+        self.__init__(flat=FlatTrees.from_trees(state["trees"]), **state)
 
     @property
     def n_trees(self) -> int:
@@ -213,6 +233,40 @@ class LeafStats:
         """x̃ − A_k(x) per feature (n × T × m), for models that weight features (ABRF-2/3)."""
         X = np.asarray(X, dtype=np.float64)
         return self.standardize(X)[:, None, :] - self.leaf_means[self.global_leaf_ids(X)]
+
+
+SAVED = ("trees", "counts", "leaf_means", "leaf_values", "center", "scale", "task", "classes",
+         "chunk_size", "n_jobs")
+"""What :class:`LeafStats` saves: everything else is derived from these."""
+
+
+def check_state(state) -> dict:
+    """A saved :class:`LeafStats` state whose arrays fit its trees (N nodes, m features):
+    counts (N,) ≥ 0, keys (N, m) and values (N,) or (N, C) within ±MAGNITUDE, C sorted unique
+    classes, center (m,) within ±MAGNITUDE, scale (m,) within [1/MAGNITUDE, MAGNITUDE];
+    DamagedState otherwise."""
+    state = state_of(state, SAVED, "leaf statistics")
+    trees = checked_trees(state["trees"])
+    n_nodes = sum(t.tree_.node_count for t in trees)
+    m = trees[0].tree_.n_features
+    checked_array(state["counts"], "leaf statistics' row counts", (n_nodes,), low=0.0)
+    bounds = {"low": -MAGNITUDE, "high": MAGNITUDE}
+    checked_array(state["leaf_means"], "leaf statistics' keys", (n_nodes, m), **bounds)
+    checked_array(state["center"], "leaf statistics' feature means", (m,), **bounds)
+    checked_array(state["scale"], "leaf statistics' feature scales", (m,), low=1 / MAGNITUDE,
+                  high=MAGNITUDE)
+    checked_count(state["chunk_size"], "leaf statistics' chunk size", low=1)
+    if state["n_jobs"] is not None:
+        checked_count(state["n_jobs"], "leaf statistics' number of threads", low=-1)
+    classes = state["classes"]
+    if state["task"] == "regression" and classes is None:
+        checked_array(state["leaf_values"], "leaf values", (n_nodes,), **bounds)
+    elif (state["task"] == "classification" and isinstance(classes, np.ndarray)
+          and classes.ndim == 1 and classes.size and np.array_equal(np.unique(classes), classes)):
+        checked_array(state["leaf_values"], "leaf values", (n_nodes, classes.size), **bounds)
+    else:
+        raise DamagedState("its leaf statistics' task or classes are damaged")
+    return state
 
 
 def _ancestor_keys(trees, flat: FlatTrees, X, Xs, empty) -> np.ndarray:

@@ -16,6 +16,7 @@ from sklearn.base import is_classifier
 from sklearn.tree import BaseDecisionTree
 
 from forestviz.trees.flat import FlatTrees
+from forestviz.trees.loaded import DamagedState, checked_count, checked_trees, state_of
 from forestviz.trees.lookup import forest_leaf_ids
 
 
@@ -24,7 +25,8 @@ class LeafTable:
 
     ``values[offsets[k] + node]`` is the class distribution (over all ``n_classes``) that tree k
     stores in ``node``; a class a tree never saw gets probability 0. The numbering is
-    :class:`~forestviz.trees.flat.FlatTrees`', whose look-ups ``apply`` uses.
+    :class:`~forestviz.trees.flat.FlatTrees`', whose look-ups ``apply`` uses. Saved are the
+    trees and the number of classes alone: the rest is rebuilt from them when read.
     """
 
     def __init__(self, trees, n_classes):
@@ -32,6 +34,20 @@ class LeafTable:
         self.flat = FlatTrees.from_trees(trees)
         self.offsets = self.flat.offsets
         self.values = node_class_values(trees, np.arange(n_classes))  # trees hold class codes
+
+    def __getstate__(self) -> dict:
+        return {"trees": self.trees, "n_classes": self.values.shape[1]}
+
+    def __setstate__(self, state) -> None:
+        """Check the saved trees (they hold class codes 0..C−1), then rebuild the table."""
+        state = state_of(state, ("trees", "n_classes"), "leaf table")
+        trees = checked_trees(state["trees"])
+        n_classes = checked_count(state["n_classes"], "number of classes", low=1)
+        if not all(np.array_equal(t.classes_, np.unique(t.classes_))
+                   and t.classes_.size == t.tree_.value.shape[2]
+                   and np.isin(t.classes_, np.arange(n_classes)).all() for t in trees):
+            raise DamagedState("its trees' classes do not fit the model's")
+        self.__init__(trees, n_classes)
 
     def apply(self, X32, n_jobs=None):
         """Global leaf ids (n × T) of float32 rows ``X32`` (:func:`forest_leaf_ids`)."""

@@ -26,7 +26,6 @@ _SHIFT = np.uint64(58)
 _BIT_INDEX = np.zeros(64, dtype=np.intp)
 _BIT_INDEX[((np.uint64(1) << np.arange(64, dtype=np.uint64)) * _DE_BRUIJN) >> _SHIFT] = (
     np.arange(64))
-_PACKED = "_packed"  # the cached flat form of the tables: rebuilt, never saved
 
 
 @dataclass(frozen=True)
@@ -123,13 +122,6 @@ class LeafMasks:
         thresholds = np.concatenate([np.empty(0), *self.thresholds]).astype(np.float64)
         tables = np.concatenate([np.empty((0, n_trees), self.all_leaves.dtype), *self.tables])
         return starts, thresholds, tables
-
-    def __getstate__(self):
-        return {name: value for name, value in vars(self).items() if name != _PACKED}
-
-    def __setstate__(self, state):
-        # a file's state never supplies the checked cache
-        vars(self).update({name: value for name, value in state.items() if name != _PACKED})
 
 
 @numba.njit(nogil=True, cache=True)
