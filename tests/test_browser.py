@@ -66,11 +66,11 @@ def test_home_then_upload_a_csv(page, dialogs, artifacts_dir, tmp_path):
     box.press("Enter")
     expect(page.get_by_test_id("stHeading").filter(has_text="Row B03")).to_be_visible(
         timeout=TIMEOUT)
-    note = main.get_by_test_id("stAlert").filter(has_text="Missing in this row")
-    expect(note).to_contain_text("lactate (mmol/L) (imputed as ")
-    expect(note).to_contain_text("ward (no level set)")
-    why = main.get_by_test_id("stAlert").filter(has_text="Predicted").first
-    expect(why).to_contain_text("mainly because")
+    summary = page.locator(".st-key-explain_summary")  # each missing value and what it risks
+    expect(summary).to_contain_text("lactate (mmol/L) is missing (used ")
+    expect(summary).to_contain_text("ward is missing (the model used no level)")
+    argument = summary.get_by_test_id("stAlert").filter(has_text="Predicted").first
+    expect(argument).to_contain_text("from the trees' weighted base")
     scroll_to(main.get_by_text("This row beside the training rows"))
     features = main.get_by_test_id("stDataFrame").filter(has_text="used as")
     expect(features).to_contain_text("missing", timeout=TIMEOUT)

@@ -54,14 +54,23 @@ def train(page: Page) -> None:
 
 
 def expect_explanation(page: Page, probability: str) -> None:
-    """A prediction card, the weight chart, the KDE, the simplex and a tree drawing."""
+    """The summary (its probability tile and the waterfall of reasons both ways), the heading
+    of the trees shown and a tree drawing; with unequal tree weights also the weight chart,
+    the KDE and the simplex (with equal weights the page draws none: a hundred equal bars say
+    nothing)."""
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_test_id("stMetric").filter(has_text=probability)).to_be_visible(
+    summary = page.locator(".st-key-explain_summary")
+    expect(summary.get_by_test_id("stMetric").filter(has_text=probability)).to_be_visible(
         timeout=TIMEOUT)
-    for title in ("Which trees carry this prediction", "Where the weight sits",
-                  "ABRF Fig. 1"):
-        expect(main.locator(".js-plotly-plot").filter(has_text=title).first).to_be_visible(
-            timeout=TIMEOUT)
+    expect(summary.locator(".js-plotly-plot").filter(has_text="Reasons both ways")
+           ).to_be_visible(timeout=TIMEOUT)
+    heading = main.get_by_test_id("stHeading").filter(has_text=re.compile(r"^The \d+ trees"))
+    expect(heading.first).to_be_visible(timeout=TIMEOUT)
+    if "carry this prediction" in heading.first.inner_text():  # chosen by weight: unequal
+        for title in ("Which trees carry this prediction", "Where the weight sits",
+                      "ABRF Fig. 1"):
+            expect(main.locator(".js-plotly-plot").filter(has_text=title).first
+                   ).to_be_visible(timeout=TIMEOUT)
     image = main.get_by_test_id("stImage").locator("img").first
     expect(image).to_be_visible(timeout=TIMEOUT)
     assert image.evaluate("img => img.naturalWidth") > 0

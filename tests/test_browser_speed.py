@@ -118,7 +118,7 @@ def test_cold_start_and_snappy_pages(browser, artifacts_dir, tmp_path):
         button = page.get_by_test_id("stMain").get_by_role(
             "button", name="Train the default model and explain a row")
         clicked = time.monotonic()
-        explained = timed(page, button.click, "The 5 trees that carry this prediction")
+        explained = timed(page, button.click, "most similar training rows")
         launch_to_row = time.monotonic() - server.started
         expect_explanation(page, "P(Yes)")
         page.screenshot(path=artifacts_dir / "speed-first-row.png", full_page=True)

@@ -16,7 +16,9 @@ from forestviz.explain.plots.reasons import reasons_waterfall
 from forestviz.names import elide
 from ui.display import as_label, as_text
 
-WATERFALL_WIDTH = 470  # pixels: the right half of a 1400 px window with the sidebar open
+# pixels the waterfall is laid out for: its column in a 700 px window (at 1400 px the column is
+# 470 px and the figure stretches to it; laid out wider, its title was cut at 700 px)
+WATERFALL_WIDTH = 290
 WATERFALL_HEIGHT = 400
 
 
