@@ -86,7 +86,7 @@ def test_the_summary_fits_on_a_regression_table(page, dialogs, artifacts_dir):
     main.get_by_test_id("stSelectbox").filter(has_text="Bundled data set").click()
     page.get_by_role("option").filter(has_text="Diabetes progression").click()
     expect(main.get_by_text("Target: Disease progression")).to_be_visible(timeout=TIMEOUT)
-    go_to(page, "Home")
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Home", exact=True).click()
     page.get_by_role("button", name="Train the default model and explain a row").click()
     expect(page.get_by_role("heading", name="Explain", exact=True)).to_be_visible(
         timeout=TRAIN_TIMEOUT)
@@ -101,8 +101,8 @@ def test_attention_at_work_and_the_whole_model(page, dialogs, artifacts_dir):
     page.set_viewport_size({"width": 1400, "height": 2000})
     home_button(page, "See attention at work")
     main = page.get_by_test_id("stMain")
-    expect(main.locator(".js-plotly-plot").filter(has_text="weight of each tree").first
-           ).to_be_visible(timeout=TIMEOUT)  # unequal weights: drawn
+    expect(main.locator(".js-plotly-plot").filter(has_text="Which trees carry this prediction")
+           .first).to_be_visible(timeout=TIMEOUT)  # unequal weights: their chart is drawn
     effective = main.get_by_test_id("stMetric").filter(has_text="Effective number of trees")
     expect(effective).to_be_visible(timeout=TIMEOUT)
     assert float(effective.get_by_test_id("stMetricValue").inner_text()) < 90

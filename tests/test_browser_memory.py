@@ -85,8 +85,8 @@ def explained(browser, url):
     page.goto(url)
     page.get_by_test_id("stMain").get_by_role(
         "button", name="Train the default model and explain a row").click()
-    expect(page.get_by_text("The 5 trees that carry this prediction")).to_be_visible(
-        timeout=TIMEOUT)
+    expect(page.locator(".st-key-explain_summary")).to_contain_text(
+        "most similar training rows", timeout=TIMEOUT)
     idle(page)
     context.close()
 

@@ -36,7 +36,7 @@ def tiles(e: Explanation, g: Glance) -> None:
     if e.interval is not None:
         low, high = (e.value_texts(*e.interval) if e.task == "regression"
                      else (f"{e.interval[0]:.2f}", f"{e.interval[1]:.2f}"))
-        row.metric(as_text(e.interval_name[:1].upper() + e.interval_name[1:]),
+        row.metric(as_label(e.interval_name[:1].upper() + e.interval_name[1:]),
                    f"{low}–{high}", width="content", help=as_text(g.interval))
     if e.threshold is not None:
         row.metric("Decision threshold", f"{e.threshold:.3f}", width="content",

@@ -43,4 +43,5 @@ def reasons_waterfall(reasons, *, width: int = HALF) -> go.Figure:
         "the trees' expected output, weighted by this row's tree weights.", width=width,
         xaxis={"title": {"text": target}},
         margin={"r": 70},  # the pushes printed outside the bars, right of the last
-        yaxis={"type": "category", "autorange": "reversed"}, showlegend=False)
+        yaxis={"type": "category", "autorange": "reversed", "automargin": True},
+        showlegend=False)
