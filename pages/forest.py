@@ -89,13 +89,13 @@ def whole_model(bench: Workbench) -> None:
     st.plotly_chart(population_plots.beeswarm(population), key="forest_beeswarm")
     column = st.selectbox("Column", list(table["column"]), key="forest_dependence_column",
                           format_func=elide)
-    left, right = st.columns(2)
-    left.plotly_chart(population_plots.dependence_figure(
+    halves = st.container(horizontal=True)  # side by side on a wide window, else one a line
+    halves.plotly_chart(population_plots.dependence_figure(
         population.dependence(column), column, population.target, width=plots.HALF),
-        key="forest_dependence")
-    right.plotly_chart(population_plots.partial_dependence_figure(
+        width=plots.HALF, key="forest_dependence")
+    halves.plotly_chart(population_plots.partial_dependence_figure(
         bench.whole().partial_dependence(column), population.target, width=plots.HALF),
-        key="forest_partial_dependence")
+        width=plots.HALF, key="forest_partial_dependence")
 
 
 def cohorts(bench: Workbench, columns: list[str]) -> None:
@@ -141,17 +141,18 @@ def trust(bench: Workbench) -> None:
     st.caption(f"For each held-out row: how many of its {n} most similar training rows have "
                f"the same top {TOP_REASONS} reasons, and how many columns carry 90 % of its "
                "movement from the base value (fewer: an explanation easier to read whole).")
-    left, right = st.columns(2)
-    left.plotly_chart(population_plots.count_bars(
+    halves = st.container(horizontal=True)
+    halves.plotly_chart(population_plots.count_bars(
         table["same top reasons"], title="Same top reasons among similar rows",
         caption=f"Of each row's {n} most similar training rows, how many share its top "
                 f"{TOP_REASONS} reasons.", x_title="similar rows with the same top reasons",
-        low=0, high=n, width=plots.HALF), key="forest_stability")
-    right.plotly_chart(population_plots.count_bars(
+        low=0, high=n, width=plots.HALF), width=plots.HALF, key="forest_stability")
+    halves.plotly_chart(population_plots.count_bars(
         table["compacity"], title="Columns that carry 90 % of the movement",
         caption="The fewest columns, largest first, whose contributions make up 90 % of the "
                 "row's total.", x_title="columns", low=1,
-        high=max(1, int(table["compacity"].max())), width=plots.HALF), key="forest_compacity")
+        high=max(1, int(table["compacity"].max())), width=plots.HALF), width=plots.HALF,
+        key="forest_compacity")
     trees = table["same heaviest trees"].dropna()
     if trees.empty:
         st.caption("Every tree weighs the same for these rows, so no tree carries one row "

@@ -7,6 +7,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import HALF, STRONG, finish, plain, unique_labels
+from forestviz.names import elide_unique
+
+WRAP = 22  # characters of a bar's label beyond which its value goes on a second line
 
 
 def waterfall_steps(reasons) -> tuple[list[str], list[float], list[str]]:
@@ -30,8 +33,13 @@ def reasons_waterfall(reasons, *, width: int = HALF) -> go.Figure:
     labels, numbers, measures = waterfall_steps(reasons)
     texts = [f"{n:.3g}" if m != "relative" else f"{n:+.2g}".replace("-", "−")
              for n, m in zip(numbers, measures, strict=True)]
+    # a long "column = value" on two lines, the column cut to WRAP characters (whole on
+    # hover): the waterfall sits in half a narrow window
+    heads = elide_unique([label.partition(" = ")[0] for label in labels], WRAP)
+    shown = [f"{head}<br>= {label.partition(' = ')[2]}" if len(label) > WRAP and " = " in label
+             else label for head, label in zip(heads, labels, strict=True)]
     fig = go.Figure(go.Waterfall(
-        orientation="h", y=labels, x=numbers, measure=measures, text=texts,
+        orientation="h", y=shown, x=numbers, measure=measures, text=texts,
         textposition="outside", cliponaxis=False, hovertext=[f"{label}: {text}" for label, text
                                            in zip(labels, texts, strict=True)],
         hoverinfo="text", increasing={"marker": {"color": STRONG[1]}},
