@@ -97,7 +97,6 @@ def explained_row() -> None:
 
     explanation = bench.explain(values=original, row_id=row_id)
     glance = bench.glance(explanation)
-    choice = bench.tree_choice(explanation)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
 
@@ -118,6 +117,7 @@ def explained_row() -> None:
                          buttons=report_buttons)
 
     st.header("How the forest reached it", anchor=False)
+    choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile
     view.prediction_card(explanation, actual)
     view.warnings(explanation)
     view.attention_lens(bench, explanation)

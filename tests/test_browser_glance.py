@@ -36,7 +36,10 @@ def summary(page: Page):
 def expect_summary_on_first_screen(page: Page) -> None:
     """Each part of the summary visible and wholly inside the first 1400 x 900 screen."""
     box = summary(page)
-    expect(box.locator(".js-plotly-plot")).to_be_visible(timeout=TIMEOUT)
+    expect(box.locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
+    expect(page.get_by_test_id("stMain").locator('[data-stale="true"]')).to_have_count(
+        0, timeout=TIMEOUT)  # the run ended and no element of the previous row is left
     page.wait_for_timeout(1000)  # the page settled: nothing above the summary still growing
     outside = {}
     for name, selector in PARTS.items():
