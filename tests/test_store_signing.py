@@ -10,6 +10,7 @@ from forestviz import persistence
 from forestviz.app.workbench import Workbench
 from forestviz.store import StoreConfig, StoreError
 from forestviz.store.signing import WARNING, sign, signing_key, verify
+from forestviz.trees.fitted import estimator_trees
 from tests.store_helpers import library_at, trained
 
 
@@ -42,15 +43,16 @@ def test_exchanged_class_labels_are_caught(bench, model_file, tmp_path):
     key = signing_key(StoreConfig(tmp_path / "var"))
     signed = sign(model_file, key)
     payload = persistence.loads(model_file)
-    payload["estimator"].classes_ = payload["estimator"].classes_[::-1].copy()
-    swapped = persistence.dumps(payload)  # a valid model file...
+    for tree in estimator_trees(payload["estimator"]):  # each leaf's two class shares swapped
+        tree.tree_.value[...] = tree.tree_.value[:, :, ::-1].copy()
+    swapped = persistence.dumps(payload)  # a valid model file: every check passes...
     X = bench.model.X_test
     flipped = persistence.loads(swapped)["estimator"].predict(X)
     honest = bench.model.estimator.predict(X)
     assert np.all(flipped != honest)  # ...that names the other class for every row
     assert verify(swapped, key).status == "unsigned"
     kept_signature = swapped[:-2] + signed[len(model_file) - 2:]  # the old signature moved over
-    assert persistence.loads(kept_signature)["estimator"].classes_[0] == honest.max()
+    assert np.all(persistence.loads(kept_signature)["estimator"].predict(X) != honest)
     verdict = verify(kept_signature, key)
     assert verdict.status == "invalid" and verdict.warning.startswith(WARNING)
     assert verify(sign(model_file, b"another server's key" * 2), key).status == "invalid"
