@@ -4,7 +4,7 @@ a plain ``streamlit run app.py`` works too, its first Home click only waits long
 import streamlit as st
 
 from ui.server import default_training
-from ui.session_end import watch
+from ui.session_end import watch_this_session
 from ui.state import ensure_dataset
 
 st.set_page_config(page_title="forestviz", layout="wide")
@@ -20,7 +20,7 @@ page = st.navigation(
     ]
 )
 ensure_dataset()
-watch()  # a closed tab's session (its uploads) is dropped once its TTL has passed
+watch_this_session()  # a closed tab's session (its uploads) is dropped once its TTL has passed
 page.run()
 # in the background: what a trained model and the Explain page import, and the default model,
 # loaded (or trained) once for every Home button; ui.launch started it with the server (this

@@ -48,8 +48,10 @@ for name, kernel in kernels.items():
 
 
 def debug_build(args, tmp_path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
-           "PYTHONPATH": str(REPO)}
+    env = {name: value for name, value in os.environ.items()  # not an xdist worker's pytest
+           if not name.startswith("PYTEST_XDIST")}
+    env |= {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+            "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=1800)
 

@@ -45,6 +45,7 @@ import gc
 import streamlit as st
 from streamlit import runtime
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 MARGIN = 1.0  # s after a session's TTL before its expiry is acted on
 FLUSH_WAIT = 1.0  # s the nudge's session stays connected (the loop answers within ms)
@@ -105,3 +106,11 @@ def watch() -> object:
     disconnects. Called on every run: a session that reconnected gets a new one at its next
     run."""
     return object()
+
+
+def watch_this_session() -> None:
+    """:func:`watch` in a session's run; nothing in a process with no session (a process that
+    runs ``app.py`` as its main module without a server, e.g. a spawned worker re-running the
+    main module of a test process that ran the app)."""
+    if get_script_run_ctx(suppress_warning=True) is not None:
+        watch()
