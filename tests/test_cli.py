@@ -6,6 +6,7 @@ import hashlib
 import json
 import subprocess
 import sys
+from html import escape
 
 import numpy as np
 import pandas as pd
@@ -147,6 +148,10 @@ def test_an_app_model_explains_and_reports_here(table, tmp_path):
                                                                "contribution"], abs=1e-12)
     html = (reports / "report-A.html").read_text()
     assert e.to_html() != html  # it has the tree drawings besides
+    assert "Held-out metrics" in html and escape(table.name) in html  # the page's record
+    for metric, value in bench.model.results.set_index("model").loc[bench.model.name].items():
+        if isinstance(value, float) and np.isfinite(value):
+            assert f"{value:.4g}" in html, metric
     assert "A" in html and f"{bench.explain(values=new.iloc[0].drop(ID)).prediction[1]:.2f}" in html
 
 

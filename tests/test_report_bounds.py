@@ -65,6 +65,29 @@ def test_a_long_value_is_cut_saying_its_full_length():
         ", ".join(map(str, range(MAX_LISTED))) + f" and {100 - MAX_LISTED} more")
 
 
+@pytest.mark.slow
+def test_pdf_table_headers_break_only_between_words():
+    """The row's features table with all its 8 columns (the first a quarter of the page, the
+    headers of :meth:`forestviz.explain.columns.ColumnMap.text_table`) keeps each header word
+    whole in the PDF: no "trainin g median" (``overflow-wrap:anywhere`` on
+    the headers broke words mid-way)."""
+    from pypdf import PdfReader
+
+    from forestviz.explain.report import _STYLE
+    from forestviz.explain.report_pdf import html_to_pdf
+
+    headers = ["feature", "value", "marks", "used as", "training median", "percentile",
+               "most common level", "share with this level"]
+    frame = pd.DataFrame([["x", "1", "", "2", "1.5", "50.0", "—", "—"]], columns=headers)
+    assert len(headers) == MAX_TABLE_COLUMNS
+    document = (f"<!doctype html><html><head><style>{_STYLE}</style></head><body>"
+                f"{table(frame, DisplayNames(), css='features')}</body></html>")
+    said = PdfReader(io.BytesIO(html_to_pdf(document))).pages[0].extract_text().split()
+    for header in headers:
+        for word in header.split():
+            assert word in said, (word, said)
+
+
 def test_tables_are_capped_in_rows_and_columns_and_say_so():
     frame = pd.DataFrame(np.arange(200 * 20).reshape(200, 20).astype(float),
                          columns=[f"c{j}" for j in range(20)])

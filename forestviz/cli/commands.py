@@ -147,14 +147,14 @@ def report(args) -> int:
             e = bench.explain(values=values[[c for c in values.index
                                              if c in dataset.feature_columns]],
                               row_id=str(row_id))
-            svgs = {}
-            for tree in e.top_trees:
+            svgs = {}  # the trees the page draws (its tree choice), as the page draws them
+            for tree in bench.tree_choice(e).trees:
                 with contextlib.suppress(TreeRenderError):
                     svgs[int(tree)] = render_tree(bench.model.estimator, int(tree), e.row,
                                                   context=bench.model.context, mode="path",
                                                   fancy=False, imputed=e.imputed_features())
             target = _report_path(out, str(row_id), written)
-            document = e.to_html(tree_svgs=svgs)
+            document = bench.report(e, tree_svgs=svgs)  # with data set name and metrics
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)

@@ -57,7 +57,8 @@ max-width:190mm;color:#222;overflow-wrap:anywhere;font-size:10pt}
 h2,h3{break-after:avoid}tr,img{break-inside:avoid}
 table{border-collapse:collapse;margin:.5em 0 1.5em;table-layout:fixed;width:100%}
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;overflow-wrap:anywhere}
-th{background:#f2f4f7}.card{font-size:1.3em;background:#f2f6fb;padding:.8em 1em}
+th{background:#f2f4f7;overflow-wrap:break-word;font-size:.85em;padding:.25em .3em}
+.card{font-size:1.3em;background:#f2f6fb;padding:.8em 1em}
 .fragile,.edited{background:#fff3cd}img{max-width:100%}
 .warning{background:#fff3cd;padding:.4em .8em}p.cut{font-size:.9em;color:#555}
 img.tree,img.chart{border:1px solid #ddd;display:block;margin:.5em 0}
