@@ -147,7 +147,7 @@ def test_cold_start_and_snappy_pages(browser, artifacts_dir, tmp_path):
                                polling="raf", timeout=TIMEOUT)
         later = timed(page, page.get_by_test_id("stMain").get_by_role(
             "button", name="Train the default model and explain a row").click,
-            "The 5 trees that carry this prediction")
+            "most similar training rows")
         expect_explanation(page, "P(Yes)")
         context.close()
 
