@@ -20,6 +20,20 @@ REFITS = "refits"  # (bundle, the held-out rows' contributions under each refit)
 REFIT_JOB = "refit_job"  # the refits while they run
 
 
+def keep_result(job_key: str, key: str, what: str, advice: str = "") -> None:
+    """This session's finished job ``job_key``: its (model, result) kept as ``key``, or what
+    went wrong said in one line."""
+    finished = models.take_finished(job_key)
+    if finished is None:
+        return
+    try:
+        st.session_state[key] = (finished.subject, finished.job.result())
+    except JobCancelled:
+        st.info(f"{what} cancelled.", icon=":material/info:")
+    except (ValueError, WorkerDied) as err:
+        st.error(as_text(f"{what} failed: {err}. {advice}".strip()), icon=":material/error:")
+
+
 def hardest_rows(views) -> None:
     st.subheader("Hardest training rows (sample importance)")
     if views.hardest is None:
@@ -52,15 +66,8 @@ def cleaning_rounds(bench: Workbench) -> None:
                       bundle.choice, bundle.settings, "forest", bundle)
     if models.in_progress(CLEANING_JOB):
         models.job_status(CLEANING_JOB)
-    finished = models.take_finished(CLEANING_JOB)
-    if finished is not None:
-        try:
-            st.session_state[CLEANING] = (finished.subject, finished.job.result())
-        except JobCancelled:
-            st.info("Cleaning cancelled.", icon=":material/info:")
-        except (ValueError, WorkerDied) as err:
-            st.error(as_text(f"Cleaning failed: {err}. It needs at least two rows of every "
-                             "class in the validation split."), icon=":material/error:")
+    keep_result(CLEANING_JOB, CLEANING, "Cleaning", "It needs at least two rows of every "
+                "class in the validation split.")
     stored = st.session_state.get(CLEANING)
     if stored is None or stored[0] is not bundle:
         return
@@ -174,14 +181,7 @@ def robustness(bench: Workbench) -> None:
                       bundle.settings, "forest", bundle)
     if models.in_progress(REFIT_JOB):
         models.job_status(REFIT_JOB)
-    finished = models.take_finished(REFIT_JOB)
-    if finished is not None:
-        try:
-            st.session_state[REFITS] = (finished.subject, finished.job.result())
-        except JobCancelled:
-            st.info("Refits cancelled.", icon=":material/info:")
-        except (ValueError, WorkerDied) as err:
-            st.error(as_text(f"The refits failed: {err}."), icon=":material/error:")
+    keep_result(REFIT_JOB, REFITS, "Refits")
     stored = st.session_state.get(REFITS)
     if stored is None or stored[0] is not bundle:
         return

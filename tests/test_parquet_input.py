@@ -74,7 +74,7 @@ def test_one_big_value_repeated_by_a_dictionary_is_refused_before_it_is_copied(t
     assert path.stat().st_size < 300_000
     started = time.perf_counter()
     message = refusal(path)
-    assert time.perf_counter() - started < 10
+    assert time.perf_counter() - started < 60  # a hang guard: refused in well under 1 s quiet
     assert re.match(too_long("note"), message) and "at most 100,000 characters per cell" in message
 
 

@@ -10,7 +10,7 @@ process:
   raises :class:`PoolBusy` beyond that;
 * workers run at a lower scheduling priority (``os.nice``), so pages that only read models stay
   responsive while a job trains, but under the normal policy: a job always progresses, however
-  busy the machine (Linux's ``SCHED_IDLE`` ran it only on otherwise idle CPU: on a 2-core
+  busy the machine (Linux's idle scheduling class ran it only on otherwise idle CPU: on a 2-core
   machine with steady load elsewhere it stopped for minutes). On a machine with more than
   twice ``spare_cpus`` CPUs they also keep off ``spare_cpus`` of them; on 2 cores that would
   leave a job half the machine, and one busy program beside it none;

@@ -330,8 +330,9 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         spread=tree_spread(tree_predictions, weights, out.offset), interval=interval,
         interval_name=interval_name, interval_note=None if interval is None else note,
         calibrated_risk=calibrated,
-        warnings=tuple(spread_warnings(float(effective_trees(weights)), eps, weights.size,
-                                       base_kept=bool(ensemble.diagnostics().get("selected_base")))),
+        warnings=tuple(spread_warnings(
+            float(effective_trees(weights)), eps, weights.size,
+            base_kept=bool(ensemble.diagnostics().get("selected_base")))),
         contributions=found, spreads=summary.scale)
     return replace(e, why=why_sentence(e))
 
