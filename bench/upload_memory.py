@@ -51,7 +51,10 @@ def mixed_csv(rows: int) -> bytes:
     """An ID, a category, quoted free text with commas, integers, decimals with missing values,
     a date and a yes/no label (about 84 bytes a row)."""
     rng = np.random.default_rng(1)
-    word = lambda: WORDS[rng.integers(0, WORDS.size, rows)]  # noqa: E731
+
+    def word():
+        return WORDS[rng.integers(0, WORDS.size, rows)]
+
     days = np.datetime64("2020-01-01") + rng.integers(0, 1500, rows)
     bmi = np.char.mod("%.1f", rng.normal(27, 5, rows)).astype(object)
     bmi[rng.random(rows) < 0.05] = ""

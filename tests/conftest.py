@@ -15,6 +15,8 @@ import pytest
 
 from bench.appserver import CHROMIUM_ARGS, AppServer
 
+pytest_plugins = ["tests.cli_tables"]  # the command line's table and model fixtures
+
 REPO = Path(__file__).resolve().parents[1]
 SERVER_START_TIMEOUT = 60.0
 # A job nobody polls is cancelled after this many seconds (the default is 30): the browser

@@ -15,7 +15,7 @@ import pytest
 
 from forestviz.cli import commands
 from forestviz.cli.main import main
-from tests.test_cli import ID, TARGET, cli_model, table  # noqa: F401 (fixtures)
+from tests.cli_tables import ID, TARGET
 from tests.test_safe_write import entries, mount_tmpfs
 
 VICTIM = b"the victim's own file\n"
@@ -30,17 +30,17 @@ def victim(tmp_path):
     return path
 
 
-def train(table, out, *extra):  # noqa: F811
+def train(table, out, *extra):
     return ["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop", "note",
             "--model", "rf", "--trees", "5", "--out", str(out), *extra]
 
 
-def explain(model, table, out, *extra):  # noqa: F811
+def explain(model, table, out, *extra):
     return ["--quiet", "explain", str(model), str(table), "--out", str(out), "--chunk-rows",
             "200", *extra]
 
 
-def report(model, table, out, *extra):  # noqa: F811
+def report(model, table, out, *extra):
     return ["--quiet", "report", str(model), str(table), "--rows", "P0001", "P0002", "--out",
             str(out), *extra]
 
@@ -53,7 +53,7 @@ def one_error_line(capsys, message: str) -> None:
 @pytest.mark.parametrize("command", [pytest.param("train", marks=pytest.mark.slow),
                                      "explain to Parquet", "explain to CSV"])
 def test_an_output_planted_as_a_link_is_refused_and_the_victim_unchanged(
-        command, cli_model, table, victim, tmp_path, capsys):  # noqa: F811
+        command, cli_model, table, victim, tmp_path, capsys):
     out = tmp_path / {"train": "m.skops", "explain to Parquet": "o.parquet",
                       "explain to CSV": "o.csv"}[command]
     out.symlink_to(victim)
@@ -76,7 +76,7 @@ def test_an_output_planted_as_a_link_is_refused_and_the_victim_unchanged(
 
 @pytest.mark.slow
 def test_a_report_folder_entry_planted_as_a_link_is_refused(
-        cli_model, table, victim, tmp_path, capsys):  # noqa: F811
+        cli_model, table, victim, tmp_path, capsys):
     folder = tmp_path / "reports"
     folder.mkdir()
     (folder / "report-P0002.html").symlink_to(victim)
@@ -104,7 +104,7 @@ def small_disk(tmp_path):
                                      "explain to Parquet", "explain to CSV",
                                      pytest.param("report", marks=pytest.mark.slow)])
 def test_a_full_disk_ends_in_one_line_and_leaves_nothing(
-        command, cli_model, table, small_disk, capsys):  # noqa: F811
+        command, cli_model, table, small_disk, capsys):
     with open(small_disk / "filler", "wb") as filler:  # leave 8 KiB free
         filler.write(b"\0" * (56 << 10))
     if command == "train":
@@ -129,7 +129,7 @@ def test_a_full_disk_ends_in_one_line_and_leaves_nothing(
 
 @pytest.mark.slow
 def test_a_read_only_folder_is_refused_before_any_work(
-        cli_model, table, tmp_path, capsys):  # noqa: F811
+        cli_model, table, tmp_path, capsys):
     folder = tmp_path / "read-only"
     if os.geteuid() == 0:
         mount_tmpfs(folder, "ro,size=64k")
@@ -148,7 +148,7 @@ def test_a_read_only_folder_is_refused_before_any_work(
 
 
 def test_a_dependency_s_warning_never_reaches_the_terminal(
-        table, tmp_path, capsys, monkeypatch):  # noqa: F811
+        table, tmp_path, capsys, monkeypatch):
     def noisy(args):
         warnings.warn("a dependency's deprecation", DeprecationWarning, stacklevel=1)
         warnings.warn("cannot cache compiled function", UserWarning, stacklevel=1)
@@ -163,7 +163,7 @@ def test_a_dependency_s_warning_never_reaches_the_terminal(
 
 @pytest.mark.slow
 def test_every_command_prints_no_traceback_or_source_line(
-        cli_model, table, tmp_path):  # noqa: F811
+        cli_model, table, tmp_path):
     env = {**os.environ, "PYTHONWARNINGS": "always", "PYTHONPATH": str(REPO),
            "OMP_NUM_THREADS": "1"}
     runs = [train(table, tmp_path / "m.skops"),

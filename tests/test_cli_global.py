@@ -7,12 +7,12 @@ import pytest
 
 from forestviz.app.workbench import Workbench
 from forestviz.cli.main import main
-from tests.test_cli import TARGET, app_choice, cli_model, table  # noqa: F401 (fixtures)
+from tests.cli_tables import app_choice
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
-def test_global_tables_are_the_pages_numbers(cli_model, table, tmp_path, kind):  # noqa: F811
+def test_global_tables_are_the_pages_numbers(cli_model, table, tmp_path, kind):
     out = tmp_path / "global"
     assert main(["--quiet", "global", str(cli_model), str(table), "--out", str(out),
                  "--format", kind]) == 0
@@ -44,7 +44,7 @@ def test_global_tables_are_the_pages_numbers(cli_model, table, tmp_path, kind): 
     assert "<script src=\"http" not in page  # plotly's script embedded, nothing fetched
 
 
-def test_global_refuses_a_link_at_its_output(cli_model, table, tmp_path, capsys):  # noqa: F811
+def test_global_refuses_a_link_at_its_output(cli_model, table, tmp_path, capsys):
     victim = tmp_path / "victim.csv"
     victim.write_text("mine")
     out = tmp_path / "global"

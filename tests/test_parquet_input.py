@@ -21,7 +21,7 @@ from pyarrow import parquet as pq
 from forestviz.batch.source import RowSource
 from forestviz.io.csv_input import DataError
 from forestviz.io.parquet_input import ParquetRows
-from tests.test_cli import ID, cli_model, table  # noqa: F401 (fixtures)
+from tests.cli_tables import ID
 
 REPO = Path(__file__).resolve().parents[1]
 ROWS = 200_000
@@ -80,7 +80,7 @@ def test_one_big_value_repeated_by_a_dictionary_is_refused_before_it_is_copied(t
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["text", "ID"])
-def test_the_command_refuses_the_bombs_in_one_line_and_bounded_memory(kind, cli_model,  # noqa: F811
+def test_the_command_refuses_the_bombs_in_one_line_and_bounded_memory(kind, cli_model,
                                                                       tmp_path):
     columns = pima_columns(ROWS)
     if kind == "text":

@@ -126,7 +126,10 @@ def test_simplex_figure_projects_many_trees_exactly():
     alpha = (1 - eps) * D + eps * w
     fig = plots.simplex_figure(D, w, eps)
     top = np.argsort(-alpha, kind="stable")[:2]
-    mass = lambda v: [v[top[0]], v[top[1]], 1 - v[top].sum()]  # noqa: E731
+
+    def mass(v):
+        return [v[top[0]], v[top[1]], 1 - v[top].sum()]
+
     np.testing.assert_allclose(ternary_points(fig.data[1]), [mass(D)])
     np.testing.assert_allclose(ternary_points(fig.data[3]), [mass(alpha)])
     np.testing.assert_allclose(ternary_points(fig.data[0])[:3],

@@ -13,8 +13,8 @@ import pytest
 
 from forestviz.cli.main import main
 from forestviz.store import StoreConfig, open_library
+from tests.cli_tables import ID, TARGET
 from tests.store_helpers import REPO
-from tests.test_cli import ID, TARGET, table  # noqa: F401  (the uploaded Pima table)
 
 
 def forestviz(folder, *arguments, code=0):
@@ -30,7 +30,7 @@ def forestviz(folder, *arguments, code=0):
 
 
 @pytest.fixture(scope="module")
-def published(table, tmp_path_factory):  # noqa: F811
+def published(table, tmp_path_factory):
     """A model trained by `forestviz train` on the upload, published twice as 'Pima risk'."""
     folder = tmp_path_factory.mktemp("library")
     model = folder / "model.skops"
@@ -72,7 +72,7 @@ def test_published_models_are_listed_shown_and_retired(published, monkeypatch, c
     assert "model_retired,Pima risk,2" in capsys.readouterr().out
 
 
-def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, table,  # noqa: F811
+def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, table,
                                                                        tmp_path, monkeypatch):
     folder, model = published
     monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
