@@ -38,15 +38,19 @@ class Domain:
             value <= self.high)
         return bool(above and below)
 
+    def text(self, bound: float) -> str:
+        """A bound as a message writes it: whole for an int domain (4294967295), else short."""
+        return str(int(bound)) if self.integer else f"{bound:g}"
+
     @property
     def words(self) -> str:
         """The domain as an error message says it: "an int >= 1", "a float in (0, 1]"."""
         kind = "an int" if self.integer else "a float"
         if self.high == math.inf:
-            return f"{kind} {'>' if self.low_open else '>='} {self.low:g}"
+            return f"{kind} {'>' if self.low_open else '>='} {self.text(self.low)}"
         opening = "(" if self.low_open else "["
         closing = ")" if self.high_open else "]"
-        return f"{kind} in {opening}{self.low:g}, {self.high:g}{closing}"
+        return f"{kind} in {opening}{self.text(self.low)}, {self.text(self.high)}{closing}"
 
 
 @dataclass(frozen=True)
@@ -78,15 +82,16 @@ class Widget:
 
 @dataclass(frozen=True)
 class Parameter:
-    """A training parameter: ``name`` (its Settings field and estimator parameter), ``default``,
-    ``domain`` (None: a default of None is allowed too when ``optional``), ``report`` (the
-    report's name for it), ``widget`` (the Train page's input) and, when the command line sets
-    it, ``option`` (its flag) with ``option_help``."""
+    """A training parameter: ``name`` (its Settings field and, but for the held-out share, the
+    estimator parameter it sets), ``default``, ``domain`` (None is allowed too when
+    ``optional``), ``report`` (the report's name for the estimator parameter), ``widget`` (the
+    Train page's input) and, when the command line sets it, ``option`` (its flag) with
+    ``option_help``."""
 
     name: str
     default: int | float | None
     domain: Domain
-    report: str
+    report: str | None
     widget: Widget
     optional: bool = False
     option: str | None = None
@@ -107,47 +112,47 @@ class Parameter:
 COUNT = Domain(1, integer=True)
 
 TREES = Parameter(
-    "n_estimators", 100, COUNT, "trees",
-    Widget("slider", "train_trees", "Number of trees", 10, step=10, cap="max_trees"),
+    "n_estimators", default=100, domain=COUNT, report="trees",
+    widget=Widget("slider", "train_trees", "Number of trees", 10, step=10, cap="max_trees"),
     option="--trees", option_help="number of trees")
 TEST_SIZE = Parameter(
-    "test_size", 0.25, Domain(0, 1, low_open=True, high_open=True),
-    "share of the rows held out", Widget(
-        "slider", "train_test_size", "Held-out rows (%)", 10, 50, step=5, scale=100,
-        help="Rows kept aside (stratified by class) to compare models."))
+    "test_size", default=0.25, domain=Domain(0, 1, low_open=True, high_open=True), report=None,
+    widget=Widget("slider", "train_test_size", "Held-out rows (%)", 10, 50, step=5, scale=100,
+                  help="Rows kept aside (stratified by class) to compare models."))
 SEED = Parameter(
-    "random_state", 0, Domain(0, 2**32 - 1, integer=True), "random seed",
-    Widget("number", "train_seed", "Random seed", 0, 2**31 - 1),
+    "random_state", default=0, domain=Domain(0, 2**32 - 1, integer=True), report="random seed",
+    widget=Widget("number", "train_seed", "Random seed", 0, 2**31 - 1),
     option="--seed", option_help="random seed of the split and the model")
 MIN_LEAF = Parameter(
-    "min_samples_leaf", 5, COUNT, "minimum training rows per leaf",
-    Widget("number", "train_min_leaf", "Minimum rows per leaf", 1, 100))
+    "min_samples_leaf", default=5, domain=COUNT, report="minimum training rows per leaf",
+    widget=Widget("number", "train_min_leaf", "Minimum rows per leaf", 1, 100))
 MAX_DEPTH = Parameter(
-    "max_depth", None, COUNT, "maximum depth",
-    Widget("number", "train_depth", "Maximum tree depth (0 = the family's default)", 0,
-           cap="max_depth", none_as=0), optional=True)
+    "max_depth", default=None, domain=COUNT, report="maximum depth",
+    widget=Widget("number", "train_depth", "Maximum tree depth (0 = the family's default)", 0,
+                  cap="max_depth", none_as=0),
+    optional=True)
 EPS = Parameter(
-    "eps", 0.5, Domain(0, 1), "contamination ε",
-    Widget("slider", "train_eps", "Contamination ε", 0.0, 1.0, step=0.05))
+    "eps", default=0.5, domain=Domain(0, 1), report="contamination ε",
+    widget=Widget("slider", "train_eps", "Contamination ε", 0.0, 1.0, step=0.05))
 TAU = Parameter(
-    "tau", 5.0, Domain(0, low_open=True), "temperature τ",
-    Widget("number", "train_tau", "Temperature τ", 0.001, 1000.0, format="%.3f",
-           help="In squared standardised distance units."))
+    "tau", default=5.0, domain=Domain(0, low_open=True), report="temperature τ",
+    widget=Widget("number", "train_tau", "Temperature τ", 0.001, 1000.0, format="%.3f",
+                  help="In squared standardised distance units."))
 DISCOUNT = Parameter(
-    "discount", 0.9, Domain(0, 1, low_open=True), "discount γ",
-    Widget("slider", "train_discount", "AGBoost discount γ", 0.05, 1.0, step=0.05))
+    "discount", default=0.9, domain=Domain(0, 1, low_open=True), report="discount γ",
+    widget=Widget("slider", "train_discount", "AGBoost discount γ", 0.05, 1.0, step=0.05))
 ROUNDS = Parameter(
-    "n_iterations", 5, COUNT, "rounds",
-    Widget("number", "train_iterations", "Reweighting rounds", 1, 50))
+    "n_iterations", default=5, domain=COUNT, report="rounds",
+    widget=Widget("number", "train_iterations", "Reweighting rounds", 1, 50))
 RATE = Parameter(
-    "learning_rate", 0.2, Domain(0), "learning rate",
-    Widget("number", "train_rate", "Learning rate λ", 0.0, 1.0, step=0.05))
+    "learning_rate", default=0.2, domain=Domain(0), report="learning rate",
+    widget=Widget("number", "train_rate", "Learning rate λ", 0.0, 1.0, step=0.05))
 NEIGHBOURS = Parameter(
-    "n_neighbors", 10, COUNT, "nearest rows M",
-    Widget("number", "train_neighbours", "Neighbours M", 1, 100))
+    "n_neighbors", default=10, domain=COUNT, report="nearest rows M",
+    widget=Widget("number", "train_neighbours", "Neighbours M", 1, 100))
 TOP_TREES = Parameter(
-    "top_trees", 10, COUNT, "top trees L",
-    Widget("number", "train_top_trees", "Top trees L", 1, 100))
+    "top_trees", default=10, domain=COUNT, report="top trees L",
+    widget=Widget("number", "train_top_trees", "Top trees L", 1, 100))
 
 PARAMETERS = (TREES, TEST_SIZE, SEED, MIN_LEAF, MAX_DEPTH, EPS, TAU, DISCOUNT, ROUNDS, RATE,
               NEIGHBOURS, TOP_TREES)

@@ -205,8 +205,8 @@ def _cluster_options(command, what: str) -> None:
 def whole_number(domain: Domain):
     """The argument type of a whole number in ``domain`` (an integer domain of
     :mod:`forestviz.parameters`), refusing anything else in one line."""
-    bounds = (f"of at least {domain.low:g}" if domain.high == math.inf
-              else f"from {domain.low:g} to {domain.high:g}")
+    bounds = (f"of at least {domain.text(domain.low)}" if domain.high == math.inf
+              else f"from {domain.text(domain.low)} to {domain.text(domain.high)}")
 
     def parse(text: str) -> int:
         try:
