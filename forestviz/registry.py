@@ -32,10 +32,9 @@ class Family:
     with ``base_note`` saying why there is no choice; ``tunes``: whether it has a search that
     auto-tune turns on, and ``tuning_note`` what the page says when it is on; ``plain``: how a
     sentence names its trees without attention or reweighting (the search's first candidate);
-    ``build``:
-    ``(settings, classify) → unfitted estimator``, importing its package when called;
-    ``saves``: the classes its fitted models write to a model file (skops loader → full class
-    names, :data:`forestviz.persistence.files.TRUSTED_NODES`)."""
+    ``build``: ``(settings, classify) → unfitted estimator``, importing its package when
+    called; ``saves``: the classes its fitted models write to a model file (skops loader →
+    full class names, :data:`forestviz.persistence.files.TRUSTED_NODES`)."""
 
     key: str
     label: str

@@ -70,6 +70,15 @@ def make_estimator(settings: Settings, task: str):
     return family.build(settings, task == CLASSIFICATION)
 
 
+def load_families() -> None:
+    """Import every family's package, as building each family's estimator once does: the
+    registry imports a package only then, and a process that will train or show any model (the
+    workers' forkserver, the server once it starts) loads them all ahead of the first one."""
+    for key, family in FAMILIES.items():
+        for task in family.tasks:
+            make_estimator(Settings(family=key), task)
+
+
 def baselines(task: str, settings: Settings) -> dict[str, object]:
     """Vanilla random forest and scikit-learn gradient boosting, the comparison models."""
     if task == "classification":
