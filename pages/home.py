@@ -3,6 +3,7 @@
 import streamlit as st
 
 from forestviz.app import families
+from forestviz.registry import FAMILIES
 from ui import models, state
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
@@ -23,7 +24,7 @@ st.page_link("pages/data.py", label="Choose or upload data", icon=":material/tab
 dataset = st.session_state[DATASET]
 default = families.default_settings(dataset.task)
 st.subheader("See an explanation now")
-st.caption(f"Trains the default model ({families.FAMILIES[default.family]}, {default.n_estimators} "
+st.caption(f"Trains the default model ({FAMILIES[default.family].label}, {default.n_estimators} "
            "trees; a few seconds) and opens the explanation of the held-out row with the "
            "highest predicted risk.")
 if st.button("Train the default model and explain a row", type="primary", key="home_explain",
@@ -32,7 +33,7 @@ if st.button("Train the default model and explain a row", type="primary", key="h
 
 demo = families.ATTENTION_DEMO
 st.subheader("See attention at work")
-st.caption(demo.why + f" Trains {families.FAMILIES[demo.settings.family]} "
+st.caption(demo.why + f" Trains {FAMILIES[demo.settings.family].label} "
            f"({demo.settings.n_estimators} trees) on that table and opens a row.")
 if st.button("See attention at work", key="home_attention", icon=":material/visibility:",
              disabled=models.training_in_progress()):

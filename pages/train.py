@@ -6,81 +6,51 @@ import streamlit as st
 
 from forestviz import persistence
 from forestviz.app import workflow
+from forestviz.app.families import Settings, default_settings
 from forestviz.app.workbench import MAX_MODELS, Workbench
+from forestviz.parameters import SECTIONS, TEST_SIZE, TREES
+from forestviz.registry import AUTO_TUNE_HELP, FAMILIES, families_for
 from ui import models, state
 from ui.display import as_text, show_error
+from ui.parameter_inputs import parameter_input
 from ui.state import CHOICE, DATASET
 
-AGBOOST_BASES = {"random": "Gradient-boosted trees", "extra": "Extra-trees boosting"}
 
-
-def choose_settings(task: str) -> workflow.Settings:
-    """The Train page's form; defaults train in seconds on the bundled table."""
-    defaults = workflow.default_settings(task)
-    families = workflow.families_for(task)
+def choose_settings(task: str) -> Settings:
+    """The Train page's form, from the registry (:mod:`forestviz.registry`,
+    :mod:`forestviz.parameters`); defaults train in seconds on the bundled table."""
+    defaults = default_settings(task)
+    keys = families_for(task)
     # a row of its own: the longer family names are cut in a third of a narrow window
-    family = st.selectbox("Model family", families, format_func=workflow.FAMILIES.get,
-                          index=families.index(defaults.family), key=f"train_family@{task}",
-                          persist_state="session")
+    key = st.selectbox("Model family", keys, format_func=lambda k: FAMILIES[k].label,
+                       index=keys.index(defaults.family), key=f"train_family@{task}",
+                       persist_state="session")
+    family = FAMILIES[key]
     middle, right = st.columns(2)
-    if family == "erf":
-        base = "random"
-        middle.caption("The Enhanced RF grows its own bootstrap forest of depth-limited trees.")
+    if family.bases is None:
+        base = defaults.base
+        middle.caption(family.base_note)
     else:
-        names = AGBOOST_BASES if family == "agboost" else workflow.BASES
-        base = middle.radio("Base ensemble", list(names), format_func=names.get,
+        base = middle.radio("Base ensemble", list(family.bases), format_func=family.bases.get,
                             horizontal=True, key="train_base", persist_state="session")
     caps = state.limits()
-    n_estimators = right.slider("Number of trees", 10, caps.max_trees, defaults.n_estimators,
-                                step=10,
-                                key="train_trees", persist_state="session")
+    numbers = {TREES.name: parameter_input(right, TREES, defaults.n_estimators, caps)}
     left, right = st.columns(2)
-    test_percent = left.slider("Held-out rows (%)", 10, 50, int(100 * defaults.test_size),
-                               step=5, key="train_test_size", persist_state="session",
-                               help="Rows kept aside (stratified by class) to compare models.")
-    auto_tune = right.toggle(
-        "Auto-tune", value=defaults.auto_tune, key="train_auto", persist_state="session",
-        disabled=family == "vanilla",
-        help="Attention models: search ε and τ (and γ for AGBoost) on held-out training rows. "
-             "Enhanced RF: stop the reweighting rounds when the validation AUC drops.")
-    if family == "abrf1_lp" and auto_tune:
-        right.caption("The LP variant solves one linear program per grid point: several times "
-                      "slower than the QP.")
+    numbers[TEST_SIZE.name] = parameter_input(left, TEST_SIZE, defaults.test_size, caps)
+    auto_tune = right.toggle("Auto-tune", value=defaults.auto_tune, key="train_auto",
+                             persist_state="session", disabled=not family.tunes,
+                             help=AUTO_TUNE_HELP)
+    if family.tuning_note and auto_tune:
+        right.caption(family.tuning_note)
     with st.expander("Advanced: the papers' parameters"):
-        a, b, c = st.columns(3)
-        min_leaf = a.number_input("Minimum rows per leaf", 1, 100, defaults.min_samples_leaf,
-                                  key="train_min_leaf", persist_state="session")
-        depth = b.number_input("Maximum tree depth (0 = the family's default)", 0,
-                               caps.max_depth, 0,
-                               key="train_depth", persist_state="session")
-        seed = c.number_input("Random seed", 0, 2**31 - 1, defaults.random_state,
-                              key="train_seed", persist_state="session")
-        st.caption("Attention models (used when auto-tune is off): α = (1 − ε)·softmax(−d/2τ) "
-                   "+ ε·w.")
-        a, b, c = st.columns(3)
-        eps = a.slider("Contamination ε", 0.0, 1.0, defaults.eps, step=0.05,
-                       key="train_eps", persist_state="session")
-        tau = b.number_input("Temperature τ", 0.001, 1000.0, defaults.tau, format="%.3f",
-                             key="train_tau", persist_state="session",
-                             help="In squared standardised distance units.")
-        discount = c.slider("AGBoost discount γ", 0.05, 1.0, defaults.discount, step=0.05,
-                            key="train_discount", persist_state="session")
-        st.caption("Enhanced RF (Algorithm 1 and model weighting).")
-        a, b, c, d = st.columns(4)
-        iterations = a.number_input("Reweighting rounds", 1, 50, defaults.n_iterations,
-                                    key="train_iterations", persist_state="session")
-        rate = b.number_input("Learning rate λ", 0.0, 1.0, defaults.learning_rate, step=0.05,
-                              key="train_rate", persist_state="session")
-        neighbours = c.number_input("Neighbours M", 1, 100, defaults.n_neighbors,
-                                    key="train_neighbours", persist_state="session")
-        top_trees = d.number_input("Top trees L", 1, 100, defaults.top_trees,
-                                   key="train_top_trees", persist_state="session")
-    return workflow.Settings(
-        family=family, base=base, n_estimators=int(n_estimators), auto_tune=bool(auto_tune),
-        test_size=test_percent / 100, random_state=int(seed), min_samples_leaf=int(min_leaf),
-        max_depth=int(depth) or None, eps=float(eps), tau=float(tau), discount=float(discount),
-        n_iterations=int(iterations), learning_rate=float(rate), n_neighbors=int(neighbours),
-        top_trees=int(top_trees))
+        for section in SECTIONS:
+            if section.caption:
+                st.caption(section.caption)
+            columns = st.columns(len(section.parameters))
+            for column, parameter in zip(columns, section.parameters, strict=True):
+                numbers[parameter.name] = parameter_input(
+                    column, parameter, getattr(defaults, parameter.name), caps)
+    return Settings(family=key, base=base, auto_tune=bool(auto_tune), **numbers)
 
 
 def show_results(bench: Workbench) -> None:

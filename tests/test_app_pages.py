@@ -15,6 +15,7 @@ from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_a
 from streamlit.testing.v1 import AppTest
 
 from forestviz.app import workflow
+from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 from tests.apptest_helpers import (
     app,
@@ -171,7 +172,7 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
     bundle = train(at, family, trees=20, auto=auto)
     assert bundle.settings.family == family and bundle.n_trees == 20
     results = at.dataframe[0].value
-    assert list(results.index) == [f"{workflow.FAMILIES[family]} · 20 trees",
+    assert list(results.index) == [f"{FAMILIES[family].label} · 20 trees",
                                    "Vanilla RF (baseline)", "Gradient boosting (baseline)"]
     model_row = results.iloc[0]
     X, y = bundle.X_test, bundle.y_test

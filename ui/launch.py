@@ -31,6 +31,9 @@ def preload() -> None:
     """Import the model packages, then start the server's default training once Streamlit's
     runtime exists."""
     from forestviz.app import model_cache  # noqa: F401  (pandas, scikit-learn, the workflow)
+    from forestviz.app.workflow import load_families
+
+    load_families()
 
     while not runtime.exists():
         time.sleep(RUNTIME_POLL)

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from forestviz.app.families import FAMILIES, Settings
+from forestviz.app.families import Settings
 from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.registry import FAMILIES
 from ui.display import as_text
 from ui.server import default_training, job_pool, shared_models
 from ui.state import CHOICE, DATASET, limits
@@ -123,7 +124,7 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
             _arrive(origin)
             return True
         if job.state in ("queued", "running"):  # follow it
-            st.session_state[TRAINING] = SessionJob(job, FAMILIES[settings.family], choice,
+            st.session_state[TRAINING] = SessionJob(job, FAMILIES[settings.family].label, choice,
                                                     settings, origin)
             st.session_state.pop(OUTCOME, None)
             return True
@@ -138,7 +139,7 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
     except ValueError as err:
         st.error(as_text(err), icon=":material/error:")
         return False
-    title = FAMILIES[settings.family]
+    title = FAMILIES[settings.family].label
     started = submit(TRAINING, SessionJob, task, args, title, choice, settings, origin)
     if started:
         st.session_state.pop(OUTCOME, None)

@@ -1,7 +1,8 @@
 """The application layer: what the dashboard runs, without a user interface.
 
-``families`` (the model families' names and the Train page's settings, importing no model);
-``workflow`` (the estimator factory, the split, held-out metrics, the
+``families`` (the Train page's settings, checked against :mod:`forestviz.registry` and
+:mod:`forestviz.parameters`, importing no model); ``workflow`` (the chosen family's estimator,
+the split, held-out metrics, the
 :class:`~forestviz.app.workflow.Bundle` every page reads, model-file payloads); ``jobs`` (the
 worker processes that run it: bounded, cancellable, lower priority); ``warm`` (imported once by
 the workers' forkserver); ``limits`` (the server's caps) and ``uploads`` (the memory budget of

@@ -1,54 +1,61 @@
-"""The model families the app trains and the settings the Train page asks, without importing
-any of them: the first page reads these (the Home button's default model), and the model
-packages, scikit-learn and the solvers are imported only by :mod:`forestviz.app.workflow`,
-once something is trained (``docs/performance.md``, "Cold start and page speed")."""
+"""The Train page's settings, checked against the model-family registry without importing
+any model: the first page reads these (the Home button's default model), and the model
+packages, scikit-learn and the solvers are imported only once something is trained
+(``docs/performance.md``, "Cold start and page speed"). The families themselves, and the
+ranges and defaults of every number, are in :mod:`forestviz.registry` and
+:mod:`forestviz.parameters`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
-FAMILIES = {
-    "vanilla": "Vanilla RF (plain average of the trees)",
-    "erf": "Enhanced RF (ERF)",
-    "abrf1_qp": "Attention RF: ABRF-1, QP (L2 loss)",
-    "abrf1_lp": "Attention RF: ABRF-1, LP (L1 loss)",
-    "abrf2": "Attention RF: ABRF-2 (trained temperatures and feature weights)",
-    "abrf3": "Attention RF: ABRF-3 (ABRF-1 and ABRF-2 together)",
-    "softmax": "Attention RF: Softmax (no training of the weights)",
-    "agboost": "AGBoost (attention over gradient-boosted trees)",
-}
-CLASSIFICATION_ONLY = {"erf"}
-REGRESSION_ONLY = {"agboost"}
-ATTENTION_MODES = {"abrf1_qp": ("abrf1", "l2"), "abrf1_lp": ("abrf1", "l1"),
-                   "abrf2": ("abrf2", "l2"), "abrf3": ("abrf3", "l2"), "softmax": ("softmax", "l2")}
-BASES = {"random": "Random Forest", "extra": "Extra Trees"}
-
-
-def families_for(task: str) -> list[str]:
-    """The model families that can learn a ``task`` ("classification" / "regression")."""
-    excluded = REGRESSION_ONLY if task == "classification" else CLASSIFICATION_ONLY
-    return [family for family in FAMILIES if family not in excluded]
+from forestviz import parameters as p
+from forestviz.registry import FAMILIES, FOREST_BASES
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the Train page asks; defaults train in seconds on the 632-row Pima table."""
+    """Everything the Train page asks; defaults train in seconds on the 632-row Pima table.
+    One field per :data:`forestviz.parameters.PARAMETERS` entry besides the family, the base
+    ensemble and auto-tune; a value outside its parameter's domain raises ValueError."""
 
     family: str = "erf"
     base: str = "random"
-    n_estimators: int = 100
+    n_estimators: int = p.TREES.default
     auto_tune: bool = True
-    test_size: float = 0.25
-    random_state: int = 0
-    min_samples_leaf: int = 5
-    max_depth: int | None = None  # None: the family's default (ERF: 6)
-    eps: float = 0.5  # ABRF / AGBoost contamination ε when not auto-tuned
-    tau: float = 5.0  # ABRF / AGBoost temperature τ (squared standardised distance units)
-    discount: float = 0.9  # AGBoost discount γ when not auto-tuned
-    n_iterations: int = 5  # ERF Algorithm 1 rounds
-    learning_rate: float = 0.2  # ERF λ
-    n_neighbors: int = 10  # ERF M
-    top_trees: int = 10  # ERF L
+    test_size: float = p.TEST_SIZE.default
+    random_state: int = p.SEED.default
+    min_samples_leaf: int = p.MIN_LEAF.default
+    max_depth: int | None = p.MAX_DEPTH.default  # None: the family's default (ERF: 6)
+    eps: float = p.EPS.default  # ABRF / AGBoost contamination ε when not auto-tuned
+    tau: float = p.TAU.default  # ABRF / AGBoost temperature τ (squared standardised distance)
+    discount: float = p.DISCOUNT.default  # AGBoost discount γ when not auto-tuned
+    n_iterations: int = p.ROUNDS.default  # ERF Algorithm 1 rounds
+    learning_rate: float = p.RATE.default  # ERF λ
+    n_neighbors: int = p.NEIGHBOURS.default  # ERF M
+    top_trees: int = p.TOP_TREES.default  # ERF L
+
+    def __post_init__(self) -> None:
+        problem = settings_problem(asdict(self))
+        if problem is not None:
+            raise ValueError(problem)
+
+
+def settings_problem(values: dict) -> str | None:
+    """What is wrong with Settings ``values`` (field → value) in words, None when nothing is:
+    the family and base are known, auto-tune a bool, every number in its parameter's domain."""
+    if not (isinstance(values["family"], str) and values["family"] in FAMILIES):
+        return f"family must be one of {sorted(FAMILIES)}, got {values['family']!r}"
+    if not (isinstance(values["base"], str) and values["base"] in FOREST_BASES):
+        return f"base must be one of {sorted(FOREST_BASES)}, got {values['base']!r}"
+    if not isinstance(values["auto_tune"], bool):
+        return f"auto_tune must be True or False, got {values['auto_tune']!r}"
+    for parameter in p.PARAMETERS:
+        value = values[parameter.name]
+        if not parameter.accepts(value):
+            optional = " or None" if parameter.optional else ""
+            return f"{parameter.name} must be {parameter.domain.words}{optional}, got {value!r}"
+    return None
 
 
 def default_settings(task: str) -> Settings:

@@ -39,6 +39,7 @@ from forestviz.explain.tree_choice import TreeChoice, choose_trees
 from forestviz.explain.tree_section import TreeSection, tree_sections
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.names import elide
+from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees, impurity_importance
 
@@ -230,8 +231,7 @@ class Workbench:
         if "selected_base" not in found or table is None or table["candidate"].iloc[0] != "base":
             return None
         base, chosen = table.iloc[0], table.loc[table["selected"]].iloc[0]
-        plain = ("the plain boosting machine" if model.settings.family == "agboost"
-                 else "the plain forest")
+        plain = FAMILIES[model.settings.family].plain
         if not np.isfinite(base["validation_loss"]):
             return (f"Attention was not compared with {plain}: ε and τ were set by hand and no "
                     "rows were held out to score them.")

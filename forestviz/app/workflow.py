@@ -1,13 +1,15 @@
-"""The product's training workflow without a user interface: the estimator factory of the
-model families (named, with the settings, in :mod:`forestviz.app.families`), the
-train/held-out split, held-out metrics next to the baselines, and the :class:`Bundle` every
-page (and any script) reads. :func:`train_bundle` is what the app runs
-in a worker process (:mod:`forestviz.app.jobs`); :func:`model_payload` and :func:`restore` are the
-two halves of a model file (written and read by :mod:`forestviz.persistence.files`).
+"""The product's training workflow without a user interface: the estimator of the chosen
+model family (its :mod:`forestviz.registry` entry builds it from the
+:mod:`forestviz.app.families` settings), the train/held-out split, held-out metrics next to
+the baselines, and the :class:`Bundle` every page (and any script) reads.
+:func:`train_bundle` is what the app runs in a worker process (:mod:`forestviz.app.jobs`);
+:func:`model_payload` and :func:`restore` are the two halves of a model file (written and read
+by :mod:`forestviz.persistence.files`).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable
@@ -18,8 +20,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from sklearn.ensemble import (
-    ExtraTreesClassifier,
-    ExtraTreesRegressor,
     GradientBoostingClassifier,
     GradientBoostingRegressor,
     RandomForestClassifier,
@@ -35,19 +35,8 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
-from forestviz.app.families import (  # the names every caller knows from here
-    ATTENTION_MODES,
-    BASES,
-    CLASSIFICATION_ONLY,
-    FAMILIES,
-    REGRESSION_ONLY,
-    Settings,
-)
+from forestviz.app.families import Settings  # the names every caller knows from here
 from forestviz.app.families import default_settings as default_settings
-from forestviz.app.families import families_for as families_for
-from forestviz.attention.estimators import AttentionForestClassifier, AttentionForestRegressor
-from forestviz.boosting.estimator import AttentionBoostingRegressor
-from forestviz.enhanced.estimator import EnhancedForestClassifier
 from forestviz.explain.columns import CATEGORICAL, ColumnMap
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel, min_calibration_rows
@@ -56,6 +45,7 @@ from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.archive import ModelFileError
+from forestviz.registry import CLASSIFICATION, FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.rows import split_rows
 
@@ -70,36 +60,23 @@ PAYLOAD_KEYS = {"settings", "choice", "dataset_name", "estimator", "preprocessor
 
 
 def make_estimator(settings: Settings, task: str):
-    """The unfitted estimator of ``settings.family`` for ``task``."""
-    s, classify = settings, task == "classification"
-    if s.family in CLASSIFICATION_ONLY and not classify:
-        raise DataError(f"{FAMILIES[s.family]} needs a classification target.")
-    if s.family in REGRESSION_ONLY and classify:
-        raise DataError(f"{FAMILIES[s.family]} needs a numeric (regression) target.")
-    seed = s.random_state
-    if s.family == "vanilla":
-        forest = {("random", True): RandomForestClassifier,
-                  ("random", False): RandomForestRegressor,
-                  ("extra", True): ExtraTreesClassifier,
-                  ("extra", False): ExtraTreesRegressor}
-        return forest[s.base, classify](s.n_estimators, min_samples_leaf=s.min_samples_leaf,
-                                        max_depth=s.max_depth, random_state=seed)
-    if s.family == "erf":
-        return EnhancedForestClassifier(
-            s.n_estimators, max_depth=6 if s.max_depth is None else s.max_depth,
-            n_iterations=s.n_iterations, early_stopping=s.auto_tune, learning_rate=s.learning_rate,
-            n_neighbors=s.n_neighbors, top_trees=s.top_trees, random_state=seed)
-    if s.family == "agboost":
-        return AttentionBoostingRegressor(
-            s.n_estimators, base="gbm" if s.base == "random" else "extra",
-            max_depth=3 if s.max_depth is None else s.max_depth,
-            min_samples_leaf=s.min_samples_leaf, random_state=seed,
-            **({} if s.auto_tune else {"eps": s.eps, "tau": s.tau, "discount": s.discount}))
-    mode, loss = ATTENTION_MODES[s.family]
-    tuned = {} if s.auto_tune else {"eps": s.eps, "tau": s.tau}
-    model = AttentionForestClassifier if classify else AttentionForestRegressor
-    return model(s.n_estimators, base=s.base, mode=mode, loss=loss, max_depth=s.max_depth,
-                 min_samples_leaf=s.min_samples_leaf, random_state=seed, **tuned)
+    """The unfitted estimator of ``settings.family`` for ``task`` (its registry entry's
+    ``build``); DataError when the family cannot learn that task."""
+    family = FAMILIES[settings.family]
+    if task not in family.tasks:
+        needs = ("a classification target" if CLASSIFICATION in family.tasks
+                 else "a numeric (regression) target")
+        raise DataError(f"{family.label} needs {needs}.")
+    return family.build(settings, task == CLASSIFICATION)
+
+
+def load_families() -> None:
+    """Import every family's package, as building each family's estimator once does: the
+    registry imports a package only then, and a process that will train or show any model (the
+    workers' forkserver, the server once it starts) loads them all ahead of the first one."""
+    for key, family in FAMILIES.items():
+        for task in family.tasks:
+            make_estimator(Settings(family=key), task)
 
 
 def baselines(task: str, settings: Settings) -> dict[str, object]:
@@ -173,7 +150,7 @@ class Bundle:
 
     @property
     def name(self) -> str:
-        return FAMILIES[self.settings.family]
+        return FAMILIES[self.settings.family].label
 
     @property
     def n_trees(self) -> int:
@@ -215,9 +192,12 @@ def train_bundle(dataset: Dataset, choice: DataChoice, settings: Settings,
     started = time.perf_counter()
 
     def model_progress(stage: str, fraction: float) -> None:
-        progress(f"{FAMILIES[settings.family]}: {stage}", 0.05 + 0.7 * min(max(fraction, 0), 1))
+        label = FAMILIES[settings.family].label
+        progress(f"{label}: {stage}", 0.05 + 0.7 * min(max(fraction, 0), 1))
 
-    fit_kwargs = {} if settings.family == "vanilla" else {"progress": model_progress}
+    # forestviz's estimators report their stages (forestviz.trees.checks); scikit-learn's do not
+    reports = "progress" in inspect.signature(estimator.fit).parameters
+    fit_kwargs = {"progress": model_progress} if reports else {}
     estimator.fit(X_train, y_train, **fit_kwargs)
     return assemble(dataset, choice, settings, estimator, preprocessor, train_rows, test_rows,
                     time.perf_counter() - started, progress)
@@ -230,7 +210,7 @@ def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, tes
     y = dataset.y.to_numpy()
     y_train, y_test = y[train_rows], y[test_rows]
     classes = dataset.classes
-    models = {FAMILIES[settings.family]: (estimator, fit_seconds)}
+    models = {FAMILIES[settings.family].label: (estimator, fit_seconds)}
     for i, (name, baseline) in enumerate(baselines(dataset.task, settings).items()):
         progress(f"baseline: {name}", 0.75 + 0.1 * i)
         started = time.perf_counter()
@@ -279,7 +259,7 @@ def scored_bundle(dataset, choice, settings, estimator, preprocessor, split, res
             original=dataset.X.iloc[train_rows],
             columns=ColumnMap.from_preprocessor(preprocessor, dataset.X.iloc[train_rows])),
         intervals=interval_model(dataset.task, estimator,
-                                 predictions[FAMILIES[settings.family]], y_test),
+                                 predictions[FAMILIES[settings.family].label], y_test),
     )
 
 
@@ -343,28 +323,15 @@ def check_payload(payload, choice: DataChoice) -> Settings:
         settings = Settings(**payload["settings"])
     except (TypeError, KeyError) as err:
         raise ModelFileError(f"This model file's settings could not be read: {err}") from err
-    if not _plausible(settings):
-        raise ModelFileError("This model file's settings are not ones the Train page writes.")
+    except ValueError as err:  # a value outside its parameter's domain (forestviz.parameters)
+        raise ModelFileError("This model file's settings are not ones the Train page "
+                             "writes.") from err
     if saved != choice:
         raise ModelFileError(
             f"This model was trained on the data set '{payload['dataset_name']}' with target "
             f"'{saved.target}', not on the data set in use. Choose that data (same file, target "
             "and columns) on the Data page, then load the model again.")
     return settings
-
-
-def _plausible(settings: Settings) -> bool:
-    """Every setting of the type and range the Train page writes (a file's settings are
-    untrusted: they size the baselines the load fits)."""
-    kinds = {"family": str, "base": str, "auto_tune": bool, "max_depth": (int, type(None))}
-    for name, value in asdict(settings).items():
-        kind = kinds.get(name, type(getattr(Settings, name)))
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            continue  # 1 for 1.0
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            return False
-    return (settings.family in FAMILIES and settings.base in BASES
-            and 0 < settings.test_size < 1 and settings.n_estimators >= 1)
 
 
 def restore(payload, dataset: Dataset, choice: DataChoice, progress: Progress) -> Bundle:

@@ -49,6 +49,7 @@ from forestviz.boosting.weights import (
     attention_numerators,
     attention_softmax,
 )
+from forestviz.parameters import DISCOUNT
 from forestviz.selection import (
     confirmed_one_standard_error,
     one_standard_error,
@@ -57,10 +58,10 @@ from forestviz.selection import (
 )
 from forestviz.trees.checks import (
     ATTENTION_CHECKS,
-    auto_or,
     check_rows,
     check_sample_weight,
     ignore_progress,
+    in_domain,
     is_real,
     one_of,
     parameter_check,
@@ -109,8 +110,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         **ATTENTION_CHECKS,
         "learning_rate": ((lambda rate: is_real(rate) and rate > 0), "a float > 0"),
         "base": one_of("gbm", "extra"),
-        "discount": (auto_or(lambda g: is_real(g) and 0.0 < g <= 1.0),
-                     "'auto' or a float in (0, 1]"),
+        "discount": in_domain(DISCOUNT, auto=True),
         "discount_on": one_of("score", "weight"),
         "weights": one_of("trained", "uniform"),
     })

@@ -21,11 +21,12 @@ from forestviz.batch.run import backend, check_columns, explain_file, id_column_
 from forestviz.batch.sink import RowSink
 from forestviz.batch.source import RowSource
 from forestviz.cli import progress as bars
-from forestviz.cli.main import FAMILIES
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.safe_write import OutputError, check_target, write_file
 from forestviz.names import elide
+from forestviz.parameters import PARAMETERS
+from forestviz.registry import options
 
 MAX_TABLE_BYTES = 200 * 1024 * 1024  # load_csv's cap: a training table is read whole
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -48,9 +49,9 @@ def train(args) -> int:
     for note in dataset.notes:
         bars.ERRORS.print(bars.Text(note))
     defaults = workflow.default_settings(dataset.task)
-    family = FAMILIES[args.model] if args.model else defaults.family
-    settings = workflow.Settings(family=family, n_estimators=args.trees,
-                                 random_state=args.seed)
+    family = options()[args.model] if args.model else defaults.family
+    numbers = {p.name: getattr(args, p.name) for p in PARAMETERS if p.option is not None}
+    settings = workflow.Settings(family=family, **numbers)
     workflow.make_estimator(settings, dataset.task)  # DataError: a family the task rules out
     where = (backend(scheduler=args.scheduler, local_cluster=args.local_cluster)
              if args.scheduler or args.local_cluster else contextlib.nullcontext())

@@ -9,14 +9,16 @@ with exit code 2 and one line on standard error naming the problem, never a trac
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import warnings
 
 from forestviz import __version__
+from forestviz.app.families import default_settings
 from forestviz.cli import library_args
+from forestviz.parameters import COUNT, PARAMETERS, Domain
+from forestviz.registry import CLASSIFICATION, FAMILIES, REGRESSION, Family
 
-FAMILIES = {"erf": "erf", "abrf1": "abrf1_qp", "abrf2": "abrf2", "abrf3": "abrf3",
-            "softmax": "softmax", "agboost": "agboost", "rf": "vanilla"}
 USAGE_ERROR = 2
 RUNS = {"global": "global_views"}  # a command whose name is a Python keyword → its function
 
@@ -95,20 +97,18 @@ def parser() -> argparse.ArgumentParser:
                                 description=TRAIN, formatter_class=raw)
     train.add_argument("data", metavar="DATA.csv", help="the training table (CSV)")
     train.add_argument("--target", required=True, metavar="COL", help="the column to predict")
-    train.add_argument("--model", choices=list(FAMILIES), default=None,
-                       help="model family (default: erf for classes, abrf1 for numbers): "
-                            "erf Enhanced RF, abrf1/abrf2/abrf3 attention RF, softmax "
-                            "attention RF without trained weights, agboost attention "
-                            "boosting (numbers only), rf vanilla random forest")
+    _family_option(train)
     train.add_argument("--id", metavar="COL", help="the column that names the rows")
     train.add_argument("--drop", nargs="+", default=[], metavar="COL",
                        help="columns the model must not use")
     train.add_argument("--task", choices=["auto", "classification", "regression"],
                        default="auto", help="what the target is (default: inferred)")
-    train.add_argument("--trees", type=_positive, default=100, metavar="N",
-                       help="number of trees (default 100)")
-    train.add_argument("--seed", type=_natural, default=0, metavar="N",
-                       help="random seed of the split and the model (default 0)")
+    for parameter in PARAMETERS:  # the training numbers the command line sets
+        if parameter.option is not None:
+            train.add_argument(parameter.option, dest=parameter.name,
+                               type=whole_number(parameter.domain), default=parameter.default,
+                               metavar="N",
+                               help=f"{parameter.option_help} (default {parameter.default})")
     train.add_argument("--out", required=True, metavar="MODEL.skops", help="model file to write")
     _force_option(train)
     _cluster_options(train, "fit the trees")
@@ -202,21 +202,50 @@ def _cluster_options(command, what: str) -> None:
                        help=f"{what} on a Dask cluster of WORKERS processes on this machine")
 
 
-def _positive(text: str) -> int:
-    value = _natural(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
+def whole_number(domain: Domain):
+    """The argument type of a whole number in ``domain`` (an integer domain of
+    :mod:`forestviz.parameters`), refusing anything else in one line."""
+    bounds = (f"of at least {domain.text(domain.low)}" if domain.high == math.inf
+              else f"from {domain.text(domain.low)} to {domain.text(domain.high)}")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value not in domain:
+            raise argparse.ArgumentTypeError(f"expected a whole number {bounds}, got {text!r}")
+        return value
+
+    return parse
 
 
-def _natural(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {text!r}")
-    return value
+_positive = whole_number(COUNT)
+
+
+def command_families() -> list[Family]:
+    """The families ``--model`` offers, the papers' models first and the plain forest (the
+    baseline, which tunes nothing) last, in registry order otherwise."""
+    offered = [family for family in FAMILIES.values() if family.option is not None]
+    return sorted(offered, key=lambda family: not family.tunes)
+
+
+def _family_option(train) -> None:
+    """``--model``: a family by its command-line name; its help lists them with their words
+    (consecutive families of the same words together: "abrf1/abrf2/abrf3 attention RF")."""
+    groups: list[tuple[list[str], str]] = []
+    for family in command_families():
+        if groups and groups[-1][1] == family.option_words:
+            groups[-1][0].append(family.option)
+        else:
+            groups.append(([family.option], family.option_words))
+    listing = ", ".join(f"{'/'.join(names)} {words}" for names, words in groups)
+    default = {task: FAMILIES[default_settings(task).family].option
+               for task in (CLASSIFICATION, REGRESSION)}
+    train.add_argument("--model", choices=[family.option for family in command_families()],
+                       default=None,
+                       help=f"model family (default: {default[CLASSIFICATION]} for classes, "
+                            f"{default[REGRESSION]} for numbers): {listing}")
 
 
 def main(argv=None) -> int:

@@ -27,12 +27,13 @@ from forestviz.enhanced.model_weighting import (
 from forestviz.enhanced.neighbors import TrainingNeighbors
 from forestviz.enhanced.reweighting import youden_thresholds
 from forestviz.enhanced.rounds import Round, choose, run_rounds
+from forestviz.parameters import NEIGHBOURS, RATE, ROUNDS, TOP_TREES
 from forestviz.trees.checks import (
-    COUNT,
     SHARED_CHECKS,
     check_rows,
     check_sample_weight,
     ignore_progress,
+    in_domain,
     is_real,
     parameter_check,
 )
@@ -107,11 +108,12 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
     """
 
     _check_params = parameter_check({
-        **SHARED_CHECKS, "n_iterations": COUNT, "n_neighbors": COUNT, "top_trees": COUNT,
+        **SHARED_CHECKS, "n_iterations": in_domain(ROUNDS), "n_neighbors": in_domain(NEIGHBOURS),
+        "top_trees": in_domain(TOP_TREES),
         "model_weighting": ((lambda v: v is True or v is False or v == "auto"),
                             "'auto', True or False"),
         "validation_fraction": ((lambda v: is_real(v) and 0.0 <= v < 1.0), "a float in [0, 1)"),
-        "learning_rate": ((lambda rate: is_real(rate) and rate >= 0), "a float >= 0"),
+        "learning_rate": in_domain(RATE),
     })
 
     def __init__(

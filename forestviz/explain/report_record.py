@@ -20,18 +20,9 @@ import pandas as pd
 from forestviz import __version__
 from forestviz.explain.report_markup import listing, name, plain, sentence, side_by_side, text
 from forestviz.names import DisplayNames
+from forestviz.parameters import REPORT_NAMES
 
 SKIPPED = frozenset({"n_jobs", "verbose"})  # how a model runs, not what it is
-LABELS = {
-    "n_estimators": "trees", "max_depth": "maximum depth",
-    "min_samples_leaf": "minimum training rows per leaf",
-    "max_features": "features tried per split", "base": "base trees",
-    "mode": "attention", "loss": "loss", "eps": "contamination ε", "tau": "temperature τ",
-    "discount": "discount γ", "learning_rate": "learning rate", "n_iterations": "rounds",
-    "n_neighbors": "nearest rows M", "top_trees": "top trees L",
-    "validation_fraction": "share of the training rows held out to tune it",
-    "random_state": "random seed", "distance": "distance", "early_stopping": "early stopping",
-}
 VALUES = {"auto": "chosen on held-out training rows", True: "yes", False: "no", None: "none"}
 
 
@@ -70,11 +61,12 @@ def settings_text(estimator) -> str:
     """A scikit-learn-style estimator's parameters in words, the usual ones first: "trees: 100;
     maximum depth: 6; …" ("auto" said as chosen on held-out training rows; parameters left at
     None, such as no cross-validation, left out, but for the depth: "no limit")."""
-    order = list(LABELS)
+    order = list(REPORT_NAMES)
     params = sorted(estimator.get_params(deep=False).items(), key=lambda item: (
-        order.index(item[0]) if item[0] in LABELS else len(order), item[0]))
+        order.index(item[0]) if item[0] in REPORT_NAMES else len(order), item[0]))
     return "; ".join(
-        f"{LABELS.get(key, key.replace('_', ' '))}: {_said(key, value)}" for key, value in params
+        f"{REPORT_NAMES.get(key, key.replace('_', ' '))}: {_said(key, value)}"
+        for key, value in params
         if key not in SKIPPED and (isinstance(value, str | numbers.Number) or (
             value is None and key == "max_depth")))
 

@@ -36,6 +36,7 @@ import sklearn.utils
 from forestviz import __version__
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.archive import ModelFileError, checked_schema, refused
+from forestviz.registry import saved_classes
 from forestviz.trees.loaded import DamagedState, Tree, tree_is_sound
 
 
@@ -65,44 +66,23 @@ with _no_estimator_walk():
 FILE_FORMAT = "forestviz-model/7"
 MAX_DEPTH = 64
 
-# Every (skops loader, class) forestviz writes: each model family dumped with every option that
-# changes the stored classes (tests/test_persistence.py asserts equality).
-TRUSTED_NODES = {
+# Every (skops loader, class) forestviz writes: the envelope, the app's payload and its
+# TablePreprocessor, and each model family's classes from its registry entry
+# (tests/test_persistence.py dumps every family with every option that changes the stored
+# classes and asserts equality).
+_ENVELOPE_NODES = {
     "DictNode": ("builtins.dict",),
     "JsonNode": ("builtins.str",),
     "ListNode": ("builtins.list",),
-    "LossNode": ("sklearn._loss._loss.CyHalfSquaredError",),
-    "NdArrayNode": (
-        "numpy.int64",
-        "numpy.ndarray",
-    ),
-    "ObjectNode": (
-        "forestviz.attention.estimators.AttentionForestClassifier",
-        "forestviz.attention.estimators.AttentionForestRegressor",
-        "forestviz.boosting.estimator.AttentionBoostingRegressor",
-        "forestviz.enhanced.estimator.EnhancedForestClassifier",
-        "forestviz.enhanced.neighbors.TrainingNeighbors",
-        "forestviz.io.preprocessing.TablePreprocessor",
-        "forestviz.trees.leaf_stats.LeafStats",
-        "forestviz.trees.leaf_values.LeafTable",
-        "sklearn._loss.link.IdentityLink",
-        "sklearn._loss.link.Interval",
-        "sklearn._loss.loss.HalfSquaredError",
-        "sklearn.dummy.DummyRegressor",
-        "sklearn.ensemble._forest.ExtraTreesClassifier",
-        "sklearn.ensemble._forest.ExtraTreesRegressor",
-        "sklearn.ensemble._forest.RandomForestClassifier",
-        "sklearn.ensemble._forest.RandomForestRegressor",
-        "sklearn.ensemble._gb.GradientBoostingRegressor",
-        "sklearn.tree._classes.DecisionTreeClassifier",
-        "sklearn.tree._classes.DecisionTreeRegressor",
-        "sklearn.tree._classes.ExtraTreeClassifier",
-        "sklearn.tree._classes.ExtraTreeRegressor",
-    ),
-    "RandomStateNode": ("numpy.random.mtrand.RandomState",),
+    "NdArrayNode": ("numpy.int64", "numpy.ndarray"),
+    "ObjectNode": ("forestviz.io.preprocessing.TablePreprocessor",),
     "TreeNode": ("sklearn.tree._tree.Tree",),
     "TupleNode": ("builtins.tuple",),
     "TypeNode": ("builtins.str",),  # the type of a dict's keys
+}
+TRUSTED_NODES = {
+    loader: tuple(sorted({*_ENVELOPE_NODES.get(loader, ()), *saved_classes().get(loader, ())}))
+    for loader in sorted({*_ENVELOPE_NODES, *saved_classes()})
 }
 TRUSTED_TYPES = frozenset(name for names in TRUSTED_NODES.values() for name in names)
 

@@ -1,5 +1,6 @@
-"""Checks shared by the estimators: parameter validation, sample weights, a cheap input path for
-single rows, and the progress-callback convention.
+"""Checks shared by the estimators: parameter validation (the training numbers' domains from
+:mod:`forestviz.parameters`), sample weights, a cheap input path for single rows, and the
+progress-callback convention.
 
 ``progress(stage, fraction)`` is an optional callable every ``fit`` accepts; the app turns it
 into a progress bar. It is never required.
@@ -8,11 +9,13 @@ into a progress bar. It is never required.
 from __future__ import annotations
 
 from collections.abc import Callable
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from forestviz.parameters import EPS, TAU, TREES, Parameter
 
 Progress = Callable[[str, float], None]
 Check = tuple[Callable[[object], bool], str]
@@ -28,11 +31,6 @@ def is_real(value) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def is_count(value, minimum: int = 1) -> bool:
-    """An int (not a bool) of at least ``minimum``."""
-    return isinstance(value, Integral) and not isinstance(value, bool) and value >= minimum
-
-
 def auto_or(predicate: Callable[[object], bool]) -> Callable[[object], bool]:
     """A predicate accepting ``"auto"`` or a value ``predicate`` accepts."""
     return lambda value: (isinstance(value, str) and value == "auto") or predicate(value)
@@ -44,13 +42,22 @@ def one_of(*options) -> Check:
     return (lambda value: value in options), words
 
 
-COUNT: Check = (is_count, "an int >= 1")
-SHARED_CHECKS: dict[str, Check] = {"n_estimators": COUNT}
+def in_domain(parameter: Parameter, *, auto: bool = False) -> Check:
+    """The check that a value lies in a training parameter's domain, read from its entry in
+    :mod:`forestviz.parameters` (the Train page, the command line and a model file's settings
+    read the same entry); with ``auto``, ``"auto"`` (searched in ``fit``) passes too."""
+    domain = parameter.domain
+    if auto:
+        return auto_or(domain.__contains__), f"'auto' or {domain.words}"
+    return domain.__contains__, domain.words
+
+
+SHARED_CHECKS: dict[str, Check] = {"n_estimators": in_domain(TREES)}
 """The parameter every estimator here has."""
 ATTENTION_CHECKS: dict[str, Check] = {
     **SHARED_CHECKS,
-    "eps": (auto_or(lambda v: is_real(v) and 0.0 <= v <= 1.0), "'auto' or a float in [0, 1]"),
-    "tau": (auto_or(lambda v: is_real(v) and np.isfinite(v) and v > 0), "'auto' or a float > 0"),
+    "eps": in_domain(EPS, auto=True),
+    "tau": in_domain(TAU, auto=True),
     "distance": one_of("standardized", "raw"),
     "validation_fraction": (lambda v: is_real(v) and 0.0 < v < 1.0, "a float in (0, 1)"),
 }
