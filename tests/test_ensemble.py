@@ -83,14 +83,15 @@ def test_enhanced_forest_diagnostics_are_its_scores_and_neighbours():
     out = model.ensemble_outputs(X[200:203])
     scores = model.tree_scores(X[200:203])
     for key in ("S", "S1", "S2"):
-        np.testing.assert_array_equal(out.scores[key], getattr(scores, key))
+        np.testing.assert_array_equal(getattr(out.scores, key), getattr(scores, key))
     near = model.neighbors(X[200:203])
     np.testing.assert_array_equal(out.neighbors[0], near.indices)
     np.testing.assert_allclose(out.neighbors[1], near.distances)
-    diagnostics = model.diagnostics()
-    assert diagnostics["rounds"] is model.history_
-    assert diagnostics["best_round"] == model.best_iteration_
-    np.testing.assert_array_equal(diagnostics["sample_importance"], model.sample_importance_)
+    rounds = model.diagnostics().rounds
+    assert rounds.history is model.history_
+    assert rounds.best == model.best_iteration_
+    np.testing.assert_array_equal(rounds.sample_importance, model.sample_importance_)
+    np.testing.assert_array_equal(rounds.train_indices, model.train_indices_)
 
 
 def test_unweighted_enhanced_forest_weights_are_the_ones_it_predicts_with():
@@ -112,7 +113,8 @@ def test_only_tree_ensembles_are_accepted():
     assert as_ensemble(forest).forest is forest
     model = AttentionForestRegressor(T, random_state=0)
     assert as_ensemble(model) is model and isinstance(model, WeightedEnsemble)
-    assert ForestEnsemble(forest).diagnostics() == {}
+    found = ForestEnsemble(forest).diagnostics()
+    assert found.search is None and found.rounds is None and not found.selected_base
 
 
 def test_node_outputs_hold_each_trees_output_at_its_leaves_and_expectations_above(fitted):

@@ -1,6 +1,8 @@
 """The application layer: what the dashboard runs, without a user interface.
 
-``families`` (the model families' names and the Train page's settings, importing no model);
+``workbench`` (the workflow as one object, over ``train_views`` and ``forest_views``, the Train
+and Forest pages' views); ``families`` (the model families' names and the Train page's
+settings, importing no model);
 ``workflow`` (the estimator factory, the split, held-out metrics, the
 :class:`~forestviz.app.workflow.Bundle` every page reads, model-file payloads); ``jobs`` (the
 worker processes that run it: bounded, cancellable, lower priority); ``warm`` (imported once by
