@@ -77,6 +77,23 @@ def test_plain_forests_are_uniform_over_their_trees_own_predictions():
     np.testing.assert_allclose(ForestEnsemble(forest).tree_predictions(Xr[:7]), per_tree)
 
 
+def test_diagnostics_are_the_fits_own_search_and_rounds(fitted):
+    """Every family's typed diagnostics hold its own fitted attributes: the search table and
+    choice (AGBoost: the chosen γ), ERF's rounds; a plain forest has neither."""
+    _, model, _ = fitted
+    found = as_ensemble(model).diagnostics()
+    table = getattr(model, "search_results_", None)
+    if table is None:
+        assert found.search is None and not found.selected_base
+    else:
+        assert found.search.table is table
+        assert found.selected_base == bool(model.selected_base_)
+        chosen = found.search.chosen()
+        assert chosen.name == int(np.flatnonzero(table["selected"])[0])
+        assert found.search.discount == getattr(model, "discount_", None)
+    assert (found.rounds is None) == (not isinstance(model, EnhancedForestClassifier))
+
+
 def test_enhanced_forest_diagnostics_are_its_scores_and_neighbours():
     X, y = classification()
     model = EnhancedForestClassifier(T, n_iterations=2, random_state=0).fit(X[:200], y[:200])
