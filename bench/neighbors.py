@@ -2,8 +2,8 @@
 
 Standard normal training rows (n = 600 and 16,000) and query rows in m = 2 … 20 dimensions,
 k = 11 neighbours, 2 threads; the mean time of one query of 1 row and of 2,000 rows by
-scikit-learn's KD-tree and by ``forestviz.enhanced.neighbors.BlockSearch``, in the same run.
-The ratio column is KD-tree / blocks (above 1: the blocks are faster). ``TrainingNeighbors``
+scikit-learn's KD-tree and by ``forestviz.trees.neighbors.BlockSearch``, in the same run.
+The ratio column is KD-tree / blocks (above 1: the blocks are faster). ``NearestRows``
 uses the KD-tree up to 3 features.
 
 Run: PYTHONPATH=. .venv/bin/python bench/neighbors.py
@@ -14,7 +14,7 @@ import time
 import numpy as np
 from sklearn.neighbors import KDTree
 
-from forestviz.enhanced.neighbors import BlockSearch
+from forestviz.trees.neighbors import BlockSearch
 
 K, JOBS = 11, 2
 

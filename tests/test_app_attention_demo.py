@@ -23,7 +23,7 @@ def test_see_attention_at_work():
     bundle = at.session_state["model"]
     assert bundle.settings == ATTENTION_DEMO.settings
     model = bundle.estimator
-    assert not as_ensemble(model).diagnostics().get("selected_base")
+    assert not as_ensemble(model).diagnostics().selected_base
     attention = r2_score(bundle.y_test, model.predict(bundle.X_test))
     plain = r2_score(bundle.y_test, model.forest_.predict(bundle.X_test))
     assert attention > plain + 0.02

@@ -30,15 +30,16 @@ def assert_rows_alone_equal_the_chunk(model, X):
     np.testing.assert_array_equal(lean.tree_predictions, full.tree_predictions)
     assert lean.offset == full.offset
     if full.scores is not None:
-        np.testing.assert_array_equal(lean.scores["S"], full.scores["S"])
+        np.testing.assert_array_equal(lean.scores.S, full.scores.S)
     for i in range(0, len(X), 5):
         alone = ensemble.ensemble_outputs(X[i : i + 1])
         np.testing.assert_array_equal(full.weights[i], alone.weights[0])
         np.testing.assert_array_equal(full.tree_predictions[i], alone.tree_predictions[0])
         np.testing.assert_array_equal(full.parts[0][i], alone.parts[0][0])
         if full.scores is not None:
-            for name, score in full.scores.items():
-                np.testing.assert_array_equal(score[i], alone.scores[name][0])
+            for name in ("S", "S1", "S2"):
+                np.testing.assert_array_equal(getattr(full.scores, name)[i],
+                                              getattr(alone.scores, name)[0])
         if full.neighbors is not None:
             np.testing.assert_array_equal(full.neighbors[0][i], alone.neighbors[0][0])
             np.testing.assert_array_equal(full.neighbors[1][i], alone.neighbors[1][0])

@@ -7,8 +7,8 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.utils.estimator_checks import check_classifiers_train, parametrize_with_checks
 
 from forestviz import EnhancedForestClassifier
-from forestviz.enhanced.neighbors import BlockSearch
 from forestviz.enhanced.reweighting import youden_thresholds
+from forestviz.trees.neighbors import BlockSearch
 
 EXPECTED_FAILURES = {
     "check_sample_weight_equivalence_on_dense_data": (

@@ -77,20 +77,38 @@ def test_plain_forests_are_uniform_over_their_trees_own_predictions():
     np.testing.assert_allclose(ForestEnsemble(forest).tree_predictions(Xr[:7]), per_tree)
 
 
+def test_diagnostics_are_the_fits_own_search_and_rounds(fitted):
+    """Every family's typed diagnostics hold its own fitted attributes: the search table and
+    choice (AGBoost: the chosen γ), ERF's rounds; a plain forest has neither."""
+    _, model, _ = fitted
+    found = as_ensemble(model).diagnostics()
+    table = getattr(model, "search_results_", None)
+    if table is None:
+        assert found.search is None and not found.selected_base
+    else:
+        assert found.search.table is table
+        assert found.selected_base == bool(model.selected_base_)
+        chosen = found.search.chosen()
+        assert chosen.name == int(np.flatnonzero(table["selected"])[0])
+        assert found.search.discount == getattr(model, "discount_", None)
+    assert (found.rounds is None) == (not isinstance(model, EnhancedForestClassifier))
+
+
 def test_enhanced_forest_diagnostics_are_its_scores_and_neighbours():
     X, y = classification()
     model = EnhancedForestClassifier(T, n_iterations=2, random_state=0).fit(X[:200], y[:200])
     out = model.ensemble_outputs(X[200:203])
     scores = model.tree_scores(X[200:203])
     for key in ("S", "S1", "S2"):
-        np.testing.assert_array_equal(out.scores[key], getattr(scores, key))
+        np.testing.assert_array_equal(getattr(out.scores, key), getattr(scores, key))
     near = model.neighbors(X[200:203])
     np.testing.assert_array_equal(out.neighbors[0], near.indices)
     np.testing.assert_allclose(out.neighbors[1], near.distances)
-    diagnostics = model.diagnostics()
-    assert diagnostics["rounds"] is model.history_
-    assert diagnostics["best_round"] == model.best_iteration_
-    np.testing.assert_array_equal(diagnostics["sample_importance"], model.sample_importance_)
+    rounds = model.diagnostics().rounds
+    assert rounds.history is model.history_
+    assert rounds.best == model.best_iteration_
+    np.testing.assert_array_equal(rounds.sample_importance, model.sample_importance_)
+    np.testing.assert_array_equal(rounds.train_indices, model.train_indices_)
 
 
 def test_unweighted_enhanced_forest_weights_are_the_ones_it_predicts_with():
@@ -112,7 +130,8 @@ def test_only_tree_ensembles_are_accepted():
     assert as_ensemble(forest).forest is forest
     model = AttentionForestRegressor(T, random_state=0)
     assert as_ensemble(model) is model and isinstance(model, WeightedEnsemble)
-    assert ForestEnsemble(forest).diagnostics() == {}
+    found = ForestEnsemble(forest).diagnostics()
+    assert found.search is None and found.rounds is None and not found.selected_base
 
 
 def test_node_outputs_hold_each_trees_output_at_its_leaves_and_expectations_above(fitted):

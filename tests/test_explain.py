@@ -111,7 +111,7 @@ def test_weights_parts_scores_and_tree_predictions(fitted):
     if name.startswith("erf"):
         scores = model.tree_scores(x[None])
         for key in ("S", "S1", "S2"):
-            np.testing.assert_array_equal(e.tree_scores[key], getattr(scores, key)[0])
+            np.testing.assert_array_equal(getattr(e.tree_scores, key), getattr(scores, key)[0])
     else:
         assert e.tree_scores is None
     if name.startswith(("rf", "et")):  # the trees' own predictions, in the model's classes
@@ -130,7 +130,7 @@ def test_top_trees_effective_number_and_top5_share(fitted):
         w = e.tree_weights
         assert e.top_trees.size == 4 and np.unique(e.top_trees).size == 4
         rest = np.setdiff1d(np.arange(T), e.top_trees)
-        key = e.tree_scores["S"] if name.startswith("erf") else w
+        key = e.tree_scores.S if name.startswith("erf") else w
         assert np.all(np.diff(key[e.top_trees]) <= 0)  # best first
         assert key[e.top_trees].min() >= key[rest].max()
         rule = sorted(range(T), key=lambda k: (-key[k], -w[k], k))  # ties: weight, index

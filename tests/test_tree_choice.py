@@ -64,7 +64,7 @@ def test_erf_trees_keep_their_score():
                                                      random_state=0), X, y)
     choice = choose_trees(e, summary)
     assert choice.criterion == SCORE and choice.trees == tuple(e.top_trees)
-    np.testing.assert_array_equal(choice.values, e.tree_scores["S"][e.top_trees])
+    np.testing.assert_array_equal(choice.values, e.tree_scores.S[e.top_trees])
     assert "tree score S" in choice.heading
 
 

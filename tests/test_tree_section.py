@@ -27,7 +27,7 @@ def test_each_section_holds_the_explanations_numbers():
     for section, steps, others in zip(sections, e.paths, e.alternatives, strict=True):
         k = section.tree
         assert section.title == (f"Tree {k + 1}: weight {e.tree_weights[k]:.3f}, "
-                                 f"score S {e.tree_scores['S'][k]:.3f}")
+                                 f"score S {e.tree_scores.S[k]:.3f}")
         p = e.tree_predictions[k]
         assert section.says == f"P(benign) = {p[0]:.2f}, P(malignant) = {p[1]:.2f}"
         assert section.path["test"].tolist() == [e.step_sentence(s) for s in steps]

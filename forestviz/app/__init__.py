@@ -1,8 +1,9 @@
 """The application layer: what the dashboard runs, without a user interface.
 
-``families`` (the Train page's settings, checked against :mod:`forestviz.registry` and
-:mod:`forestviz.parameters`, importing no model); ``workflow`` (the chosen family's estimator,
-the split, held-out metrics, the
+``workbench`` (the workflow as one object, over ``train_views`` and ``forest_views``, the Train
+and Forest pages' views); ``families`` (the Train page's settings, checked against
+:mod:`forestviz.registry` and :mod:`forestviz.parameters`, importing no model); ``workflow``
+(the chosen family's estimator, the split, held-out metrics, the
 :class:`~forestviz.app.workflow.Bundle` every page reads, model-file payloads); ``jobs`` (the
 worker processes that run it: bounded, cancellable, lower priority); ``warm`` (imported once by
 the workers' forkserver); ``limits`` (the server's caps) and ``uploads`` (the memory budget of

@@ -74,13 +74,14 @@ def lens(bundle: Bundle) -> Lens | None:
 
 
 def best_setting(bundle: Bundle) -> tuple[pd.Series, pd.Series] | None:
-    """The search's best attention candidate and best plain candidate (rows of
-    ``search_results_``) of a model that kept its plain forest; None for any other model."""
+    """The search's best attention candidate and best plain candidate (rows of its table,
+    :class:`~forestviz.trees.diagnostics.Search`) of an attention forest that kept its plain
+    forest; None for any other model."""
     model = bundle.estimator
-    table = getattr(model, "search_results_", None)
-    if (not getattr(model, "selected_base_", False) or table is None
-            or "eps" not in model.get_params() or "candidate" not in table):
+    found = as_ensemble(model).diagnostics()
+    if not found.selected_base or "eps" not in model.get_params():
         return None
+    table = found.search.table
     attention = table[table["candidate"] == "attention"]
     base = table[table["candidate"] != "attention"]
     if attention.empty or base.empty:

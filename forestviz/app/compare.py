@@ -27,26 +27,26 @@ def same_split(a: Bundle, b: Bundle) -> bool:
 def chosen_in_words(bundle: Bundle) -> str:
     """What the fit chose, in words: the plain base model kept, or the attention setting
     (ε, τ, γ) or the Enhanced RF round, read from the model's own search table."""
-    model = as_ensemble(bundle.estimator)
-    found = model.diagnostics()
+    found = as_ensemble(bundle.estimator).diagnostics()
     said = [f"{bundle.n_trees} trees"]
-    search = found.get("search")
-    if found.get("selected_base"):
-        plain = "gradient boosting machine" if "discount" in found else "forest"
+    search = found.search
+    if found.selected_base:
+        plain = "forest" if search.discount is None else "gradient boosting machine"
         said.append(f"the search kept the plain {plain} (equal tree weights)")
-    elif search is not None and "tau" in search:
-        chosen = search.loc[search["selected"]].iloc[0]
+    elif search is not None and "tau" in search.table:
+        chosen = search.chosen()
         setting = f"ε = {chosen['eps']:.2f}, τ = {chosen['tau']:.3g}"
-        if "discount" in found:
-            setting += f", γ = {found['discount']:.2f}"
-        tuned = np.isfinite(search["validation_loss"]).any()
+        if search.discount is not None:
+            setting += f", γ = {search.discount:.2f}"
+        tuned = np.isfinite(search.table["validation_loss"]).any()
         said.append(setting + (" (chosen on rows held out in training)" if tuned
                                else " (set by hand)"))
-    if "best_round" in found:
-        kept = found["rounds"][found["best_round"]]["iteration"]  # rounds count from 1
-        said.append(f"reweighting round {kept} of {len(found['rounds'])}")
+    if found.rounds is not None:
+        rounds = found.rounds.history
+        kept = rounds[found.rounds.best]["iteration"]  # rounds count from 1
+        said.append(f"reweighting round {kept} of {len(rounds)}")
         if search is not None:
-            weighting = bool(search.loc[search["selected"], "model_weighting"].iloc[0])
+            weighting = bool(search.chosen()["model_weighting"])
             said.append("model weighting " + ("on" if weighting else "off"))
     threshold = getattr(bundle.estimator, "threshold_", None)
     if np.isscalar(threshold):

@@ -15,11 +15,11 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from forestviz.attention.estimators import AttentionForestRegressor
-from forestviz.attention.weights import softmax_part_to_D
 from forestviz.enhanced.estimator import EnhancedForestClassifier
 from forestviz.explain.treeviz import TreeContext
 from forestviz.io.bundled import list_datasets, load_dataset
 from forestviz.io.preprocessing import TablePreprocessor
+from forestviz.trees.contamination import softmax_part_to_D
 from forestviz.trees.machine import DecisionMachine
 
 SEED = 0

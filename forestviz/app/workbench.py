@@ -17,20 +17,26 @@ every model family is read through the weighted-ensemble protocol
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from forestviz import persistence
-from forestviz.app import attention_lens, compare, new_rows, whole_model, workflow
+from forestviz.app import (
+    attention_lens,
+    compare,
+    forest_views,
+    new_rows,
+    train_views,
+    whole_model,
+    workflow,
+)
 from forestviz.app.printing import print_pdf
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
-from forestviz.explain import plots
-from forestviz.explain.explanation import Explanation, effective_trees, explain
+from forestviz.explain.explanation import Explanation, explain
 from forestviz.explain.glance import Glance, glance
 from forestviz.explain.report import to_html
 from forestviz.explain.report_names import report_file_name
@@ -41,50 +47,14 @@ from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.names import elide
 from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
-from forestviz.trees.fitted import estimator_trees, impurity_importance
 
 MAX_MODELS = 6  # models kept per data set (a session's memory is bounded)
-HEATMAP_ROWS = 150
-HARDEST_ROWS = 15
 TOP_K = 5
 ALTERNATIVES = 3  # nearest other leaves shown per top tree
 
 
 def _quiet(stage: str, fraction: float) -> None:
     """Progress that goes nowhere (scripts)."""
-
-
-@dataclass(frozen=True, eq=False)
-class View:
-    """A figure as a page shows it: a heading, a note under it (or None) and the figure."""
-
-    title: str
-    note: str | None
-    figure: go.Figure
-
-
-@dataclass(frozen=True, eq=False)
-class Comparison:
-    """The trained model next to the baselines on the held-out rows."""
-
-    table: pd.DataFrame  # one row per model (index): metrics and fit seconds
-    higher_is_better: tuple[str, ...]  # the metric columns where larger is better
-    figure: go.Figure | None  # ROC curves (binary) or predicted against actual (regression)
-    training: tuple[View, ...]  # what the fit learned: ERF rounds, the ε–τ search
-    selection: str | None = None  # why the model chose attention or its plain base model
-    calibration: View | None = None  # binary risk: the reliability curve on held-out rows
-
-
-@dataclass(frozen=True, eq=False)
-class GlobalViews:
-    """The Forest page: views of the model over many rows."""
-
-    hardest: pd.DataFrame | None  # ERF: the training rows with the largest final weight
-    sample_weights: go.Figure | None
-    importance: go.Figure
-    heatmap: go.Figure
-    heatmap_note: str | None
-    effective: go.Figure
 
 
 class Workbench:
@@ -155,19 +125,11 @@ class Workbench:
         return self.model
 
     # ------------------------------------------------------------------ the Train page
-    def comparison(self) -> Comparison:
+    def comparison(self) -> train_views.Comparison:
+        """The Train page's views (:func:`forestviz.app.train_views.comparison`)."""
         model = self._model()
-        if model.task == "classification" and len(model.class_names) == 2:
-            figure = plots.roc_figure(model.y_test, model.test_predictions, model.class_names[1])
-        elif model.task == "regression":
-            figure = plots.predicted_vs_actual(model.y_test, model.test_predictions,
-                                               model.target)
-        else:
-            figure = None
-        higher = tuple(c for c in ("AUC", "F1", "accuracy", "sensitivity", "specificity", "R²")
-                       if c in model.results)
-        return Comparison(model.results.set_index("model"), higher, figure,
-                          self._training_views(), self._selection_note(), self._calibration())
+        return train_views.comparison(model, self.dataset,
+                                      plain=FAMILIES[model.settings.family].plain)
 
     def models_table(self) -> pd.DataFrame:
         """Every model trained on this data set and the current model's baselines, on the same
@@ -208,109 +170,6 @@ class Workbench:
         document = to_html(explanation, tree_svgs=tree_svgs, context=context,
                            edited=edited or {}, choice=self.tree_choice(explanation))
         return print_pdf(document) if pdf else document
-
-    def _calibration(self) -> View | None:
-        """The trained model's reliability curve on the held-out rows (binary risks) and what
-        its explanations' intervals rest on."""
-        model = self._model()
-        if model.task != "classification" or len(model.class_names) != 2:
-            return None
-        note = None if model.intervals is None else (
-            "Explanations show each row's calibrated risk of "
-            f"{model.class_names[1]} with its range ({model.intervals.label}).")
-        figure = plots.reliability_figure(model.y_test, model.test_predictions[model.name],
-                                          self.dataset.classes[1])
-        return View("Is the risk calibrated? (held-out rows)", note, figure)
-
-    def _selection_note(self) -> str | None:
-        """The search's verdict in words, from its own table (``search_results_``): which
-        candidate won and by how much, on the rows the search held out."""
-        model = self._model()
-        found = as_ensemble(model.estimator).diagnostics()
-        table = found.get("search")
-        if "selected_base" not in found or table is None or table["candidate"].iloc[0] != "base":
-            return None
-        base, chosen = table.iloc[0], table.loc[table["selected"]].iloc[0]
-        plain = FAMILIES[model.settings.family].plain
-        if not np.isfinite(base["validation_loss"]):
-            return (f"Attention was not compared with {plain}: ε and τ were set by hand and no "
-                    "rows were held out to score them.")
-        loss = model.estimator.get_params().get("loss", "l2")
-        variance = float(np.var(model.y_train)) if (
-            model.task == "regression" and loss == "l2") else None
-        name = {("regression", "l1"): "mean absolute error", ("classification", "l2"):
-                "Brier score", ("classification", "l1"): "mean absolute error of the "
-                "probabilities"}.get((model.task, loss), "mean squared error")
-
-        if found.get("search_score") == "AUC":  # the table holds 1 − AUC: a gain is in AUC
-            name = "AUC"
-
-            def score(value: float) -> str:
-                return f"AUC {1 - value:.3f}"
-        else:
-            name = found.get("search_score", name)
-
-            def score(value: float) -> str:
-                return f"R² {1 - value / variance:.3f}" if variance else f"{name} {value:.4f}"
-
-        methods = table[table["candidate"].isin(("attention", "enhanced"))]
-        best = methods.loc[methods["validation_loss"].idxmin()]
-        enhanced = "rounds" in table
-        other = "Enhanced RF setting" if enhanced else "attention setting"
-        method = "Reweighting and model weighting" if enhanced else "Attention"
-        held = (f"on the {int(base['n_rows']):,} training rows the search held out: "
-                + ("round 1 with plain averaging" if enhanced else plain) + " "
-                f"{score(base['validation_loss'])}, the best {other} "
-                f"{score(best['validation_loss'])}")
-        # the confirmation's out-of-selection difference, in R² where the sentence speaks R²
-        gain, gain_se, unit = (-base.get("confirmed_difference", np.nan),
-                               base.get("confirmed_se", np.nan), f" in {name}")
-        if variance and found.get("search_score") != "AUC":
-            gain, gain_se, unit = gain / variance, gain_se / variance, " in R²"
-        if found["selected_base"]:
-            means = " (each tree reporting the mean of the training rows in its leaf)" if (
-                chosen["candidate"] == "base (leaf means)") else ""
-            why = "a difference within its standard error"
-            if base["difference_to_best"] > base["difference_se"] and "confirmed_se" in base:
-                why = ("but the search, redone without each fifth of those rows, did not beat "
-                       f"it on the fifth left out: its gain{unit} was {gain:+.3g} ± "
-                       f"{gain_se:.3g}, not above zero by two standard errors")
-            return (f"{method} did not beat {plain} on this data set ({held}, {why}), so the "
-                    f"model is {plain}{means}: the explanation shows its own trees with equal "
-                    "weights.")
-        if not base["difference_to_best"] > base["difference_se"]:  # not by the search's rule
-            return (f"Some settings were fixed by hand, so {plain} was not a candidate ({held}; "
-                    f"this model {score(chosen['validation_loss'])}).")
-        simplest = "the fewest rounds" if enhanced else "the smoothest weights"
-        smoothest = ("" if chosen.name == best.name else
-                     " Of the settings within one standard error of the best, the one with "
-                     f"{simplest} was chosen ({score(chosen['validation_loss'])}).")
-        confirmed = "" if "confirmed_se" not in base else (
-            "; redone without each fifth of those rows, it beat it on the fifth left out by "
-            f"{gain:.3g} ± {gain_se:.3g}{unit}")
-        return (f"{method} improved on {plain} ({held}; the paired difference, "
-                f"{base['difference_to_best']:.3g}, is larger than its standard error, "
-                f"{base['difference_se']:.3g}{confirmed}).{smoothest}")
-
-    def _training_views(self) -> tuple[View, ...]:
-        model, views = self._model(), []
-        found = as_ensemble(model.estimator).diagnostics()
-        if "rounds" in found:
-            views.append(View("Enhanced RF: the reweighting rounds", None,
-                              plots.erf_history(found["rounds"], found["best_round"])))
-        search = found.get("search")
-        if search is not None and "tau" in search and search["validation_loss"].notna().any():
-            note = None
-            if "discount" in found:  # AGBoost: the curves at the chosen discount γ
-                search = search[(search["discount"] == found["discount"])
-                                | (search["candidate"] != "attention")]
-                note = f"At the chosen discount γ = {found['discount']:g}."
-            squared = model.task == "regression" and model.estimator.get_params().get(
-                "loss", "l2") == "l2"
-            variance = float(np.var(model.y_train)) if squared else None  # R², as the paper
-            views.append(View("The ε–τ search (ABRF Fig. 2)", note,
-                              plots.tau_curves(search, target_variance=variance)))
-        return tuple(views)
 
     # ------------------------------------------------------------------ the Explain page
     def ranked_rows(self) -> pd.DataFrame:
@@ -382,35 +241,9 @@ class Workbench:
         return bool(np.isin(position, self._model().train_rows))
 
     # ------------------------------------------------------------------ the Forest page
-    def global_views(self) -> GlobalViews:
-        model = self._model()
-        found = as_ensemble(model.estimator).diagnostics()
-        hardest = weights = None
-        if "sample_importance" in found:
-            importance = found["sample_importance"]
-            order = np.argsort(-importance, kind="stable")[:HARDEST_ROWS]
-            positions = model.train_rows[found["train_indices"][order]]
-            hardest = pd.concat([pd.DataFrame({
-                "ID": self.dataset.ids.iloc[positions].to_numpy(),
-                "weight (1 = average row)": importance[order] * importance.size,
-                "recorded outcome": self.dataset.y.iloc[positions].to_numpy()}),
-                self.dataset.X.iloc[positions].reset_index(drop=True)], axis=1)
-            weights = plots.sample_weight_histogram(importance)
-        importance = impurity_importance(estimator_trees(model.estimator),
-                                         len(model.feature_names))
-        shown, ids, note = model.test_weights, model.ids_test, None
-        if len(ids) > HEATMAP_ROWS:
-            note = f"{HEATMAP_ROWS} of the {len(ids)} held-out rows are shown, evenly spaced."
-            keep = np.linspace(0, len(ids) - 1, HEATMAP_ROWS).astype(int)
-            shown, ids = shown[keep], ids[keep]
-        return GlobalViews(
-            hardest=hardest, sample_weights=weights,
-            # per user column: a category's indicators together (impurity decreases add up)
-            importance=plots.importance_bars(model.summary.columns.fold(importance),
-                                             model.summary.columns.names),
-            heatmap=plots.weight_heatmap(shown, row_labels=list(ids)), heatmap_note=note,
-            effective=plots.effective_trees_histogram(effective_trees(model.test_weights),
-                                                      model.n_trees))
+    def global_views(self) -> forest_views.GlobalViews:
+        """The Forest page's views (:func:`forestviz.app.forest_views.global_views`)."""
+        return forest_views.global_views(self._model(), self.dataset)
 
     def whole(self) -> whole_model.WholeModel:
         """The whole model through its explanations (:class:`whole_model.WholeModel`):
@@ -430,7 +263,7 @@ class Workbench:
         Enhanced RF with this model's settings and at most ``max_trees`` trees; None when the
         model is not an Enhanced RF."""
         model = self._model()
-        if "sample_importance" not in as_ensemble(model.estimator).diagnostics():
+        if as_ensemble(model.estimator).diagnostics().rounds is None:
             return None
         settings = replace(model.settings,
                            n_estimators=min(model.settings.n_estimators, max_trees))

@@ -43,10 +43,8 @@ from forestviz.attention.search import (
 from forestviz.attention.weights import (
     PREDICT_BLOCK,
     combine,
-    contaminate,
     distances,
     softmax_weights,
-    weight_parts,
 )
 from forestviz.selection import one_standard_error
 from forestviz.trees.checks import (
@@ -58,6 +56,8 @@ from forestviz.trees.checks import (
     one_of,
     parameter_check,
 )
+from forestviz.trees.contamination import contaminate, weight_parts
+from forestviz.trees.diagnostics import Diagnostics, Search
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import tree_covers
@@ -387,11 +387,11 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         check_is_fitted(self)
         return float(self.eps_), np.asarray(self.w_, dtype=float)
 
-    def diagnostics(self) -> dict[str, object]:
-        """``"search"``: every candidate with its held-out loss (``search_results_``);
-        ``"selected_base"``: whether the plain forest won."""
+    def diagnostics(self) -> Diagnostics:
+        """The search: every candidate with its held-out loss (``search_results_``) and
+        whether the plain forest won."""
         check_is_fitted(self)
-        return {"search": self.search_results_, "selected_base": bool(self.selected_base_)}
+        return Diagnostics(search=Search(self.search_results_, bool(self.selected_base_)))
 
     def _predict_values(self, X) -> np.ndarray:
         """Σ_k α_k(x)·V_k(x) (n, C): one leaf lookup (the trees' compiled ``apply`` in

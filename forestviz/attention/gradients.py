@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import softmax
 
-from forestviz.attention.weights import contaminate
+from forestviz.trees.contamination import contaminate
 
 
 @dataclass(frozen=True)

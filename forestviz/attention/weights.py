@@ -6,9 +6,9 @@ The weight of tree k for a row x is (Eq. 14, with the Softmax part D of Eq. 16)
     α_k(x) = (1 − ε)·D_k(x) + ε·w_k,   D(x) = softmax_k(−v_k·||(x̃ − A_k(x)) ∘ z||² / 2),
 
 with A_k(x) the mean standardised training row of x's leaf in tree k
-(:class:`~forestviz.trees.leaf_stats.LeafStats`). :func:`contaminate` is the one place this
-mix is written (:func:`weight_parts` its two parts, :func:`softmax_part_to_D` D back from the
-first); AGBoost uses the same α. The Softmax model is ε = 0, v = 1/τ, z = 1; ABRF-1 adds the
+(:class:`~forestviz.trees.leaf_stats.LeafStats`). The mix itself is
+:func:`forestviz.trees.contamination.contaminate` (explanations draw it too); AGBoost uses the
+same α. The Softmax model is ε = 0, v = 1/τ, z = 1; ABRF-1 adds the
 contamination weights w ∈ Δ_T fitted by the QP of Eq. 15 (L2 loss) or the LP of Eqs. 20-22
 (L1 loss, :mod:`forestviz.attention.simplex`); ABRF-2 trains v and z (Eq. 23, ε = 0); ABRF-3
 trains v, z and w jointly at the ε chosen for ABRF-1 (Eq. 24,
@@ -28,26 +28,6 @@ from forestviz.trees.threads import SMALL_BATCH
 
 PREDICT_BLOCK = 2048
 """Rows per block in predict: besides the (n, T) leaf ids, peak memory is O(block × T)."""
-
-
-def contaminate(D, w, eps):
-    """The ε-contamination mix (1 − ε)·D + ε·w (Eq. 14), broadcasting: α from the Softmax
-    weights D (..., T) and w (T,), or anything linear in α, e.g. the prediction
-    (1 − ε)·Σ_k D_k·V_k + ε·Σ_k w_k·V_k from the two sums."""
-    return (1.0 - eps) * D + eps * w
-
-
-def weight_parts(D, w, eps) -> tuple[np.ndarray, np.ndarray]:
-    """The two parts of α = :func:`contaminate` (D, w, ε): (1 − ε)·D and ε·w broadcast to D's
-    shape (a copy), each (n, T)."""
-    return (1.0 - eps) * D, np.broadcast_to(eps * w, D.shape).copy()
-
-
-def softmax_part_to_D(part, eps):
-    """The Softmax weights D back from their scaled part (1 − ε)·D (the first of
-    :func:`weight_parts`); at ε = 1 the part is 0 and D is shown uniform, 1/T."""
-    part = np.asarray(part, dtype=np.float64)
-    return part / (1.0 - eps) if eps < 1.0 else np.full_like(part, 1.0 / part.shape[-1])
 
 
 def median_distance(d) -> float:

@@ -136,7 +136,7 @@ def explain_rows(model: BatchModel, X: np.ndarray, ids, *, top_k: int = 5,
     heaviest = np.partition(weights, T - TOP_SHARE, axis=1)[:, T - TOP_SHARE:] if (
         T > TOP_SHARE) else weights
     columns["top5_share"] = np.sort(heaviest, axis=1).sum(axis=1)
-    top = top_trees((weights,) if out.scores is None else (weights, out.scores["S"]), top_k)
+    top = top_trees((weights,) if out.scores is None else (weights, out.scores.S), top_k)
     chosen = np.take_along_axis(weights, top, axis=1)
     for rank in range(top_k):
         columns[f"top_tree_{rank + 1}"] = top[:, rank] + 1

@@ -41,7 +41,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from forestviz.attention.search import EPS_GRID, KAPPA_GRID
 from forestviz.attention.simplex import contamination_linear_terms, simplex_nnls
-from forestviz.attention.weights import contaminate, weight_parts
 from forestviz.boosting.weights import (
     DISCOUNT_GRID,
     Ensemble,
@@ -66,6 +65,8 @@ from forestviz.trees.checks import (
     one_of,
     parameter_check,
 )
+from forestviz.trees.contamination import contaminate, weight_parts
+from forestviz.trees.diagnostics import Diagnostics, Search
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import node_values, tree_covers
@@ -394,13 +395,12 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         check_is_fitted(self)
         return float(self.eps_), np.asarray(self.w_, dtype=float)
 
-    def diagnostics(self) -> dict[str, object]:
-        """``"search"``: every candidate with its held-out loss, ``"discount"``, the chosen γ
-        (the search table's curves are read at it), and ``"selected_base"``: whether the plain
-        machine won."""
+    def diagnostics(self) -> Diagnostics:
+        """The search: every candidate with its held-out loss, whether the plain machine won
+        and the chosen discount γ (the search table's curves are read at it)."""
         check_is_fitted(self)
-        return {"search": self.search_results_, "discount": float(self.discount_),
-                "selected_base": bool(self.selected_base_)}
+        return Diagnostics(search=Search(self.search_results_, bool(self.selected_base_),
+                                         discount=float(self.discount_)))
 
     def predict(self, X) -> np.ndarray:
         """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18), with

@@ -2,9 +2,10 @@
 stronger than Bagging?"; algorithms.md §3).
 
 ``sampling`` grows the trees (SP, SW, FT) and ``reweighting`` updates the row weights between
-rounds (Algorithm 1); ``neighbors`` finds the exact nearest training rows that
-``model_weighting`` turns into per-row tree weights and scores (Eqs. 4-8); ``cleaning`` is
-Algorithm 2; ``estimator`` puts them together as a scikit-learn classifier.
+rounds (Algorithm 1); ``neighbors`` (the search of :mod:`forestviz.trees.neighbors`) finds the
+exact nearest training rows that ``model_weighting`` turns into per-row tree weights and scores
+(Eqs. 4-8); ``cleaning`` is Algorithm 2; ``estimator`` puts them together as a scikit-learn
+classifier.
 """
 
 from forestviz._lazy import lazy_exports

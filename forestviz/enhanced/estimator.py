@@ -37,6 +37,7 @@ from forestviz.trees.checks import (
     is_real,
     parameter_check,
 )
+from forestviz.trees.diagnostics import Diagnostics, Rounds, Scores, Search
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
 from forestviz.trees.leaf_values import LeafTable, tree_covers
@@ -392,9 +393,9 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         else:
             weights = np.full(values.shape[:2], 1.0 / self.n_estimators)
         if not details:
-            return EnsembleOutputs(weights, None, values, scores={"S": S})
+            return EnsembleOutputs(weights, None, values, scores=Scores(S))
         return EnsembleOutputs(weights, uniform_parts(weights), values,
-                               scores={"S": S, "S1": scores.S1, "S2": scores.S2},
+                               scores=Scores(S, scores.S1, scores.S2),
                                neighbors=(self.train_indices_[near], distance.copy()))
 
     def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
@@ -403,20 +404,18 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         check_is_fitted(self)
         return self._leaf_table.values, tree_covers(self._leaf_table.trees)
 
-    def diagnostics(self) -> dict[str, object]:
-        """``"rounds"``: Algorithm 1's history (one dict per round) and ``"best_round"`` its
-        kept round; ``"sample_importance"``: the final s_i of the training rows at positions
-        ``"train_indices"`` of the rows given to ``fit``; with validation rows ``"search"``
-        (``search_results_``), ``"selected_base"`` and ``"search_score"`` (what its
-        ``validation_loss`` is: 1 − AUC, or the Brier score)."""
+    def diagnostics(self) -> Diagnostics:
+        """Algorithm 1's rounds (history, kept round, the final s_i of the training rows) and,
+        with validation rows, the search (``search_results_``, scored by 1 − AUC for two
+        classes, else by the Brier score)."""
         check_is_fitted(self)
-        found = {"rounds": self.history_, "best_round": self.best_iteration_,
-                 "sample_importance": self.sample_importance_,
-                 "train_indices": self.train_indices_}
+        rounds = Rounds(self.history_, self.best_iteration_, self.sample_importance_,
+                        self.train_indices_)
+        search = None
         if self.search_results_ is not None:
-            found.update(search=self.search_results_, selected_base=bool(self.selected_base_),
-                         search_score="AUC" if len(self.classes_) == 2 else "Brier score")
-        return found
+            search = Search(self.search_results_, bool(self.selected_base_),
+                            score="AUC" if len(self.classes_) == 2 else "Brier score")
+        return Diagnostics(search=search, rounds=rounds)
 
     def tree_scores(self, X):
         """Tree scores S, S1, S2 of eqs (6)-(8) (see

@@ -7,8 +7,8 @@ figures, ``report`` the self-contained HTML page, ``treeviz`` one tree with the 
 ``shadow``, the fitted tree as dtreeviz reads it). ``glance`` (:class:`Glance`) sums one
 explanation up for a clinician: the reasons both ways (``reasons``), the alarm when a guessed
 value decides the case (``imputed``) and the similar rows' outcomes; ``tree_choice`` and
-``tree_section`` say which trees to show and how. Long names are shortened by
-:mod:`forestviz.names`.
+``tree_section`` say which trees to show and how; ``selection_note`` says in words what the fit
+chose (attention or its plain base model). Long names are shortened by :mod:`forestviz.names`.
 """
 
 from forestviz._lazy import lazy_exports

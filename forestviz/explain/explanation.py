@@ -31,6 +31,7 @@ from forestviz.explain.narrative import why as why_sentence
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel, TreeSpread, spread_warnings, tree_spread
 from forestviz.numbers import aligned_texts
+from forestviz.trees.diagnostics import Scores
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.paths import Alternative, PathStep, path_table
@@ -54,7 +55,7 @@ def model_name(model) -> str:
     """The family's name; when its search kept the plain base model, that is said too (the
     weights are then equal, and calling it "attention" would mislead)."""
     name = MODEL_NAMES.get(type(model).__name__, type(model).__name__)
-    if as_ensemble(model).diagnostics().get("selected_base"):
+    if as_ensemble(model).diagnostics().selected_base:
         plain = PLAIN.get(type(model).__name__, "its plain forest (equal tree weights)")
         return f"{name}, which kept {plain}: nothing beat it on the rows held out in training"
     return name
@@ -69,8 +70,9 @@ class Explanation:
     (ERF binary: P(class 1) ≥ ``threshold_``, Youden's J; otherwise the most probable class,
     ``threshold`` 0.5 for two classes and None for more; both None for regression).
     ``tree_weights`` α (sum to 1), ``weight_parts`` ((1−ε)·D, ε·w) or None, ``tree_scores``
-    ({"S", "S1", "S2"}, ERF) or None, ``offset`` (F_0 of AGBoost, else 0). ``top_trees``: tree
-    indices (from 0) best first; ``paths[i]`` the row's decision path in ``top_trees[i]``.
+    (S, S1, S2 of ERF: :class:`~forestviz.trees.diagnostics.Scores`) or None, ``offset`` (F_0
+    of AGBoost, else 0). ``top_trees``: tree indices (from 0) best first; ``paths[i]`` the
+    row's decision path in ``top_trees[i]``.
     ``effective_trees`` = 1/Σα², ``top5_share`` = the weight of the 5 heaviest trees.
     ``features``: the row per user column (:meth:`TrainingSummary.row_table`: feature, kind,
     value as given or "missing", missing, used as, median and percentile for numeric columns,
@@ -107,7 +109,7 @@ class Explanation:
     tree_predictions: np.ndarray
     tree_weights: np.ndarray
     weight_parts: tuple[np.ndarray, np.ndarray] | None
-    tree_scores: dict[str, np.ndarray] | None
+    tree_scores: Scores | None
     offset: float
     top_trees: np.ndarray
     effective_trees: float
@@ -229,8 +231,8 @@ def decision(model, proba, classes):
     if classes.size == 2 and np.isscalar(threshold):
         threshold = float(threshold)
         chosen = classes[int(proba[1] >= threshold)]
-        rows = ("the rows held out while training" if as_ensemble(model).diagnostics().get(
-            "search") is not None else "the training rows")
+        searched = as_ensemble(model).diagnostics().search is not None
+        rows = "the rows held out while training" if searched else "the training rows"
         return chosen, threshold, (f"{classes[1]} when P({classes[1]}) ≥ {threshold:.3f} "
                                    f"(Youden's J on {rows}), else {classes[0]}")
     chosen = classes[int(np.argmax(proba))]
@@ -286,8 +288,8 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         task = "regression"
     index = np.arange(weights.size)
     eps, w = ensemble.contamination()
-    scores = None if out.scores is None else {k: v[0] for k, v in out.scores.items()}
-    keys = (index, -weights) if scores is None else (index, -weights, -scores["S"])
+    scores = None if out.scores is None else out.scores.row(0)
+    keys = (index, -weights) if scores is None else (index, -weights, -scores.S)
     top = np.lexsort(keys)[:top_k]
     if out.neighbors is None:
         near, distance = summary.nearest(x, n_neighbors)
@@ -332,7 +334,7 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         calibrated_risk=calibrated,
         warnings=tuple(spread_warnings(
             float(effective_trees(weights)), eps, weights.size,
-            base_kept=bool(ensemble.diagnostics().get("selected_base")))),
+            base_kept=ensemble.diagnostics().selected_base)),
         contributions=found, spreads=summary.scale)
     return replace(e, why=why_sentence(e))
 

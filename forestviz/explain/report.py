@@ -87,7 +87,7 @@ def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
                                        first=top,
                                        width=half)}
     if e.tree_scores is not None:
-        out["scores"] = tree_weight_bars(e.tree_scores["S"], top_k=len(e.top_trees), first=top,
+        out["scores"] = tree_weight_bars(e.tree_scores.S, top_k=len(e.top_trees), first=top,
                                          label="tree score S", share_of_prediction=False,
                                          width=half)
     softmax = None

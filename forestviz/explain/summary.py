@@ -3,8 +3,8 @@
 A :class:`TrainingSummary` holds, for one fitted model and its training rows: the feature
 names, the training medians and sorted columns (a row's percentiles by ``np.searchsorted``),
 the exact nearest-row search over the standardised rows x̃ = (x − mean)/std
-(:class:`~forestviz.enhanced.neighbors.TrainingNeighbors`, the search the Enhanced Random
-Forest weights its trees with), the model's :class:`~forestviz.trees.machine.DecisionMachine`
+(:class:`~forestviz.trees.neighbors.NearestRows`, the search the Enhanced Random Forest
+weights its trees with), the model's :class:`~forestviz.trees.machine.DecisionMachine`
 (decision paths), the model's :class:`~forestviz.explain.contributions.ContributionModel`
 (feature contributions) and, optionally, row ids and the training rows' original values (e.g.
 ``TablePreprocessor.inverse_transform``).
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from forestviz.enhanced.neighbors import TrainingNeighbors
 from forestviz.explain.columns import ColumnMap
 from forestviz.explain.contributions import ContributionModel
 from forestviz.trees.ensemble import SKLEARN_FORESTS, WeightedEnsemble, as_ensemble
 from forestviz.trees.machine import DecisionMachine
+from forestviz.trees.neighbors import NearestRows
 from forestviz.trees.rows import standard_scaling
 
 NEIGHBORS = 5
@@ -43,7 +43,7 @@ class TrainingSummary:
     sorted_columns: np.ndarray  # (m, n): each feature's training values, sorted
     center: np.ndarray
     scale: np.ndarray
-    neighbors: TrainingNeighbors  # over x̃ of the training rows
+    neighbors: NearestRows  # over x̃ of the training rows
     machine: DecisionMachine
     leaf_ids: np.ndarray
     ids: np.ndarray | None
@@ -89,7 +89,7 @@ class TrainingSummary:
         elif columns.owner.size != m:
             raise ValueError(f"columns map {columns.owner.size} features, the model has {m}")
         center, scale = standard_scaling(X)
-        neighbors = TrainingNeighbors((X - center) / scale, NEIGHBORS, np.random.RandomState(0))
+        neighbors = NearestRows((X - center) / scale, NEIGHBORS, np.random.RandomState(0))
         # alternatives say what a leaf would make the tree say in the prediction's terms
         outputs = (as_ensemble(model).leaf_outputs()[0]
                    if isinstance(model, (WeightedEnsemble, *SKLEARN_FORESTS)) else None)

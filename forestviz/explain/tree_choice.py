@@ -86,7 +86,7 @@ def choose_trees(e, summary, *, n_alternatives: int | None = None) -> TreeChoice
     boosting = bool(e.offset)
     corrections = weights * e.tree_predictions if boosting else None
     if e.tree_scores is not None:
-        trees, criterion, values = e.top_trees, SCORE, e.tree_scores["S"]
+        trees, criterion, values = e.top_trees, SCORE, e.tree_scores.S
     elif equal and boosting:
         criterion, values = CORRECTION, corrections
         trees = np.argsort(-np.abs(values), kind="stable")[:k]

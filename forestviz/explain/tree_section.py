@@ -51,7 +51,7 @@ def tree_title(e, tree: int) -> str:
     """"Tree 12: weight 0.010", with ERF's ", score S 0.310"; trees numbered from 1."""
     title = f"Tree {tree + 1}: weight {e.tree_weights[tree]:.3f}"
     if e.tree_scores is not None:
-        title += f", score S {e.tree_scores['S'][tree]:.3f}"
+        title += f", score S {e.tree_scores.S[tree]:.3f}"
     return title
 
 

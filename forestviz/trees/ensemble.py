@@ -40,6 +40,7 @@ from sklearn.ensemble import (
 )
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from forestviz.trees.diagnostics import Diagnostics, Scores
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.leaf_values import (
     fill_split_nodes,
@@ -60,16 +61,17 @@ class EnsembleOutputs:
     to α ((α, 0) for a model without a contamination part; None from
     :meth:`~WeightedEnsemble.lean_outputs`); ``tree_predictions`` f_k(x): (n, T)
     values or (n, T, C) class probabilities in the order of the model's ``classes_``;
-    ``offset`` (a float added to every prediction); ``scores`` per-tree diagnostics by name,
-    each (n, T), or None; ``neighbors`` (positions in the rows given to ``fit``, distances),
-    each (n, M), of the training rows the model itself consulted, or None.
+    ``offset`` (a float added to every prediction); ``scores`` the per-tree scores that order
+    the trees (:class:`~forestviz.trees.diagnostics.Scores`, ERF), or None; ``neighbors``
+    (positions in the rows given to ``fit``, distances), each (n, M), of the training rows the
+    model itself consulted, or None.
     """
 
     weights: np.ndarray
     parts: tuple[np.ndarray, np.ndarray] | None
     tree_predictions: np.ndarray
     offset: float = 0.0
-    scores: dict[str, np.ndarray] | None = None
+    scores: Scores | None = None
     neighbors: tuple[np.ndarray, np.ndarray] | None = None
 
     def predictions(self) -> np.ndarray:
@@ -137,11 +139,11 @@ class WeightedEnsemble:
         T = len(estimator_trees(self))
         return 0.0, np.full(T, 1.0 / T)
 
-    def diagnostics(self) -> dict[str, object]:
-        """What the fit learned beyond the weights, by name (empty for plain forests):
-        ``"rounds"`` (ERF's reweighting history and chosen round), ``"sample_importance"``
-        (ERF's final s_i), ``"search"`` (the attention models' ε–τ validation table)."""
-        return {}
+    def diagnostics(self) -> Diagnostics:
+        """What the fit learned beyond the weights (:mod:`forestviz.trees.diagnostics`): the
+        search on held-out rows (attention, AGBoost, ERF with validation rows) and ERF's
+        reweighting rounds; neither for plain forests."""
+        return Diagnostics()
 
     def __getstate__(self):
         """The state with every DataFrame attribute (the search tables) as plain columns

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from forestviz.attention.weights import contaminate
 from forestviz.explain.plots.conventions import (
     CAPTION_CHAR,
     WIDTH,
@@ -17,6 +16,7 @@ from forestviz.explain.plots.conventions import (
 )
 from forestviz.explain.plots.inputs import matrix, vector
 from forestviz.names import elide
+from forestviz.trees.contamination import contaminate
 
 
 def ternary_groups(weights) -> list[list[int]]:
