@@ -12,9 +12,10 @@ from forestviz.app.printing import PDF_SECONDS, PdfRefused
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
 from forestviz.explain.columns import NOT_APPLICABLE, text_table_note
+from forestviz.explain.drawing_files import TreeRenderError
 from forestviz.explain.glance import interval_sentence, spread_sentence
+from forestviz.explain.tree_drawings import draw_tree
 from forestviz.explain.tree_section import MARGIN, TreeSection
-from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
 from ui.display import as_label, as_text
 
@@ -88,13 +89,13 @@ def feature_table(e: Explanation) -> None:
     st.dataframe(styled, hide_index=True, key="explain_features")
 
 
-def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None,
-         imputed=frozenset()) -> str | None:
-    """An SVG of the tree (cached by content in forestviz.explain.treeviz), the ``imputed``
-    features' values marked so, or None after an error."""
+def draw(bench: Workbench, e: Explanation, tree: int, *, mode: str = "path",
+         fancy: bool | None = False) -> str | None:
+    """An SVG of the tree with the row's path (:func:`~forestviz.explain.tree_drawings.draw_tree`,
+    cached by content), or None after an error, said in a warning."""
     try:
-        return render_tree(bench.model.estimator, tree, x, context=bench.model.context,
-                           mode=mode, fancy=fancy, imputed=imputed)
+        return draw_tree(bench.model.estimator, e, tree, bench.model.context, mode=mode,
+                         fancy=fancy)
     except TreeRenderError as err:
         st.warning(as_text(err), icon=":material/warning:")
         return None
@@ -124,8 +125,7 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSecti
     with st.expander(f"Full drawing of tree {tree + 1}"):
         if st.toggle("Draw the whole tree (may take a few seconds the first time)",
                      key=f"full@{rank}"):
-            full = draw(bench, tree, e.row, mode="full", fancy=None,
-                        imputed=e.imputed_features())
+            full = draw(bench, e, tree, mode="full", fancy=None)
             if full is not None:
                 st.image(full, width="content")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
-import re
 import time
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from forestviz.io.safe_write import OutputError, check_target, write_file
 from forestviz.names import elide
 
 MAX_TABLE_BYTES = 200 * 1024 * 1024  # load_csv's cap: a training table is read whole
-SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 # ---------------------------------------------------------------------------------- train
@@ -128,8 +126,6 @@ def _training(model: BatchModel, training, data_path) -> Dataset | None:
 
 # ---------------------------------------------------------------------------------- report
 def report(args) -> int:
-    from forestviz.explain.treeviz import TreeRenderError, render_tree  # drawing only here
-
     bench, frame, where = (_published_rows(args) if args.published is not None
                            else _model_file_rows(args))
     dataset = bench.dataset
@@ -147,14 +143,9 @@ def report(args) -> int:
             e = bench.explain(values=values[[c for c in values.index
                                              if c in dataset.feature_columns]],
                               row_id=str(row_id))
-            svgs = {}  # the trees the page draws (its tree choice), as the page draws them
-            for tree in bench.tree_choice(e).trees:
-                with contextlib.suppress(TreeRenderError):
-                    svgs[int(tree)] = render_tree(bench.model.estimator, int(tree), e.row,
-                                                  context=bench.model.context, mode="path",
-                                                  fancy=False, imputed=e.imputed_features())
-            target = _report_path(out, str(row_id), written)
-            document = bench.report(e, tree_svgs=svgs)  # with data set name and metrics
+            target = _report_path(out, bench.report_name(e, "html"), written)
+            # the summary of the Explain page; with the appendix, the trees it draws
+            document = bench.report(e, appendix=args.appendix)
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)
@@ -259,12 +250,13 @@ def _report_folder(folder: Path, force: bool) -> Path:
     return folder
 
 
-def _report_path(folder: Path, row_id: str, taken) -> Path:
-    """``report-<id>.html`` with the ID cut to letters, digits, ``.``, ``_`` and ``-`` (IDs
-    come from the file: no other path can be named), numbered when two IDs end up alike."""
-    stem = SAFE_NAME.sub("_", row_id).strip("._")[:80] or "row"
-    target, copy = folder / f"report-{stem}.html", 1
+def _report_path(folder: Path, name: str, taken) -> Path:
+    """``folder / name`` (a :func:`~forestviz.explain.report_names.report_file_name`: row ID,
+    model and date, each cut to safe characters, so no other path can be named), numbered
+    ("…-2.html") when two IDs end up alike."""
+    stem, suffix = name.rsplit(".", 1)
+    target, copy = folder / name, 1
     while target in taken:
         copy += 1
-        target = folder / f"report-{stem}-{copy}.html"
+        target = folder / f"{stem}-{copy}.{suffix}"
     return target
