@@ -122,7 +122,7 @@ def explained_row() -> None:
 
     st.header("How the forest reached it", anchor=False)
     choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile
-    view.prediction_card(explanation, actual)
+    view.prediction_card(explanation, glance, actual)
     view.warnings(explanation)
     view.attention_lens(bench, explanation)
     if len(bench.trained) > 1:

@@ -13,7 +13,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
 from forestviz.explain.columns import NOT_APPLICABLE, text_table_note
 from forestviz.explain.drawing_files import TreeRenderError
-from forestviz.explain.glance import interval_sentence, spread_sentence
+from forestviz.explain.glance import Glance
 from forestviz.explain.tree_drawings import draw_tree
 from forestviz.explain.tree_section import MARGIN, TreeSection
 from forestviz.names import elide
@@ -44,15 +44,16 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
     return pd.Series(values, dtype=object)
 
 
-def prediction_card(e: Explanation, actual) -> None:
-    """How concentrated the forest's attention is for the row, how the trees disagree, the
-    interval's origin and the model's rule."""
+def prediction_card(e: Explanation, g: Glance, actual) -> None:
+    """How concentrated the forest's attention is for the row, how the trees disagree and the
+    interval's origin (the Glance's sentences, as the report says them), and the model's
+    rule."""
     tiles = st.container(horizontal=True, gap="medium", key="explain_forest_tiles")
     tiles.metric("Effective number of trees", f"{e.effective_trees:.1f}", width="content",
                  help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
     tiles.metric("Weight of the top 5 trees", f"{e.top5_share:.0%}", width="content",
                   help="The share of the row's tree weights that its 5 heaviest trees carry.")
-    for sentence in (spread_sentence(e, elide), interval_sentence(e)):
+    for sentence in (g.spread, g.interval):
         if sentence is not None:
             st.caption(as_text(sentence))
     notes = [f"Model: {e.model_name}", f"{e.n_trees} trees"]

@@ -30,7 +30,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz.explain.glance import glance as glance_of
-from forestviz.explain.glance import spread_sentence
 from forestviz.explain.narrative import target_column
 from forestviz.explain.plots import conventions
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
@@ -237,15 +236,15 @@ def _neighbors(e, names) -> str:
     return side_by_side(frame, names, heads=heads, first=pd.Series(mine, dtype=object))
 
 
-def _appendix(e, context, names, edited, trees) -> str:
+def _appendix(e, glance, context, names, edited, trees) -> str:
     """The technical appendix, from a new page: the model and its held-out metrics, the
     prediction in detail (class probabilities, rule, how the trees disagree), the contributions,
     the weights, the charts, the trees, the row and the similar rows in full."""
-    spread = spread_sentence(e, names)
+    spread = glance.spread  # the sentence the page shows under "How the forest reached it"
     return f"""<h2 class="appendix">Technical appendix</h2>
 {model_section(e, context, names)}
 <h2>The prediction in detail</h2>{_prediction(e, names)}
-{"" if spread is None else f"<p>{sentence(spread)}.</p>"}
+{"" if spread is None else f"<p>{sentence(spread)}</p>"}
 {_contributions(e, names)}
 <h2>How concentrated the forest's attention is</h2>
 <p>Effective number of trees 1/Σα² = {e.effective_trees:.1f} of {e.n_trees}
@@ -302,7 +301,7 @@ def to_html(explanation, *, glance=None, appendix: bool = False,
     if appendix:
         trees = "".join(_tree_section(section, tree_svgs.get(section.tree), names)
                         for section in tree_sections(e, choice, name=names))
-        rest = _appendix(e, context, names, edited, trees)
+        rest = _appendix(e, glance, context, names, edited, trees)
     created = html.escape(context.created.isoformat(timespec="seconds"))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
