@@ -16,6 +16,7 @@ Goal: the one-page PDF ≤ 3 s and ≤ 300 KB on a quiet 2-core machine.
 
 import argparse
 import io
+import time
 
 from pypdf import PdfReader
 
@@ -28,6 +29,17 @@ from forestviz.io.bundled import load_dataset
 GOAL_SECONDS = 3.0
 GOAL_BYTES = 300_000
 TABLES = {"pima_diabetes": ("erf", {}), "friedman1": ("abrf1_qp", {"n_samples": 300})}
+
+
+def best_cpu(function, repeats: int) -> float:
+    """Smallest CPU time of this process over ``repeats`` calls, seconds (a shared machine's
+    comparable figure: it leaves out the waiting)."""
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        function()
+        times.append(time.process_time() - start)
+    return min(times)
 
 
 def measure(name: str, repeat: int) -> None:
@@ -43,17 +55,18 @@ def measure(name: str, repeat: int) -> None:
         document = bench.report(e, glance=glance, appendix=appendix)
         html = best_time(lambda a=appendix: bench.report(e, glance=glance, appendix=a), repeat)
         layout = best_time(lambda d=document: html_to_pdf(d), repeat)
+        cpu = best_cpu(lambda d=document: html_to_pdf(d), repeat)
         pdf = bench.report(e, pdf=True, glance=glance, appendix=appendix)
         seconds = best_time(lambda a=appendix: bench.report(e, pdf=True, glance=glance,
                                                             appendix=a), repeat)
-        found[appendix] = (html, layout, seconds, len(pdf),
+        found[appendix] = (html, f"{layout:.2f} s ({cpu:.2f} s CPU)", seconds, len(pdf),
                            len(PdfReader(io.BytesIO(pdf)).pages))
     (html, layout, seconds, size, pages), full = found[False], found[True]
     met = seconds <= GOAL_SECONDS and size <= GOAL_BYTES
-    print(f"{name}: one-page report: HTML {html:.2f} s, layout {layout:.2f} s, PDF {seconds:.2f} "
+    print(f"{name}: one-page report: HTML {html:.2f} s, layout {layout}, PDF {seconds:.2f} "
           f"s, {size / 1e3:.0f} KB, {pages} page(s) (goal ≤ {GOAL_SECONDS:g} s, ≤ "
           f"{GOAL_BYTES / 1e3:.0f} KB: {'met' if met else 'NOT met'}); with the appendix: "
-          f"HTML {full[0]:.2f} s, layout {full[1]:.2f} s, PDF {full[2]:.2f} s, "
+          f"HTML {full[0]:.2f} s, layout {full[1]}, PDF {full[2]:.2f} s, "
           f"{full[3] / 1e3:.0f} KB, {full[4]} pages; one-page PDF / full PDF "
           f"{seconds / full[2]:.2f}×", flush=True)
 
