@@ -128,7 +128,8 @@ def expect_summary_of_the_page(page: Page, report: str, row: str) -> None:
     page's, and it has no appendix."""
     assert f"<h1>Explanation of row {row}</h1>" in report
     summary = page.locator(".st-key-explain_summary")
-    argument = summary.get_by_test_id("stAlert").first.inner_text().strip()
+    argument = summary.get_by_test_id("stAlert").first.get_by_test_id(
+        "stMarkdownContainer").inner_text()  # the sentence, without the icon's name
     assert html.escape(" ".join(argument.split())) in " ".join(report.split())
     assert f"risk {metric(page, 'P(Yes)')}" in report
     assert "Technical appendix" not in report and '<img class="tree"' not in report
@@ -167,7 +168,8 @@ def expect_report_of_the_page(page: Page, report: str, row: str) -> None:
     assert report.count('<img class="tree"') == top
     charts = re.findall(r'<img class="chart" alt="([^"]*)"', report)
     assert len(charts) >= 5 and any("ABRF Fig. 1" in alt for alt in charts)  # the simplex too
-    assert report.count('src="data:image/svg+xml;base64,') == top + len(charts)
+    assert report.count('<img class="reasons"') == 1  # the summary's waterfall
+    assert report.count('src="data:image/svg+xml;base64,') == top + len(charts) + 1
     assert "<script" not in report and len(report.encode()) < 2_000_000
 
 
