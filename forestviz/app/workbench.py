@@ -194,19 +194,21 @@ class Workbench:
         return compare.row_across_models(explanations)
 
     def report(self, explanation: Explanation, *, pdf: bool = False, appendix: bool = False,
-               glance: Glance | None = None, tree_svgs=None, edited=None) -> str | bytes:
+               glance: Glance | None = None, tree_svgs=None, edited=None,
+               published: str | None = None) -> str | bytes:
         """The report of ``explanation`` for the record, HTML (or PDF), dated now: on its first
         page the summary of ``glance`` (the one the Explain page shows; by default
         :meth:`glance`) with the current model's data set; when ``appendix``, the technical
         appendix (settings in words, held-out metrics next to the baselines, the trees of
-        :meth:`tree_choice`, drawn here unless ``tree_svgs`` holds them). The PDF is printed in
+        :meth:`tree_choice`, drawn here unless ``tree_svgs`` holds them). ``published``: the
+        model library's "NAME@VERSION" of the model, when opened from there. The PDF is printed in
         a worker process within a time limit (:func:`~forestviz.app.printing.print_pdf`:
         :class:`~forestviz.app.printing.PdfRefused` when it is not made)."""
         model = self._model()
         context = ReportContext(dataset=self.dataset.name, model=model.name,
                                 settings=settings_text(model.estimator),
                                 metrics=model.results.set_index("model"),
-                                held_out_rows=len(model.test_rows))
+                                held_out_rows=len(model.test_rows), published=published)
         choice = self.tree_choice(explanation) if appendix else None
         if appendix and tree_svgs is None:
             tree_svgs = tree_drawings(model.estimator, explanation, model.context,

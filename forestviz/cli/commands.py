@@ -126,8 +126,8 @@ def _training(model: BatchModel, training, data_path) -> Dataset | None:
 
 # ---------------------------------------------------------------------------------- report
 def report(args) -> int:
-    bench, frame, where = (_published_rows(args) if args.published is not None
-                           else _model_file_rows(args))
+    bench, frame, where, published = (_published_rows(args) if args.published is not None
+                                      else (*_model_file_rows(args), None))
     dataset = bench.dataset
     ids = _row_ids(frame, bench.choice.id_column)
     wanted = [ids.get(str(row)) for row in args.rows]
@@ -145,7 +145,7 @@ def report(args) -> int:
                               row_id=str(row_id))
             target = _report_path(out, bench.report_name(e, "html"), written)
             # the summary of the Explain page; with the appendix, the trees it draws
-            document = bench.report(e, appendix=args.appendix)
+            document = bench.report(e, appendix=args.appendix, published=published)
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)
@@ -184,17 +184,18 @@ def _model_file_rows(args) -> tuple[Workbench, object, str]:
     return bench, frame, f"'{path.name}'"
 
 
-def _published_rows(args) -> tuple[Workbench, object, str]:
-    """The workbench of a published model, and the rows to report: DATA.csv when given,
-    else the model's own stored table."""
+def _published_rows(args) -> tuple[Workbench, object, str, str]:
+    """The workbench of a published model, the rows to report (DATA.csv when given, else the
+    model's own stored table), their name in messages, and the model's "NAME@VERSION"."""
     from forestviz.cli.library import open_published
 
-    bench = open_published(args.published).workbench
+    opened = open_published(args.published)
+    bench, published = opened.workbench, f"{opened.info.name}@{opened.info.version}"
     if args.data is None:
-        return bench, bench.dataset.frame, f"the table of '{args.published}'"
+        return bench, bench.dataset.frame, f"the table of '{args.published}'", published
     path = Path(args.data)
     frame = load_csv(read_bytes(path, MAX_TABLE_BYTES, "table"), max_bytes=MAX_TABLE_BYTES)
-    return bench, frame, f"'{path.name}'"
+    return bench, frame, f"'{path.name}'", published
 
 
 # ---------------------------------------------------------------------------------- global
@@ -203,8 +204,8 @@ def global_views(args) -> int:
     (:mod:`forestviz.cli.whole`)."""
     from forestviz.cli.whole import write_global_views
 
-    bench, _, _ = (_published_rows(args) if args.published is not None
-                   else _model_file_rows(args))
+    bench = (_published_rows(args) if args.published is not None
+             else _model_file_rows(args))[0]
     return write_global_views(args, bench, _report_folder(Path(args.out), args.force))
 
 

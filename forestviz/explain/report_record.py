@@ -45,13 +45,16 @@ class ReportContext:
     model's name as in ``metrics``' index; ``settings``: its settings in words
     (:func:`settings_text`); ``metrics``: held-out metrics, one row per model (the trained model
     and its baselines, e.g. ``Workbench.comparison().table``), on ``held_out_rows`` rows;
-    ``created``: when (default: now, with the time zone); ``version``: forestviz's."""
+    ``published``: the model library's name and version of the model ("Pima risk@2"), when
+    it was opened from there; ``created``: when (default: now, with the time zone);
+    ``version``: forestviz's."""
 
     dataset: str | None = None
     model: str | None = None
     settings: str | None = None
     metrics: pd.DataFrame | None = None
     held_out_rows: int | None = None
+    published: str | None = None
     created: datetime = field(default_factory=_now)
     version: str = __version__
 
@@ -139,8 +142,10 @@ def record_section(e, context: ReportContext, names: DisplayNames,
     model = sentence(e.model_name) + f" with {e.n_trees} trees"
     if c.model is not None:
         model = f"{name(names, c.model)}: {model}"
-    rows += [("Model", model),
-             ("Report created", text(c.created.isoformat(sep=" ", timespec="seconds"))),
+    rows.append(("Model", model))
+    if c.published is not None:
+        rows.append(("Published model", name(names, c.published)))
+    rows += [("Report created", text(c.created.isoformat(sep=" ", timespec="seconds"))),
              ("forestviz version", text(c.version)),
              ("Missing values", listing([name(names, m) for m in sorted(e.missing)]) or "none"),
              ("Values edited (what-if)", _edited_list(e, names, edited))]
