@@ -166,6 +166,15 @@ def _tree_section(section, svg, names) -> str:
             f"<p>The row's path (the highlighted test is the closest call):</p>{body}{others}")
 
 
+def _trees_heading(choice) -> str:
+    """The trees' heading and note as the Explain page says them (the
+    :class:`~forestviz.explain.tree_choice.TreeChoice`'s), or the top trees' heading."""
+    if choice is None:
+        return "<h2>The trees that carry this prediction</h2>"
+    note = "" if choice.note is None else f"<p>{sentence(choice.note)}</p>"
+    return f"<h2>{sentence(choice.heading)}</h2>{note}"
+
+
 def _contributions(e, names) -> str:
     """Each column's contribution, largest first, from the weighted base value to the
     prediction (the numbers of the waterfall chart)."""
@@ -251,7 +260,7 @@ def _appendix(e, glance, context, names, edited, trees) -> str:
 (equal weights would give {e.n_trees}); the 5 heaviest trees carry
 {e.top5_share:.0%} of the weight.</p>
 {_charts(e)}
-<h2>The trees that carry this prediction</h2>{trees}
+{trees}
 <h2>This row beside the training data</h2>
 <p>Percentile (numeric columns): the share of training rows with a lower value (ties count
 half). Share (categorical columns): the share of training rows with the row's level. A missing
@@ -299,8 +308,9 @@ def to_html(explanation, *, glance=None, appendix: bool = False,
                               appendix=appendix)
     rest = ""
     if appendix:
-        trees = "".join(_tree_section(section, tree_svgs.get(section.tree), names)
-                        for section in tree_sections(e, choice, name=names))
+        trees = _trees_heading(choice) + "".join(
+            _tree_section(section, tree_svgs.get(section.tree), names)
+            for section in tree_sections(e, choice, name=names))
         rest = _appendix(e, glance, context, names, edited, trees)
     created = html.escape(context.created.isoformat(timespec="seconds"))
     return f"""<!DOCTYPE html>
