@@ -8,6 +8,7 @@ import streamlit as st
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.narrative import tree_value_note
+from forestviz.explain.report_names import NEW_PATIENT
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
 from ui import models, patients, summary_view
@@ -21,7 +22,6 @@ SORTED = {"classification": "Held-out row (ID · predicted risk · recorded outc
           "regression": "Held-out row (ID · predicted value · recorded outcome)"}
 RANKED = {"classification": "Held-out rows, highest predicted risk first",
           "regression": "Held-out rows, highest predicted value first"}
-NEW_ROW = "new patient"
 
 
 def pick_row(bench: Workbench, how: str) -> int:
@@ -76,7 +76,7 @@ def explained_row() -> None:
         original = patients.new_patient(bench, key=f"explain_new@{dataset.name}")
         if original is None:
             return
-        position, row_id, actual = None, NEW_ROW, None
+        position, row_id, actual = None, NEW_PATIENT, None
     elif how == "several":
         picked = patients.several_patients(bench, key="explain_several")
         if picked is None:
@@ -101,7 +101,11 @@ def explained_row() -> None:
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
 
     def report_buttons(place) -> None:
-        made = partial(bench.report, explanation, tree_svgs=svgs, edited=edited)  # on click
+        appendix = place.checkbox("with technical appendix", key="explain_report_appendix",
+                                  help="The model's settings and metrics, the weights, the "
+                                       "trees and their paths, after the one-page summary.")
+        made = partial(bench.report, explanation, glance=glance, appendix=appendix,
+                       tree_svgs=svgs, edited=edited)  # on click
         place.download_button("Download report (HTML)", made,
                               file_name=bench.report_name(explanation, "html",
                                                           edited=bool(edited)),
@@ -111,14 +115,14 @@ def explained_row() -> None:
             view.pdf_report(partial(made, pdf=True),
                             bench.report_name(explanation, "pdf", edited=bool(edited)))
 
-    title = "New patient" if row_id == NEW_ROW else f"Row {row_id}"
+    title = "New patient" if row_id == NEW_PATIENT else f"Row {row_id}"
     summary_view.summary(explanation, glance, title=title,
                          notes=[bench.whole().stability(explanation).sentence()],
                          buttons=report_buttons)
 
     st.header("How the forest reached it", anchor=False)
     choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile
-    view.prediction_card(explanation, actual)
+    view.prediction_card(explanation, glance, actual)
     view.warnings(explanation)
     view.attention_lens(bench, explanation)
     if len(bench.trained) > 1:
@@ -146,8 +150,7 @@ def explained_row() -> None:
     if note is not None:
         st.caption(as_text(note))
     for rank, section in enumerate(bench.tree_sections(explanation, choice)):
-        svg = view.draw(bench, section.tree, explanation.row, mode="path", fancy=False,
-                        imputed=explanation.imputed_features())
+        svg = view.draw(bench, explanation, section.tree)
         if svg is not None:
             svgs[section.tree] = svg
         view.tree_section(bench, explanation, rank, section, svg)

@@ -120,6 +120,8 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Download report (HTML)"]  # the PDF is made on request, in a worker
     assert at.button(key="explain_report_pdf_make").label == "Make the PDF report"
+    appendix = at.checkbox(key="explain_report_appendix")  # the one-page record by default
+    assert appendix.label == "with technical appendix" and appendix.value is False
     at.radio(key="explain_picker").set_value("ranked").run()
     ranked_picker(at).set_value(position).run()
 

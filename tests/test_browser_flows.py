@@ -2,6 +2,7 @@
 explanation, a hostile upload through Enhanced RF to an explanation, a malformed file, and two
 browser sessions at once. Screenshots go to the temporary artifacts directory."""
 
+import html
 import re
 import time
 from datetime import datetime
@@ -98,12 +99,42 @@ def download_report(page: Page) -> str:
 
 def download_pdf_text(page: Page) -> str:
     """Click "Download report (PDF)" and return its pages' text (pypdf), white space single."""
+    return download_pdf(page)[1]
+
+
+def download_pdf(page: Page) -> tuple[int, str]:
+    """Click "Download report (PDF)": its pages and their text (pypdf), white space single."""
     from pypdf import PdfReader
 
     path = download(page, "PDF")
     reader = PdfReader(path)
     print(f"PDF report: {path.stat().st_size:,} bytes, {len(reader.pages)} pages")
-    return " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
+    return len(reader.pages), " ".join(" ".join(p.extract_text().split())
+                                       for p in reader.pages)
+
+
+def ask_for_the_appendix(page: Page) -> None:
+    """Tick "with technical appendix" beside the report buttons and wait for the rerun."""
+    main = page.get_by_test_id("stMain")
+    main.get_by_test_id("stCheckbox").filter(has_text="with technical appendix").locator(
+        "label").click()
+    page.wait_for_timeout(600)  # Streamlit shows its running icon once a run lasts 500 ms
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
+
+
+def expect_summary_of_the_page(page: Page, report: str, row: str) -> None:
+    """The report downloaded without the appendix is the summary the page shows, one A4 page:
+    its heading names the row, its headline holds the page's P(Yes), its argument is the
+    page's, and it has no appendix."""
+    assert f"<h1>Explanation of row {row}</h1>" in report
+    summary = page.locator(".st-key-explain_summary")
+    argument = summary.get_by_test_id("stAlert").first.get_by_test_id(
+        "stMarkdownContainer").inner_text()  # the sentence, without the icon's name
+    assert html.escape(" ".join(argument.split())) in " ".join(report.split())
+    assert f"risk {metric(page, 'P(Yes)')}" in report
+    assert "Technical appendix" not in report and '<img class="tree"' not in report
+    pages, text = download_pdf(page)
+    assert pages == 1 and f"Explanation of row {row}" in text
 
 
 def metric(page: Page, label: str) -> str:
@@ -137,7 +168,8 @@ def expect_report_of_the_page(page: Page, report: str, row: str) -> None:
     assert report.count('<img class="tree"') == top
     charts = re.findall(r'<img class="chart" alt="([^"]*)"', report)
     assert len(charts) >= 5 and any("ABRF Fig. 1" in alt for alt in charts)  # the simplex too
-    assert report.count('src="data:image/svg+xml;base64,') == top + len(charts)
+    assert report.count('<img class="reasons"') == 1  # the summary's waterfall
+    assert report.count('src="data:image/svg+xml;base64,') == top + len(charts) + 1
     assert "<script" not in report and len(report.encode()) < 2_000_000
 
 
@@ -281,6 +313,8 @@ def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server
     row = re.match(r"Row (\S+?):", page.get_by_test_id("stHeading").filter(
         has_text="Row P").first.inner_text())[1]
     since = datetime.now().astimezone().replace(microsecond=0)
+    expect_summary_of_the_page(page, download_report(page), row)
+    ask_for_the_appendix(page)
     report = download_report(page)
     expect_report_of_the_page(page, report, row)
     expect_record(page, report, row, since)
@@ -327,6 +361,8 @@ def test_hostile_names_through_enhanced_rf(page, dialogs, artifacts_dir, tmp_pat
     expect(features).to_contain_text("ward")  # the user's column, with its level
     expect(features).not_to_contain_text("ward=")  # not its one-hot indicators
     shoot(page, artifacts_dir, "2-hostile-explain")
+    assert HOSTILE not in download_report(page)  # the summary
+    ask_for_the_appendix(page)
     report = download_report(page)
     assert HOSTILE not in report and "&lt;img src=x onerror=alert(1)&gt;" in report
     assert dialogs == []

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from tests.test_browser_flows import (
     TIMEOUT,
+    ask_for_the_appendix,
     download_report,
     go_to,
     shoot,
@@ -67,6 +68,7 @@ def test_a_five_thousand_character_name_keeps_drawings_and_report_narrow(
     assert widths and all(0 < width <= 4000 for width in widths), widths
     shoot(page, artifacts_dir, "long-name-explain")
 
+    ask_for_the_appendix(page)  # the similar rows in full name the column too
     report = download_report(page)
     # its first 500 characters and its whole length in the full-names table (issue 25: every
     # text of a report is cut to a stated length)

@@ -2,6 +2,7 @@
 app's model file works here), `explain` and `report` give the Explain page's numbers, and a bad
 file or argument ends with exit code 2 and one plain line."""
 
+import io
 import json
 import subprocess
 import sys
@@ -10,10 +11,12 @@ from html import escape
 import numpy as np
 import pandas as pd
 import pytest
+from pypdf import PdfReader
 
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main, parser
+from forestviz.explain.report_names import report_file_name
 from forestviz.io.csv_input import load_csv
 from tests import hostile_arrays, hostile_models
 from tests.cli_tables import ID, TARGET, app_choice
@@ -100,12 +103,24 @@ def test_an_app_model_explains_and_reports_here(table, tmp_path):
     assert main(["--quiet", "explain", str(model), str(rows), "--training", str(table),
                  "--out", str(out), "--contributions"]) == 0
     found = pd.read_csv(out)
-    reports = tmp_path / "reports"
+    reports, summaries = tmp_path / "reports", tmp_path / "summaries"
     assert main(["--quiet", "report", str(model), str(rows), "--training", str(table),
-                 "--rows", "../../escape", "A", "--out", str(reports), "--pdf"]) == 0
-    assert sorted(p.name for p in reports.iterdir()) == [
-        "report-A.html", "report-A.pdf", "report-escape.html", "report-escape.pdf"]
-    assert (reports / "report-A.pdf").read_bytes().startswith(b"%PDF-")
+                 "--rows", "../../escape", "A", "--out", str(reports), "--pdf",
+                 "--appendix"]) == 0
+    assert main(["--quiet", "report", str(model), str(rows), "--training", str(table),
+                 "--rows", "A", "--out", str(summaries)]) == 0
+    named = {row: report_file_name(row, bench.model.name, "html") for row in ("A", "escape")}
+    assert named["escape"].startswith("forestviz-escape-")  # no folder can be named
+    assert sorted(p.name for p in reports.iterdir()) == sorted(
+        [*named.values(), *(n.replace(".html", ".pdf") for n in named.values())])
+    assert [p.name for p in summaries.iterdir()] == [named["A"]]
+    pdf = (reports / named["A"].replace(".html", ".pdf")).read_bytes()
+    assert pdf.startswith(b"%PDF-") and len(PdfReader(io.BytesIO(pdf)).pages) > 1
+    summary = (summaries / named["A"]).read_text()
+    said = bench.glance(bench.explain(values=new.iloc[0].drop(ID), row_id="A"))
+    assert escape(said.argument) in summary and escape(said.headline) in summary
+    assert "Technical appendix" not in summary and "Held-out metrics" not in summary
+    assert '<img class="tree"' not in summary
     for i, values in new.iterrows():
         e = bench.explain(values=values.drop(ID), row_id=values[ID])
         assert found.loc[i, "id"] == values[ID]
@@ -114,8 +129,8 @@ def test_an_app_model_explains_and_reports_here(table, tmp_path):
         assert found.loc[i, "contribution[Glucose (mg/dL)]"] == pytest.approx(
             e.contributions.table(1).set_index("feature").loc["Glucose (mg/dL)",
                                                                "contribution"], abs=1e-12)
-    html = (reports / "report-A.html").read_text()
-    assert e.to_html() != html  # it has the tree drawings besides
+    html = (reports / named["A"]).read_text()
+    assert '<img class="tree"' in html and "Technical appendix" in html  # --appendix
     assert "Held-out metrics" in html and escape(table.name) in html  # the page's record
     for metric, value in bench.model.results.set_index("model").loc[bench.model.name].items():
         if isinstance(value, float) and np.isfinite(value):

@@ -13,8 +13,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from forestviz import persistence
+from forestviz.app.families import FAMILIES
+from forestviz.batch.model import BatchModel
 from forestviz.cli import commands
 from forestviz.cli.main import main
+from forestviz.explain.report_names import report_file_name
 from tests.cli_tables import ID, TARGET
 from tests.test_safe_write import entries, mount_tmpfs
 
@@ -43,6 +47,12 @@ def explain(model, table, out, *extra):
 def report(model, table, out, *extra):
     return ["--quiet", "report", str(model), str(table), "--rows", "P0001", "P0002", "--out",
             str(out), *extra]
+
+
+def report_name(model, row: str) -> str:
+    """The file name ``forestviz report`` gives the row's HTML report of the model file."""
+    settings = BatchModel.from_payload(persistence.loads(model.read_bytes())).settings
+    return report_file_name(row, FAMILIES[settings.family], "html")
 
 
 def one_error_line(capsys, message: str) -> None:
@@ -79,12 +89,13 @@ def test_a_report_folder_entry_planted_as_a_link_is_refused(
         cli_model, table, victim, tmp_path, capsys):
     folder = tmp_path / "reports"
     folder.mkdir()
-    (folder / "report-P0002.html").symlink_to(victim)
+    first, second = report_name(cli_model, "P0001"), report_name(cli_model, "P0002")
+    (folder / second).symlink_to(victim)
     assert main(report(cli_model, table, folder)) == 2
     one_error_line(capsys, "is a symbolic link")
     assert victim.read_bytes() == VICTIM
-    assert entries(folder) == ["report-P0001.html", "report-P0002.html"]
-    assert (folder / "report-P0001.html").read_text().startswith("<!DOCTYPE html>")
+    assert entries(folder) == sorted([first, second])
+    assert (folder / first).read_text().startswith("<!DOCTYPE html>")
     linked = tmp_path / "linked reports"
     linked.symlink_to(victim.parent)
     assert main(report(cli_model, table, linked)) == 2

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 import shap
+from sklearn.base import is_classifier
 from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
@@ -124,8 +125,24 @@ def test_the_spread_sentence_quotes_the_weighted_quantiles_and_votes(forest):
         for p in e.tree_predictions:  # a tree tied between the classes gives each half
             top = np.flatnonzero(p == p.max())
             votes[top] += 1.0 / top.size / e.n_trees
-        assert said == (f"weighted votes of the trees: {e.classes[0]} {votes[0]:.0%}, "
-                        f"{e.classes[1]} {votes[1]:.0%}")
+        sides = [f"{v:.0%} on trees favouring {c}" for c, v in zip(e.classes, votes,
+                                                                     strict=True) if v > 0]
+        assert f"of this row's tree weight, {', '.join(sides)} (" in said
+
+
+def test_the_trees_sides_are_not_said_as_a_second_risk(forest):
+    """"Weighted votes of the trees: Yes 94 %" beside P(Yes) = 0.89 read as two answers: the
+    sentence says the count is no probability and quotes the model's own risk beside it."""
+    X, _, model, summary = forest
+    if not is_classifier(model):
+        pytest.skip("votes are a classifier's")
+    for x in X[300:340]:
+        e = explain(model, x, summary=summary)
+        said = spread_text(e)
+        assert "votes" not in said and "not a probability" in said
+        assert f"the model's risk, {e.prediction[1]:.2f}," in said
+        assert f"{e.spread.vote_shares[1]:.0%} on trees favouring {e.classes[1]}" in said \
+            or e.spread.vote_shares[1] == 0
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

@@ -16,9 +16,10 @@ from sklearn.datasets import make_classification
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.explain.report import tree_drawings
+from forestviz.explain.glance import glance
 from forestviz.explain.report_markup import FULL_NAME_LIMIT
 from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.tree_drawings import tree_drawings
 from forestviz.names import NAME_LIMIT, elide, with_length
 
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
@@ -65,7 +66,7 @@ def hostile():
 @pytest.fixture(scope="module")
 def hostile_reports(hostile):
     """Each explanation's report without tree drawings (the charts take a second to draw)."""
-    return {key: e.to_html() for key, (_, e, *_) in hostile.items()}
+    return {key: e.to_html(appendix=True) for key, (_, e, *_) in hostile.items()}
 
 
 def without_plotly(report: str) -> str:
@@ -107,7 +108,8 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, hostile_reports
     for others in e.alternatives:  # every nearest other leaf's tests, escaped
         for other in others:
             assert html.escape(e.flips_sentence(other)) in rest
-    assert html.escape(e.why) in rest  # names short enough to be shown whole
+    said = glance(None, e, None)  # names short enough to be shown whole
+    assert html.escape(said.argument) in rest and html.escape(said.headline) in rest
     assert f"{e.effective_trees:.1f}" in rest and f"{e.top5_share:.0%}" in rest
 
 
@@ -132,9 +134,9 @@ def test_report_embeds_tree_drawings(hostile, require_dot):
     drawings = tree_drawings(model, e, context)
     assert list(drawings) == e.top_trees.tolist()
     assert drawings[int(e.top_trees[0])] == render_tree(model, int(e.top_trees[0]), X[5],
-                                                        context=context)
+                                                        context=context, fancy=False)
     svgs = {k: drawings[k] for k in e.top_trees[:2].tolist()}
-    report = e.to_html(tree_svgs=svgs)
+    report = e.to_html(appendix=True, tree_svgs=svgs)
     for svg in svgs.values():
         assert base64.b64encode(svg.encode()).decode() in report
     rest = without_plotly(report)
@@ -224,7 +226,7 @@ def long_named():
 
 @pytest.fixture(scope="module")
 def long_report(long_named):
-    return long_named[1].to_html()
+    return long_named[1].to_html(appendix=True)
 
 
 def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named, long_report):
@@ -273,7 +275,8 @@ def test_report_with_long_names_fits_a4_in_chromium(long_named, browser, tmp_pat
     context = TreeContext.from_data(X, labels, feature_names=names,
                                     class_names=list(model.classes_))
     path = tmp_path / "report.html"
-    path.write_text(e.to_html(tree_svgs=tree_drawings(model, e, context, mode="full")),
+    path.write_text(e.to_html(appendix=True,
+                              tree_svgs=tree_drawings(model, e, context, mode="full")),
                     encoding="utf-8")
     page = browser.new_context(viewport={"width": A4_PX, "height": 1200}).new_page()
     page.goto(path.as_uri())

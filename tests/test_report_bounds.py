@@ -119,7 +119,7 @@ def hostile(request):
     """(kind, explanation, HTML report) of row 0 of the issue's table ``kind``."""
     bench = hostile_bench(request.param)
     e = bench.explain(0)
-    return request.param, bench, e, bench.report(e)
+    return request.param, bench, e, bench.report(e, appendix=True)
 
 
 def test_the_hostile_reports_cut_every_text_and_say_its_length(hostile):
@@ -162,7 +162,7 @@ def test_the_hostile_reports_pdf_is_made_in_bounded_time_or_refused(hostile):
     kind, bench, e, _ = hostile
     started = time.perf_counter()
     try:
-        pdf = bench.report(e, pdf=True)
+        pdf = bench.report(e, pdf=True, appendix=True)
     except PdfRefused as refused:
         message = str(refused)
         assert "\n" not in message and f"longer than {PDF_SECONDS} s of computing" in message
@@ -210,7 +210,7 @@ def test_no_report_text_outgrows_its_bound_for_many_columns():
     frame["outcome"] = np.where(frame.iloc[:, 0] > 0, "a", "b")
     bench = Workbench(Dataset.from_frame(frame, "outcome", name="wide"))
     bench.train(Settings(family="vanilla", n_estimators=5, max_depth=3))
-    report = bench.report(bench.explain(0))
+    report = bench.report(bench.explain(0), appendix=True)
     doc = Document(report)
     assert all(len(t["rows"]) <= MAX_TABLE_ROWS and len(t["head"]) <= MAX_TABLE_COLUMNS
                for t in doc.tables)

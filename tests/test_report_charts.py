@@ -99,6 +99,6 @@ def test_an_undrawable_figure_raises_and_the_report_says_so(explanation, monkeyp
     with pytest.raises(UndrawableFigure, match="heatmap"):
         figure_svg(heatmap)
     monkeypatch.setattr(report, "figures", lambda e: {"map": heatmap})
-    document = report.to_html(explanation)
+    document = report.to_html(explanation, appendix=True)
     assert "The chart “A &lt;map&gt;” is on the Explain page only." in document
     assert '<img class="chart"' not in document

@@ -5,7 +5,7 @@ import datetime
 
 import pytest
 
-from forestviz.explain.report_names import report_file_name, safe_part
+from forestviz.explain.report_names import NEW_PATIENT, report_file_name, safe_part
 
 DAY = datetime.date(2026, 11, 27)
 
@@ -17,6 +17,8 @@ def test_the_name_says_row_model_and_date():
                              date=DAY)
             == "forestviz-P0543-edited-Enhanced_RF_ERF-2026-11-27.html")
     assert report_file_name(None, "ABRF", "pdf", date=DAY) == (
+        "forestviz-new-patient-ABRF-2026-11-27.pdf")
+    assert report_file_name(NEW_PATIENT, "ABRF", "pdf", date=DAY) == (  # the page's new patient
         "forestviz-new-patient-ABRF-2026-11-27.pdf")
 
 

@@ -90,8 +90,10 @@ class Document(HTMLParser):
         assert len(found) == 1, [t["head"][:3] for t in self.tables]
         return found[0]
 
-    def record(self) -> dict[str, str]:
-        return {row[0]: row[1] for row in self.table("record")["rows"]}
+    def record(self, css: str = "record") -> dict[str, str]:
+        """The first page's record table (or the appendix's model table: ``css`` "record
+        model")."""
+        return {row[0]: row[1] for row in self.table(css)["rows"]}
 
     def column(self, table: dict, name: str) -> dict[str, str]:
         """First cell → the cell under ``name``, per body row."""
@@ -137,7 +139,8 @@ def whatif(clinic):
                             metrics=bench.comparison().table,
                             held_out_rows=len(bench.model.test_rows), created=CREATED)
     edited = edited_values(before, after)
-    return before, after, e, context, edited, to_html(e, context=context, edited=edited)
+    return before, after, e, context, edited, to_html(e, context=context, edited=edited,
+                                                       appendix=True)
 
 
 def test_edited_values_compare_numbers_as_numbers_and_missing_as_missing():
@@ -173,8 +176,9 @@ def test_the_record_names_data_set_model_settings_date_version_and_row(clinic, w
     assert record["Row ID"] == f"{clinic.dataset.ids.iloc[3]} (edited)" == "<i>p3</i> (edited)"
     assert record["Data set"] == "<u>ward data</u>"
     assert record["Model"] == (f"{clinic.model.name}: {e.model_name} with {e.n_trees} trees")
-    assert record["Settings"] == settings_text(clinic.model.estimator)
-    assert "trees: 12" in record["Settings"] and "maximum depth: 3" in record["Settings"]
+    model = Document(report).record("record model")  # in the technical appendix
+    assert model["Settings"] == settings_text(clinic.model.estimator)
+    assert "trees: 12" in model["Settings"] and "maximum depth: 3" in model["Settings"]
     assert datetime.fromisoformat(record["Report created"]) == CREATED
     assert record["Report created"] == "2026-05-04 13:02:03+02:00"
     assert record["forestviz version"] == context.version
@@ -246,14 +250,16 @@ def test_values_are_marked_missing_or_edited(whatif):
 def test_a_row_without_edits_or_context_still_dates_and_versions_its_report(clinic):
     e = clinic.explain(5)
     started = datetime.now().astimezone()
-    doc = Document(to_html(e))
+    doc = Document(to_html(e, appendix=True))
     record = doc.record()
-    assert set(record) == {"Row ID", "Model", "Contamination ε (learned)", "Report created",
-                           "forestviz version", "Missing values", "Values edited (what-if)"}
+    assert set(record) == {"Row ID", "Model", "Report created", "forestviz version",
+                           "Missing values", "Values edited (what-if)"}
+    model = doc.record("record model")
+    assert set(model) == {"Contamination ε (learned)"}
     created = datetime.fromisoformat(record["Report created"])
     assert started - timedelta(seconds=1) <= created <= datetime.now().astimezone()
     assert record["Values edited (what-if)"] == "none" and record["Missing values"] == "none"
-    assert float(record["Contamination ε (learned)"]) == float(f"{e.eps:.3f}")
+    assert float(model["Contamination ε (learned)"]) == float(f"{e.eps:.3f}")
     assert not [t for t in doc.tables if t["class"] == "metrics"]
     assert all(t["class"] != "features" or "edited" not in "".join(t["row_classes"])
                for t in doc.tables)
@@ -282,7 +288,7 @@ def test_similar_rows_stand_side_by_side_however_many_columns():
     summary = TrainingSummary.from_data(model, X, y, feature_names=names,
                                         ids=np.array([f"r{i}" for i in range(120)]))
     e = explain(model, X[7], summary=summary, row_id="r7", n_neighbors=5)
-    table = Document(to_html(e)).table("side")
+    table = Document(to_html(e, appendix=True)).table("side")
     neighbors = e.neighbors
     assert table["head"] == ["column", "this row", *neighbors["id"]]
     assert [row[0] for row in table["rows"]] == ["id", "distance", "outcome", *names]
@@ -305,7 +311,7 @@ def test_pdf_holds_the_record(whatif):
 
     before, _, e, context, edited, _ = whatif
     started = time.perf_counter()
-    pdf = to_pdf(e, context=context, edited=edited)
+    pdf = to_pdf(e, context=context, edited=edited, appendix=True)
     seconds = time.perf_counter() - started
     reader = PdfReader(io.BytesIO(pdf))
     for page in reader.pages:
@@ -333,8 +339,8 @@ def test_a_hundred_trees_and_thirty_columns_stay_under_two_megabytes(require_dot
     report is under 2 MB and its PDF prints on A4."""
     from pypdf import PdfReader
 
-    from forestviz.explain.report import tree_drawings
     from forestviz.explain.report_pdf import html_to_pdf
+    from forestviz.explain.tree_drawings import tree_drawings
     from forestviz.io.bundled import load_dataset
 
     bench = Workbench(load_dataset("breast_cancer"))
@@ -345,7 +351,7 @@ def test_a_hundred_trees_and_thirty_columns_stay_under_two_megabytes(require_dot
                             metrics=bench.comparison().table)
     drawings = tree_drawings(bench.model.estimator, e, bench.model.context)
     started = time.perf_counter()
-    report = to_html(e, tree_svgs=drawings, context=context)
+    report = to_html(e, appendix=True, tree_svgs=drawings, context=context)
     made = time.perf_counter() - started
     size = len(report.encode())
     assert size < 2_000_000, size

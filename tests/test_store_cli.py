@@ -12,9 +12,11 @@ import pandas as pd
 import pytest
 
 from forestviz.cli.main import main
+from forestviz.explain.report_names import report_file_name
 from forestviz.store import StoreConfig, open_library
 from tests.cli_tables import ID, TARGET
 from tests.store_helpers import REPO
+from tests.test_report_record import Document
 
 
 def forestviz(folder, *arguments, code=0):
@@ -94,8 +96,11 @@ def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, 
     assert main(["--quiet", "report", str(model), str(table), "--rows", row,
                  "--out", str(tmp_path / "file-reports")]) == 0
     (report,) = (tmp_path / "reports").iterdir()
-    assert report.name == f"report-{row}.html"
-    assert "Predicted" in report.read_text() or "risk" in report.read_text()
+    assert report.name == report_file_name(row, opened.model.name, "html")
+    record = Document(report.read_text()).record()  # the library's name and version said
+    assert record["Published model"] == "Pima risk@1" and record["Row ID"] == row
+    (other,) = (tmp_path / "file-reports").iterdir()
+    assert "Published model" not in Document(other.read_text()).record()
 
 
 @pytest.mark.parametrize("arguments, message", [

@@ -40,7 +40,7 @@ def test_each_section_holds_the_explanations_numbers():
             q = np.asarray(other.prediction)
             assert said == (f"if {e.flips_sentence(other)}, this tree would say "
                             f"P(benign) = {q[0]:.2f}, P(malignant) = {q[1]:.2f}")
-    html = e.to_html()
+    html = e.to_html(appendix=True)
     for section in sections:
         assert f"<h3>{section.title}</h3>" in html
         assert f"This tree says: {section.says}." in html

@@ -12,9 +12,10 @@ from forestviz.app.printing import PDF_SECONDS, PdfRefused
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
 from forestviz.explain.columns import NOT_APPLICABLE, text_table_note
-from forestviz.explain.glance import interval_sentence, spread_sentence
+from forestviz.explain.drawing_files import TreeRenderError
+from forestviz.explain.glance import Glance
+from forestviz.explain.tree_drawings import draw_tree
 from forestviz.explain.tree_section import MARGIN, TreeSection
-from forestviz.explain.treeviz import TreeRenderError, render_tree
 from forestviz.names import elide
 from ui.display import as_label, as_text
 
@@ -43,15 +44,16 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
     return pd.Series(values, dtype=object)
 
 
-def prediction_card(e: Explanation, actual) -> None:
-    """How concentrated the forest's attention is for the row, how the trees disagree, the
-    interval's origin and the model's rule."""
+def prediction_card(e: Explanation, g: Glance, actual) -> None:
+    """How concentrated the forest's attention is for the row, how the trees disagree and the
+    interval's origin (the Glance's sentences, as the report says them), and the model's
+    rule."""
     tiles = st.container(horizontal=True, gap="medium", key="explain_forest_tiles")
     tiles.metric("Effective number of trees", f"{e.effective_trees:.1f}", width="content",
                  help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
     tiles.metric("Weight of the top 5 trees", f"{e.top5_share:.0%}", width="content",
                   help="The share of the row's tree weights that its 5 heaviest trees carry.")
-    for sentence in (spread_sentence(e, elide), interval_sentence(e)):
+    for sentence in (g.spread, g.interval):
         if sentence is not None:
             st.caption(as_text(sentence))
     notes = [f"Model: {e.model_name}", f"{e.n_trees} trees"]
@@ -88,13 +90,13 @@ def feature_table(e: Explanation) -> None:
     st.dataframe(styled, hide_index=True, key="explain_features")
 
 
-def draw(bench: Workbench, tree: int, x, *, mode: str, fancy: bool | None,
-         imputed=frozenset()) -> str | None:
-    """An SVG of the tree (cached by content in forestviz.explain.treeviz), the ``imputed``
-    features' values marked so, or None after an error."""
+def draw(bench: Workbench, e: Explanation, tree: int, *, mode: str = "path",
+         fancy: bool | None = False) -> str | None:
+    """An SVG of the tree with the row's path (:func:`~forestviz.explain.tree_drawings.draw_tree`,
+    cached by content), or None after an error, said in a warning."""
     try:
-        return render_tree(bench.model.estimator, tree, x, context=bench.model.context,
-                           mode=mode, fancy=fancy, imputed=imputed)
+        return draw_tree(bench.model.estimator, e, tree, bench.model.context, mode=mode,
+                         fancy=fancy)
     except TreeRenderError as err:
         st.warning(as_text(err), icon=":material/warning:")
         return None
@@ -124,8 +126,7 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSecti
     with st.expander(f"Full drawing of tree {tree + 1}"):
         if st.toggle("Draw the whole tree (may take a few seconds the first time)",
                      key=f"full@{rank}"):
-            full = draw(bench, tree, e.row, mode="full", fancy=None,
-                        imputed=e.imputed_features())
+            full = draw(bench, e, tree, mode="full", fancy=None)
             if full is not None:
                 st.image(full, width="content")
 

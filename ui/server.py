@@ -110,13 +110,12 @@ def _prepare_first_explanation(bundle: Bundle, dataset: Dataset) -> None:
     once (plotly's first figures in a process take a few hundred ms)."""
     from forestviz.app.workbench import Workbench
     from forestviz.explain import plots
-    from ui import explain_view
+    from forestviz.explain.tree_drawings import tree_drawings
 
     bench = Workbench(dataset, bundle.choice, model=bundle)
     position = bench.highest_risk_row()
     explanation = bench.explain(values=dataset.X.iloc[position],
                                 row_id=str(dataset.ids.iloc[position]))
     explanation.figures(width=plots.WIDTH)
-    for tree in explanation.top_trees:
-        explain_view.draw(bench, int(tree), explanation.row, mode="path", fancy=False,
-                          imputed=explanation.imputed_features())
+    tree_drawings(bundle.estimator, explanation, bundle.context,
+                  trees=bench.tree_choice(explanation).trees)  # the trees the page draws

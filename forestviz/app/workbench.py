@@ -42,6 +42,7 @@ from forestviz.explain.report import to_html
 from forestviz.explain.report_names import report_file_name
 from forestviz.explain.report_record import ReportContext, settings_text
 from forestviz.explain.tree_choice import TreeChoice, choose_trees
+from forestviz.explain.tree_drawings import tree_drawings
 from forestviz.explain.tree_section import TreeSection, tree_sections
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.names import elide
@@ -155,20 +156,30 @@ class Workbench:
             self.use(current)
         return compare.row_across_models(explanations)
 
-    def report(self, explanation: Explanation, *, pdf: bool = False, tree_svgs=None,
-               edited=None) -> str | bytes:
-        """The report of ``explanation`` for the record, HTML (or PDF), dated now, with the
-        current model's data set, settings in words and held-out metrics next to the
-        baselines. The PDF is printed in a worker process within a time limit
-        (:func:`~forestviz.app.printing.print_pdf`: :class:`~forestviz.app.printing.PdfRefused`
-        when it is not made)."""
+    def report(self, explanation: Explanation, *, pdf: bool = False, appendix: bool = False,
+               glance: Glance | None = None, tree_svgs=None, edited=None,
+               published: str | None = None) -> str | bytes:
+        """The report of ``explanation`` for the record, HTML (or PDF), dated now: on its first
+        page the summary of ``glance`` (the one the Explain page shows; by default
+        :meth:`glance`) with the current model's data set; when ``appendix``, the technical
+        appendix (settings in words, held-out metrics next to the baselines, the trees of
+        :meth:`tree_choice`, drawn here unless ``tree_svgs`` holds them). ``published``: the
+        model library's "NAME@VERSION" of the model, when opened from there. The PDF is printed in
+        a worker process within a time limit (:func:`~forestviz.app.printing.print_pdf`:
+        :class:`~forestviz.app.printing.PdfRefused` when it is not made)."""
         model = self._model()
         context = ReportContext(dataset=self.dataset.name, model=model.name,
                                 settings=settings_text(model.estimator),
                                 metrics=model.results.set_index("model"),
-                                held_out_rows=len(model.test_rows))
-        document = to_html(explanation, tree_svgs=tree_svgs, context=context,
-                           edited=edited or {}, choice=self.tree_choice(explanation))
+                                held_out_rows=len(model.test_rows), published=published)
+        choice = self.tree_choice(explanation) if appendix else None
+        if appendix and tree_svgs is None:
+            tree_svgs = tree_drawings(model.estimator, explanation, model.context,
+                                      trees=choice.trees)
+        document = to_html(explanation, glance=self.glance(explanation) if glance is None
+                           else glance, appendix=appendix,
+                           tree_svgs=tree_svgs if appendix else None, context=context,
+                           edited=edited or {}, choice=choice)
         return print_pdf(document) if pdf else document
 
     # ------------------------------------------------------------------ the Explain page

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
-import re
 import time
 from pathlib import Path
 
@@ -29,7 +28,6 @@ from forestviz.parameters import PARAMETERS
 from forestviz.registry import options
 
 MAX_TABLE_BYTES = 200 * 1024 * 1024  # load_csv's cap: a training table is read whole
-SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 # ---------------------------------------------------------------------------------- train
@@ -129,10 +127,8 @@ def _training(model: BatchModel, training, data_path) -> Dataset | None:
 
 # ---------------------------------------------------------------------------------- report
 def report(args) -> int:
-    from forestviz.explain.treeviz import TreeRenderError, render_tree  # drawing only here
-
-    bench, frame, where = (_published_rows(args) if args.published is not None
-                           else _model_file_rows(args))
+    bench, frame, where, published = (_published_rows(args) if args.published is not None
+                                      else (*_model_file_rows(args), None))
     dataset = bench.dataset
     ids = _row_ids(frame, bench.choice.id_column)
     wanted = [ids.get(str(row)) for row in args.rows]
@@ -148,14 +144,9 @@ def report(args) -> int:
             e = bench.explain(values=values[[c for c in values.index
                                              if c in dataset.feature_columns]],
                               row_id=str(row_id))
-            svgs = {}  # the trees the page draws (its tree choice), as the page draws them
-            for tree in bench.tree_choice(e).trees:
-                with contextlib.suppress(TreeRenderError):
-                    svgs[int(tree)] = render_tree(bench.model.estimator, int(tree), e.row,
-                                                  context=bench.model.context, mode="path",
-                                                  fancy=False, imputed=e.imputed_features())
-            target = _report_path(out, str(row_id), written)
-            document = bench.report(e, tree_svgs=svgs)  # with data set name and metrics
+            target = _report_path(out, bench.report_name(e, "html"), written)
+            # the summary of the Explain page; with the appendix, the trees it draws
+            document = bench.report(e, appendix=args.appendix, published=published)
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)
@@ -194,17 +185,18 @@ def _model_file_rows(args) -> tuple[Workbench, object, str]:
     return bench, frame, f"'{path.name}'"
 
 
-def _published_rows(args) -> tuple[Workbench, object, str]:
-    """The workbench of a published model, and the rows to report: DATA.csv when given,
-    else the model's own stored table."""
+def _published_rows(args) -> tuple[Workbench, object, str, str]:
+    """The workbench of a published model, the rows to report (DATA.csv when given, else the
+    model's own stored table), their name in messages, and the model's "NAME@VERSION"."""
     from forestviz.cli.library import open_published
 
-    bench = open_published(args.published).workbench
+    opened = open_published(args.published)
+    bench, published = opened.workbench, f"{opened.info.name}@{opened.info.version}"
     if args.data is None:
-        return bench, bench.dataset.frame, f"the table of '{args.published}'"
+        return bench, bench.dataset.frame, f"the table of '{args.published}'", published
     path = Path(args.data)
     frame = load_csv(read_bytes(path, MAX_TABLE_BYTES, "table"), max_bytes=MAX_TABLE_BYTES)
-    return bench, frame, f"'{path.name}'"
+    return bench, frame, f"'{path.name}'", published
 
 
 # ---------------------------------------------------------------------------------- global
@@ -213,8 +205,8 @@ def global_views(args) -> int:
     (:mod:`forestviz.cli.whole`)."""
     from forestviz.cli.whole import write_global_views
 
-    bench, _, _ = (_published_rows(args) if args.published is not None
-                   else _model_file_rows(args))
+    bench = (_published_rows(args) if args.published is not None
+             else _model_file_rows(args))[0]
     return write_global_views(args, bench, _report_folder(Path(args.out), args.force))
 
 
@@ -260,12 +252,13 @@ def _report_folder(folder: Path, force: bool) -> Path:
     return folder
 
 
-def _report_path(folder: Path, row_id: str, taken) -> Path:
-    """``report-<id>.html`` with the ID cut to letters, digits, ``.``, ``_`` and ``-`` (IDs
-    come from the file: no other path can be named), numbered when two IDs end up alike."""
-    stem = SAFE_NAME.sub("_", row_id).strip("._")[:80] or "row"
-    target, copy = folder / f"report-{stem}.html", 1
+def _report_path(folder: Path, name: str, taken) -> Path:
+    """``folder / name`` (a :func:`~forestviz.explain.report_names.report_file_name`: row ID,
+    model and date, each cut to safe characters, so no other path can be named), numbered
+    ("…-2.html") when two IDs end up alike."""
+    stem, suffix = name.rsplit(".", 1)
+    target, copy = folder / name, 1
     while target in taken:
         copy += 1
-        target = folder / f"report-{stem}-{copy}.html"
+        target = folder / f"{stem}-{copy}.{suffix}"
     return target

@@ -75,10 +75,13 @@ examples:
       --scheduler tcp://10.0.0.5:8786"""
 
 REPORT = """\
-Write the Explain page's HTML report (prediction, tree weights, the top trees drawn with the
-row's path, contributions, the row beside the training rows) for each chosen row, and with
---pdf the same report as PDF. The report reads the training rows, so DATA.csv must be the
-table the model was trained on, or --training must name it.
+Write the Explain page's report for each chosen row: one page with the summary (prediction,
+interval, reasons both ways, missing-value alarm, similar patients), and with --appendix the
+technical appendix after it (the model's settings and metrics, the weights, the trees drawn
+with the row's path, contributions, the row beside the training rows); with --pdf the same
+report as PDF. Files are named by row ID, model and date
+(forestviz-P0001-ABRF-1-2026-11-27.html). The report reads the training rows, so DATA.csv must
+be the table the model was trained on, or --training must name it.
 
 example:
   forestviz report model.skops registry.csv --rows P0001 P0002 --out reports/"""
@@ -155,6 +158,9 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--pdf", action="store_true",
                         help="also write each report as PDF (when this forestviz can print "
                              "PDF)")
+    report.add_argument("--appendix", action="store_true",
+                        help="add the technical appendix (settings, metrics, weights, trees "
+                             "and paths) after the one-page summary")
     library_args.add_published_option(report)
 
     whole = commands.add_parser("global", help="the whole model: global tables and figures",

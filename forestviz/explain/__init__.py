@@ -20,5 +20,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "TrainingSummary": "forestviz.explain.summary",
     "figures": "forestviz.explain.report",
     "to_html": "forestviz.explain.report",
-    "tree_drawings": "forestviz.explain.report",
+    "tree_drawings": "forestviz.explain.tree_drawings",
 })

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+
+from forestviz.explain.dtreeviz_conventions import drawing_files
 
 _log = logging.getLogger(__name__)
 
@@ -23,8 +24,9 @@ def private_tempdir() -> Iterator[str]:
     """A new directory (mode 0700) as ``tempfile.tempdir`` for one render; call under
     the render lock (``forestviz.explain.treeviz``).
 
-    dtreeviz writes ``node<k>_<pid>.svg``, ``leaf<k>_<pid>.svg`` and ``legend_<pid>.svg`` into
-    ``tempfile.gettempdir()`` on every render, with no parameter for the directory, and never
+    dtreeviz writes its node pictures (``node<k>_<pid>.svg``, …: named in
+    :mod:`~forestviz.explain.dtreeviz_conventions`) into ``tempfile.gettempdir()`` on every
+    render, with no parameter for the directory, and never
     removes them (and :mod:`~forestviz.explain.leaf_plot` writes ``leafstrip<k>_<pid>.svg``
     beside them): in a shared ``/tmp`` they pile up on a long-running server and their fixed,
     predictable names invite symlink attacks. ``tempfile.tempdir`` is the documented hook
@@ -48,7 +50,7 @@ def private_tempdir() -> Iterator[str]:
 
 def _remove_drawing_files(path: str) -> None:
     """Delete the drawing's files for this process in ``path``, then ``path`` if it is empty."""
-    ours = re.compile(rf"(?:(?:node|leaf|leafstrip)\d+|legend)_{os.getpid()}\.svg")
+    ours = drawing_files(os.getpid(), own=("leafstrip",))  # leaf_plot.FILE's too
     with suppress(FileNotFoundError), os.scandir(path) as entries:
         for entry in entries:
             if ours.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):

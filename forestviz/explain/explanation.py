@@ -198,11 +198,13 @@ class Explanation:
 
         return figures(self, **layout)
 
-    def to_html(self, *, tree_svgs: Mapping[int, str] | None = None) -> str:
-        """A self-contained HTML report (:func:`forestviz.explain.report.to_html`)."""
+    def to_html(self, *, appendix: bool = False,
+                tree_svgs: Mapping[int, str] | None = None) -> str:
+        """A self-contained HTML report (:func:`forestviz.explain.report.to_html`): the
+        summary, and the technical appendix when ``appendix``."""
         from forestviz.explain.report import to_html
 
-        return to_html(self, tree_svgs=tree_svgs)
+        return to_html(self, appendix=appendix, tree_svgs=tree_svgs)
 
 
 def _check_row(x, n_features) -> np.ndarray:

@@ -100,13 +100,15 @@ def similar_rows(e, name=str) -> str | None:
 
 def glance(model, e, summary, *, name=str) -> Glance:
     """The :class:`Glance` of ``model``'s explanation ``e`` (``summary``: its
-    :class:`~forestviz.explain.summary.TrainingSummary`, for the checks of missing values);
-    ``name`` shows user-given names and levels (e.g. :func:`forestviz.names.elide`)."""
+    :class:`~forestviz.explain.summary.TrainingSummary`, for the checks of missing values;
+    without a ``model``, as for a bare explanation, no checks); ``name`` shows user-given
+    names and levels (e.g. :func:`forestviz.names.elide`)."""
     column = target_column(e)
     value = float(e.prediction if column is None else e.prediction[column])
     return Glance(headline=headline(e, name), target=target_name(e, name), value=value,
                   predicted_class=e.predicted_class, spread=spread_sentence(e, name),
                   interval=interval_sentence(e), reasons=two_sided(e, name=name),
                   argument=argument(e, name),
-                  checks=missing_value_checks(model, e, summary, name=name),
+                  checks=() if model is None else missing_value_checks(model, e, summary,
+                                                                        name=name),
                   similar=similar_rows(e, name), warnings=tuple(e.warnings))

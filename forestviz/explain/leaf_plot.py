@@ -19,11 +19,11 @@ import tempfile
 from typing import NamedTuple
 
 import numpy as np
-from dtreeviz.colors import adjust_colors
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from forestviz.explain.drawn_numbers import short
+from forestviz.explain.dtreeviz_conventions import colours
 
 ROW_LEAF = (3.0, 1.9)
 """Inches of the strip of the row's leaf."""
@@ -61,7 +61,7 @@ def leaf_strip(values, leaf_value, y_range, *, size=ROW_LEAF, target="target",
     drawing every time), a dashed line at ``leaf_value``, and under them
     ``<target>=<leaf_value>`` (four significant digits) and ``n=<number of values>``."""
     values = np.asarray(values, dtype=np.float64)
-    colors = adjust_colors(None)
+    colors = colours()
     width, height = size
     fig = Figure(figsize=size)
     fig.subplots_adjust(left=LEFT / width, right=1 - RIGHT / width, top=1 - TOP / height,

@@ -23,13 +23,12 @@ from __future__ import annotations
 import html
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 
 import numpy as np
-from dtreeviz.colors import adjust_colors
 
 from forestviz.explain.drawn_numbers import short
+from forestviz.explain.dtreeviz_conventions import colours, leaf_image, leaf_node
 from forestviz.explain.tree_outputs import BOOTSTRAP, MODEL, OWN, ROWS, SCALED, TreeOutputs
 from forestviz.names import elide
 
@@ -159,11 +158,11 @@ def add_leaf_labels(dot: str, leaves: dict[int, list[str]], *, path_leaf: int,
     A leaf no training row reaches has no image, and graphviz would draw a bare ``leaf<id>``
     ellipse for dtreeviz's edge to it: it becomes a box of text, dashed if it is the row's.
     """
-    colors = adjust_colors(None)
+    colors = colours()
     images = images or {}
     statements = []
     for leaf, lines in leaves.items():
-        image = os.path.join(tempfile.gettempdir(), f"leaf{leaf}_{os.getpid()}.svg")
+        image = leaf_image(leaf)
         drawn = leaf in images or os.path.exists(image)
         if leaf in images:  # its own size, in points: graphviz would shrink an SVG's by 3/4
             own = images[leaf]
@@ -183,7 +182,7 @@ def add_leaf_labels(dot: str, leaves: dict[int, list[str]], *, path_leaf: int,
             style = (f'shape=box margin="0" penwidth=".5" color="{colors["highlight"]}" '
                      'style="dashed" ' if leaf == path_leaf else 'shape=box margin="0" '
                      'penwidth="0" ')
-        statements.append(f'leaf{leaf} [{style}label=<<table border="0" cellborder="0" '
+        statements.append(f'{leaf_node(leaf)} [{style}label=<<table border="0" cellborder="0" '
                           f'cellspacing="0" cellpadding="1">{"".join(rows)}</table>>]')
     if not statements:
         return dot

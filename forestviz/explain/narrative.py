@@ -57,9 +57,14 @@ def interval_text(e) -> str:
 
 
 def spread_text(e, name=str) -> str | None:
-    """How the weighted trees disagree: their weighted 5–95 % range of values, or their weighted
-    votes per class. None for boosting (its trees fit successive residuals: their spread is no
-    spread of outcomes)."""
+    """How the weighted trees disagree: their weighted 5–95 % range of values, or how the row's
+    tree weight splits over the classes the trees favour. None for boosting (its trees fit
+    successive residuals: their spread is no spread of outcomes).
+
+    A tree's side is the class of its largest leaf probability, so the split (94 % of the
+    weight on trees favouring Yes) is a head count, not a second probability beside the model's
+    (the weighted mean of the leaves' probabilities, 0.89): the sentence names both so that the
+    two numbers do not read as two answers."""
     s = e.spread
     if s is None or e.offset:
         return None
@@ -68,9 +73,13 @@ def spread_text(e, name=str) -> str | None:
         low, high = e.value_texts(low, high)
         return (f"the trees, weighted for this row, range from {low} to {high} "
                 "(5–95 %): how much they disagree, not where the outcome will fall")
-    votes = ", ".join(f"{name(c)} {v:.0%}" for c, v in zip(e.classes, s.vote_shares,
-                                                            strict=True))
-    return f"weighted votes of the trees: {votes}"
+    sides = ", ".join(f"{v:.0%} on trees favouring {name(c)}" for c, v in
+                      zip(e.classes, s.vote_shares, strict=True) if v > 0)
+    shown = target_column(e)
+    what = "risk" if e.classes.size == 2 else f"P({name(e.classes[shown])})"
+    return (f"the trees take sides: of this row's tree weight, {sides} (a count of the trees' "
+            f"sides, not a probability: the model's {what}, {e.prediction[shown]:.2f}, is the "
+            "weighted mean of their leaves' probabilities)")
 
 
 def tree_value_note(e) -> str | None:

@@ -1,8 +1,12 @@
 """A self-contained HTML report of an :class:`~forestviz.explain.Explanation`, fit for a
-record: which data set, model (settings and held-out metrics next to the baselines), row, date
-and forestviz version (:mod:`.report_record`), the prediction with its interval, the
-contributions, the charts, the top trees with their paths, the row (values marked missing or
-edited) and the most similar training rows. :mod:`.report_pdf` prints the same document to PDF.
+record. Its first page is the Explain page's summary, read off the same
+:class:`~forestviz.explain.glance.Glance` (:mod:`.report_summary`): who, what and when
+(:mod:`.report_record`), the prediction with its interval, the reasons both ways, the alarm of
+a missing value that could change it, the most similar training rows. The technical appendix
+follows only when asked for: the model's settings and held-out metrics next to the baselines,
+the prediction in detail, the contributions, the charts, the trees with their paths, the row
+(values marked missing or edited) and the most similar training rows in full.
+:mod:`.report_pdf` prints the same document to PDF.
 
 The report works offline and holds no script: the charts are SVG pictures of the plotly
 figures (:mod:`.report_charts`) and the tree drawings are SVG too, each embedded as a ``data:``
@@ -25,8 +29,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from forestviz.explain.glance import interval_sentence, spread_sentence
-from forestviz.explain.narrative import target_column, why
+from forestviz.explain.glance import glance as glance_of
+from forestviz.explain.narrative import target_column
 from forestviz.explain.plots import conventions
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
 from forestviz.explain.plots.conventions import WIDTH
@@ -37,14 +41,20 @@ from forestviz.explain.plots.tree_weights import tree_weight_bars, weight_order
 from forestviz.explain.report_charts import UndrawableFigure, figure_svg, plain_text
 from forestviz.explain.report_markup import (
     full_names,
-    listing,
     sentence,
     side_by_side,
     svg_image,
 )
 from forestviz.explain.report_markup import name as _name
 from forestviz.explain.report_markup import table as _table
-from forestviz.explain.report_record import ReportContext, marks, record_section
+from forestviz.explain.report_names import NEW_PATIENT
+from forestviz.explain.report_record import (
+    ReportContext,
+    marks,
+    model_section,
+    record_section,
+)
+from forestviz.explain.report_summary import summary_section
 from forestviz.explain.tree_section import tree_sections
 from forestviz.names import DisplayNames, elide
 
@@ -65,6 +75,10 @@ img.tree,img.chart{border:1px solid #ddd;display:block;margin:.5em 0}
 table.names th:first-child{width:30%}table.names td{word-break:break-all}
 table.record th{width:28%}table.metrics th:first-child,table.side th:first-child,
 table.features th:first-child{width:24%}
+.summary .card{font-size:1.15em;margin:.4em 0}.summary h2{font-size:1.1em;margin:.6em 0 .2em}
+.summary p{margin:.3em 0}.summary table{margin:.3em 0 .6em;font-size:.9em}
+.summary td,.summary th{padding:.1em .4em}p.note{font-size:.9em;color:#333}
+img.reasons{width:152mm;display:block;margin:.2em 0}h2.appendix{break-before:page}
 """
 
 
@@ -117,18 +131,6 @@ def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
     return out
 
 
-def tree_drawings(model, explanation, context, *, mode="path") -> dict[int, str]:
-    """SVG drawings of the explanation's top trees with the row's path highlighted and its
-    imputed values marked (:func:`forestviz.explain.treeviz.render_tree`, cached there), keyed
-    by tree index, for :func:`to_html`. ``context``: the model's
-    :class:`~forestviz.explain.treeviz.TreeContext`."""
-    from forestviz.explain.treeviz import render_tree  # dtreeviz and matplotlib: only when drawing
-
-    return {int(k): render_tree(model, int(k), explanation.row, context=context, mode=mode,
-                                imputed=explanation.imputed_features())
-            for k in explanation.top_trees}
-
-
 def _rule(e, names) -> str:
     """The decision rule in words, with the class names in it cut as everywhere else (longest
     first, so a name inside another is not cut twice)."""
@@ -151,18 +153,6 @@ def _prediction(e, names) -> str:
             f"<p>Decision rule: {_rule(e, names)}.</p>{_table(probabilities, names)}")
 
 
-def _trust(e, names) -> str:
-    """The calibrated interval, the sentence of why and the warnings."""
-    parts = [f"<p>{sentence(said)}</p>" for said in (spread_sentence(e, names),
-                                                    interval_sentence(e)) if said is not None]
-    parts.append(f'<p class="why"><b>Why:</b> {sentence(why(e, names))}</p>')
-    if e.missing:
-        parts.append("<p>Missing in this row (the model used the training median, or no "
-                     f"level): {listing([_name(names, c) for c in sorted(e.missing)])}.</p>")
-    parts.extend(f'<p class="warning">{sentence(w)}</p>' for w in e.warnings)
-    return "".join(parts)
-
-
 def _tree_section(section, svg, names) -> str:
     """One tree's :class:`~forestviz.explain.tree_section.TreeSection` as HTML."""
     title = sentence(section.title)
@@ -174,6 +164,15 @@ def _tree_section(section, svg, names) -> str:
     others = f"<p>Nearest other leaves (one test flipped):</p><ul>{nearest}</ul>" if nearest else ""
     return (f"<h3>{title}</h3><p>This tree says: {sentence(section.says)}.</p>{drawing}"
             f"<p>The row's path (the highlighted test is the closest call):</p>{body}{others}")
+
+
+def _trees_heading(choice) -> str:
+    """The trees' heading and note as the Explain page says them (the
+    :class:`~forestviz.explain.tree_choice.TreeChoice`'s), or the top trees' heading."""
+    if choice is None:
+        return "<h2>The trees that carry this prediction</h2>"
+    note = "" if choice.note is None else f"<p>{sentence(choice.note)}</p>"
+    return f"<h2>{sentence(choice.heading)}</h2>{note}"
 
 
 def _contributions(e, names) -> str:
@@ -246,15 +245,46 @@ def _neighbors(e, names) -> str:
     return side_by_side(frame, names, heads=heads, first=pd.Series(mine, dtype=object))
 
 
-def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
-            context: ReportContext | None = None,
+def _appendix(e, glance, context, names, edited, trees) -> str:
+    """The technical appendix, from a new page: the model and its held-out metrics, the
+    prediction in detail (class probabilities, rule, how the trees disagree), the contributions,
+    the weights, the charts, the trees, the row and the similar rows in full."""
+    spread = glance.spread  # the sentence the page shows under "How the forest reached it"
+    return f"""<h2 class="appendix">Technical appendix</h2>
+{model_section(e, context, names)}
+<h2>The prediction in detail</h2>{_prediction(e, names)}
+{"" if spread is None else f"<p>{sentence(spread)}</p>"}
+{_contributions(e, names)}
+<h2>How concentrated the forest's attention is</h2>
+<p>Effective number of trees 1/Σα² = {e.effective_trees:.1f} of {e.n_trees}
+(equal weights would give {e.n_trees}); the 5 heaviest trees carry
+{e.top5_share:.0%} of the weight.</p>
+{_charts(e)}
+{trees}
+<h2>This row beside the training data</h2>
+<p>Percentile (numeric columns): the share of training rows with a lower value (ties count
+half). Share (categorical columns): the share of training rows with the row's level. A missing
+value is marked: the model used the training median (numbers) or no level (categories). An
+edited value (what-if) is marked with its value before the edit.</p>
+{_row_tables(e, names, edited)}
+<h2>The most similar training rows</h2>
+<p>Distance in standard deviations of each feature (Euclidean); this row first.</p>
+{_neighbors(e, names)}"""
+
+
+def to_html(explanation, *, glance=None, appendix: bool = False,
+            tree_svgs: Mapping[int, str] | None = None, context: ReportContext | None = None,
             edited: Mapping[str, object] | None = None, choice=None) -> str:
-    """The report: the record (row, data set, model and settings, date, version, missing and
-    edited values, held-out metrics next to the baselines, from ``context``; without one, the
-    date and version), the prediction with its interval, the contributions, the concentration
-    of the weights, the charts, the top trees (drawing when ``tree_svgs`` has it, keyed by tree
-    index from 0, e.g. from :func:`tree_drawings`, and path table), the row against the
-    training medians, the row as entered, the nearest training rows side by side, then the
+    """The report: on its first page the summary (:mod:`.report_summary`) of ``glance`` (the
+    :class:`~forestviz.explain.glance.Glance` the Explain page shows; by default one built
+    here, without the checks of missing values, which need the model) with the record (row,
+    data set, model, date, version, missing and edited values, from ``context``; without one,
+    the date and version); then, when ``appendix``, the technical appendix: the model's
+    settings and held-out metrics next to the baselines, the prediction in detail, the
+    contributions, the concentration of the weights, the charts, the trees shown (drawing when
+    ``tree_svgs`` has it, keyed by tree index from 0, e.g. from
+    :func:`~forestviz.explain.tree_drawings.tree_drawings`, and path table), the row against
+    the training medians, the row as entered, the nearest training rows side by side; last the
     full names of the names it shows cut. ``edited``: the columns a what-if changed, each with
     its value before the edit (:func:`~forestviz.explain.report_record.edited_values`).
     ``choice``: the trees shown (a :class:`~forestviz.explain.tree_choice.TreeChoice`, as
@@ -268,13 +298,20 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
     context = ReportContext() if context is None else context
     edited = dict(edited or {})
     names = DisplayNames()
+    glance = glance_of(None, e, None, name=names) if glance is None else glance
     subject = heading = "this row"
-    if e.row_id is not None:  # <title> holds text only: no title attribute there
+    if e.row_id == NEW_PATIENT:
+        subject = heading = "a new patient"
+    elif e.row_id is not None:  # <title> holds text only: no title attribute there
         subject, heading = f"row {html.escape(names(e.row_id))}", f"row {_name(names, e.row_id)}"
-    record = record_section(e, context, names, edited)
-    prediction = _prediction(e, names)
-    trees = "".join(_tree_section(section, tree_svgs.get(section.tree), names)
-                    for section in tree_sections(e, choice, name=names))
+    summary = summary_section(glance, record_section(e, context, names, edited),
+                              appendix=appendix)
+    rest = ""
+    if appendix:
+        trees = _trees_heading(choice) + "".join(
+            _tree_section(section, tree_svgs.get(section.tree), names)
+            for section in tree_sections(e, choice, name=names))
+        rest = _appendix(e, glance, context, names, edited, trees)
     created = html.escape(context.created.isoformat(timespec="seconds"))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -282,24 +319,8 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
 <meta name="dcterms.created" content="{created}">
 <title>forestviz explanation of {subject}</title><style>{_STYLE}</style></head><body>
 <h1>Explanation of {heading}</h1>
-{record}
-<h2>Prediction</h2>{prediction}{_trust(e, names)}
-{_contributions(e, names)}
-<h2>How concentrated the forest's attention is</h2>
-<p>Effective number of trees 1/Σα² = {e.effective_trees:.1f} of {e.n_trees}
-(equal weights would give {e.n_trees}); the 5 heaviest trees carry
-{e.top5_share:.0%} of the weight.</p>
-{_charts(e)}
-<h2>The trees that carry this prediction</h2>{trees}
-<h2>This row beside the training data</h2>
-<p>Percentile (numeric columns): the share of training rows with a lower value (ties count
-half). Share (categorical columns): the share of training rows with the row's level. A missing
-value is marked: the model used the training median (numbers) or no level (categories). An
-edited value (what-if) is marked with its value before the edit.</p>
-{_row_tables(e, names, edited)}
-<h2>The most similar training rows</h2>
-<p>Distance in standard deviations of each feature (Euclidean); this row first.</p>
-{_neighbors(e, names)}
+{summary}
+{rest}
 {full_names(names)}
 </body></html>
 """

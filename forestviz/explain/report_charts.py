@@ -136,6 +136,12 @@ def _waterfall(ax, trace):
                      colours["inc"] if value >= 0 else colours["dec"])
     pos = np.arange(len(cats))
     (ax.barh if horizontal else ax.bar)(pos, sizes, 0.7, starts, color=fills)
+    for at, start, size, said in zip(pos, starts, sizes, trace.text or (), strict=False):
+        end = max(start, start + size)  # each bar's text past its far end, as plotly's
+        ax.annotate(plain_text(said), (end, at) if horizontal else (at, end),
+                    xytext=(3, 0) if horizontal else (0, 3), textcoords="offset points",
+                    ha="left" if horizontal else "center",
+                    va="center" if horizontal else "bottom", **(TEXT | {"fontsize": 7}))
     return cats, horizontal
 
 

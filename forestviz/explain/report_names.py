@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import re
 
+NEW_PATIENT = "new patient"  # the row ID of a row typed in (the Explain page's "New patient")
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+|\.{2,}")  # and runs of dots
 PART_LIMIT = 40  # characters of the row ID or model part
 
@@ -26,10 +27,10 @@ def safe_part(text: str, default: str) -> str:
 def report_file_name(row_id, model: str, suffix: str, *, edited: bool = False,
                      date: datetime.date | None = None) -> str:
     """"forestviz-P0543-Enhanced_RF_ERF-2026-11-27.pdf"; "…-P0543-edited-…" for a what-if
-    row; "new-patient" for a row typed in (``row_id`` None)."""
+    row; "new-patient" for a row typed in (``row_id`` None or :data:`NEW_PATIENT`)."""
     date = datetime.date.today() if date is None else date
-    row = safe_part(str(row_id).removesuffix(" (edited)"), "row") if row_id is not None else (
-        "new-patient")
+    new = row_id is None or row_id == NEW_PATIENT
+    row = "new-patient" if new else safe_part(str(row_id).removesuffix(" (edited)"), "row")
     parts = ["forestviz", row, *(["edited"] if edited else []), safe_part(model, "model"),
              date.isoformat()]
     return "-".join(parts) + "." + suffix

@@ -34,12 +34,13 @@ def html_to_pdf(document: str, *, progress: Callable[[str, float], None] | None 
     return HTML(string=document, url_fetcher=fetcher).write_pdf()
 
 
-def to_pdf(explanation, *, tree_svgs: Mapping[int, str] | None = None,
-           context: ReportContext | None = None,
+def to_pdf(explanation, *, glance=None, appendix: bool = False,
+           tree_svgs: Mapping[int, str] | None = None, context: ReportContext | None = None,
            edited: Mapping[str, object] | None = None, choice=None) -> bytes:
     """The report of ``explanation`` as PDF bytes, printed in this process (no time limit);
     the arguments are :func:`~forestviz.explain.report.to_html`'s."""
     from forestviz.explain.report import to_html
 
-    return html_to_pdf(to_html(explanation, tree_svgs=tree_svgs, context=context,
-                               edited=edited, choice=choice))
+    return html_to_pdf(to_html(explanation, glance=glance, appendix=appendix,
+                               tree_svgs=tree_svgs, context=context, edited=edited,
+                               choice=choice))

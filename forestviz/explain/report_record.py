@@ -36,13 +36,16 @@ class ReportContext:
     model's name as in ``metrics``' index; ``settings``: its settings in words
     (:func:`settings_text`); ``metrics``: held-out metrics, one row per model (the trained model
     and its baselines, e.g. ``Workbench.comparison().table``), on ``held_out_rows`` rows;
-    ``created``: when (default: now, with the time zone); ``version``: forestviz's."""
+    ``published``: the model library's name and version of the model ("Pima risk@2"), when
+    it was opened from there; ``created``: when (default: now, with the time zone);
+    ``version``: forestviz's."""
 
     dataset: str | None = None
     model: str | None = None
     settings: str | None = None
     metrics: pd.DataFrame | None = None
     held_out_rows: int | None = None
+    published: str | None = None
     created: datetime = field(default_factory=_now)
     version: str = __version__
 
@@ -122,8 +125,8 @@ def _edited_list(e, names, edited) -> str:
 
 def record_section(e, context: ReportContext, names: DisplayNames,
                    edited: Mapping[str, object]) -> str:
-    """The record's table: row, data set, model and settings, date, version, missing and edited
-    values; then the held-out metrics."""
+    """The record's table, who, what and when: row ID (or "new patient"), data set, model,
+    date, version, missing and edited values."""
     c = context
     rows = [("Row ID", "not given" if e.row_id is None else name(names, e.row_id))]
     if c.dataset is not None:
@@ -132,16 +135,26 @@ def record_section(e, context: ReportContext, names: DisplayNames,
     if c.model is not None:
         model = f"{name(names, c.model)}: {model}"
     rows.append(("Model", model))
-    if c.settings:
-        rows.append(("Settings", sentence(c.settings)))
-    if e.weight_parts is not None:
-        rows.append(("Contamination ε (learned)", f"{e.eps:.3f}"))
+    if c.published is not None:
+        rows.append(("Published model", name(names, c.published)))
     rows += [("Report created", text(c.created.isoformat(sep=" ", timespec="seconds"))),
              ("forestviz version", text(c.version)),
              ("Missing values", listing([name(names, m) for m in sorted(e.missing)]) or "none"),
              ("Values edited (what-if)", _edited_list(e, names, edited))]
     body = "".join(f"<tr><th>{head}</th><td>{cell}</td></tr>" for head, cell in rows)
-    out = f'<table class="record"><tbody>{body}</tbody></table>'
+    return f'<table class="record"><tbody>{body}</tbody></table>'
+
+
+def model_section(e, context: ReportContext, names: DisplayNames) -> str:
+    """The technical appendix's model: its settings in words, the learned contamination ε,
+    then the held-out metrics next to the baselines."""
+    c = context
+    rows = [("Settings", sentence(c.settings))] if c.settings else []
+    if e.weight_parts is not None:
+        rows.append(("Contamination ε (learned)", f"{e.eps:.3f}"))
+    body = "".join(f"<tr><th>{head}</th><td>{cell}</td></tr>" for head, cell in rows)
+    out = ('<h2>The model</h2><table class="record model">'
+           f"<tbody>{body}</tbody></table>") if rows else ""
     if c.metrics is not None and len(c.metrics):
         models = [str(m) for m in c.metrics.index]
         frame = c.metrics.reset_index(drop=True).assign(**{

@@ -60,6 +60,7 @@ from sklearn.base import is_classifier
 
 from forestviz.explain.drawing_files import TreeRenderError, private_tempdir, run_dot
 from forestviz.explain.drawn_numbers import drawn_numbers
+from forestviz.explain.dtreeviz_conventions import leaf_node, row_edge, split_node
 from forestviz.explain.leaf_plot import write_leaf_images
 from forestviz.explain.leaf_text import LeafWords, add_leaf_labels, dot_string
 from forestviz.explain.shadow import ForestShadowTree, class_codes, node_rows
@@ -293,11 +294,11 @@ def _hang_row_box(dot, leaf, node):
     a shadow tree cut at that depth would draw the cut node as a leaf with its own, wrong,
     prediction. The edge is dtreeviz's fixed text, not names (names are never matched here).
     """
-    edge = f"leaf{leaf} -> X_y"
+    edge = row_edge(leaf_node(leaf))
     if dot.count(edge) != 1:
         _log.warning("dtreeviz drew no single edge %r; the row's box is left in place", edge)
         return dot
-    return dot.replace(edge, f"node{node} -> X_y")
+    return dot.replace(edge, row_edge(split_node(node)))
 
 
 def _depth_range(tree, tree_index, mode, max_depth):

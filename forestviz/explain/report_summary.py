@@ -1,0 +1,73 @@
+"""The report's first page: the Explain page's summary (a
+:class:`~forestviz.explain.glance.Glance`) for the record, on one A4 page.
+
+Who, what and when (:func:`~forestviz.explain.report_record.record_section`: the row ID or
+"new patient", the data set, the model, the date, forestviz's version, the missing and edited
+values), the prediction with its calibrated risk or value and interval (the Glance's headline
+and interval sentence), the reasons both ways (its argument and the compact waterfall the page
+shows, as an SVG picture), the alarm or the quiet note of each missing value, and what the most
+similar training rows turned out to have. Every sentence is the Glance's own, so the page and
+the record say the same thing in the same words; the technical appendix
+(:mod:`forestviz.explain.report`) follows only when asked for.
+
+The page stays one page because what it holds is bounded: the waterfall draws at most
+:data:`~forestviz.explain.reasons.SHOWN` columns each way and one bar for the rest, the
+sentences are cut at :data:`~forestviz.explain.report_markup.SENTENCE_LIMIT` and the checks of
+missing values beyond :data:`CHECKS_SHOWN` are counted, not listed.
+"""
+
+from __future__ import annotations
+
+from forestviz.explain.imputed import WARNING
+from forestviz.explain.plots.reasons import reasons_waterfall
+from forestviz.explain.report_charts import UndrawableFigure, figure_svg
+from forestviz.explain.report_markup import sentence, svg_image
+
+WATERFALL_INCHES = 6.0  # the waterfall's width on the page (of its 7.5 inches of text)
+CHECKS_SHOWN = 4  # missing-value checks written out on the first page (alarms first)
+
+
+def waterfall_svg(glance) -> str | None:
+    """The Glance's two-sided waterfall as SVG (None without contributions)."""
+    if glance.reasons is None:
+        return None
+    return figure_svg(reasons_waterfall(glance.reasons), width=WATERFALL_INCHES)
+
+
+def _checks(glance) -> str:
+    """Each missing value's check, the alarms first (warnings boxed, notes plain), at most
+    :data:`CHECKS_SHOWN` of them, then how many more."""
+    ordered = sorted(glance.checks, key=lambda c: c.level != WARNING)
+    parts = [f'<p class="{"warning" if c.level == WARNING else "note"}">'
+             f'{"Alarm: " if c.level == WARNING else "Missing value: "}'
+             f"{sentence(c.sentence)}</p>" for c in ordered[:CHECKS_SHOWN]]
+    left = len(ordered) - CHECKS_SHOWN
+    if left > 0:
+        parts.append(f'<p class="note">{left} more missing values were checked; the '
+                     "technical appendix lists the row's values.</p>")
+    return "".join(parts)
+
+
+def summary_section(glance, record: str, *, appendix: bool) -> str:
+    """The first page: ``record`` (the who/what/when table), then the Glance's prediction,
+    interval, reasons both ways with the waterfall, missing-value checks, similar rows and
+    warnings; last, whether the technical appendix follows."""
+    interval = "" if glance.interval is None else f"<p>{sentence(glance.interval)}</p>"
+    try:
+        svg = waterfall_svg(glance)
+    except UndrawableFigure:
+        svg = None
+    picture = "" if svg is None else svg_image(svg, f"Reasons both ways: {glance.target}",
+                                               "reasons")
+    similar = "" if glance.similar is None else f"<p>{sentence(glance.similar)}.</p>"
+    warnings = "".join(f'<p class="warning">{sentence(w)}</p>' for w in glance.warnings)
+    closing = ("The technical appendix follows: the model's settings and held-out metrics, "
+               "the contributions of every column, the weights, the trees and their paths, "
+               "the row beside the training data and the similar rows in full."
+               if appendix else "The technical appendix (the model's settings and metrics, "
+               "the weights, the trees and their paths) was left out of this report; ask for "
+               "it with “with technical appendix” (forestviz report --appendix).")
+    return (f'<div class="summary">{record}<p class="card">{sentence(glance.headline)}</p>'
+            f"{interval}<h2>Reasons both ways</h2><p>{sentence(glance.argument)}</p>{picture}"
+            f"{_checks(glance)}{similar and '<h2>Similar patients</h2>' + similar}{warnings}"
+            f'<p class="cut">{closing}</p></div>')
