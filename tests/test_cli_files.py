@@ -52,7 +52,7 @@ def report(model, table, out, *extra):
 def report_name(model, row: str) -> str:
     """The file name ``forestviz report`` gives the row's HTML report of the model file."""
     settings = BatchModel.from_payload(persistence.loads(model.read_bytes())).settings
-    return report_file_name(row, FAMILIES[settings.family], "html")
+    return report_file_name(row, FAMILIES[settings.family].label, "html")
 
 
 def one_error_line(capsys, message: str) -> None:
