@@ -30,16 +30,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from forestviz.attention.context import Context, leaf_value_tables, make_context
 from forestviz.attention.gradients import AttentionProblem, TrainingResult, train_attention
-from forestviz.attention.search import (
-    EPS_GRID,
-    KAPPA_GRID,
-    Context,
-    leaf_value_tables,
-    make_context,
-    search,
-    weights_at,
-)
+from forestviz.attention.search import EPS_GRID, KAPPA_GRID, search, weights_at
 from forestviz.attention.weights import (
     PREDICT_BLOCK,
     combine,
