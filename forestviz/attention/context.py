@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+from sklearn.model_selection import ShuffleSplit, check_cv
 
 from forestviz.attention.simplex import LP_ROW_CAP, SimplexLP
 from forestviz.attention.weights import distances, median_distance, stack
@@ -69,6 +70,18 @@ class Context:
     def median_distance(self) -> float:
         """median d over training rows and trees, the unit of τ (:func:`median_distance`)."""
         return median_distance(self.train.d)
+
+
+def held_out_folds(model, X, y, rng):
+    """The (fitting rows, held-out rows) pairs of the validation forests of ``model``'s
+    ``cv`` or ``validation_fraction`` split (shuffled with ``rng``), or None when the one
+    forest's out-of-bag rows score the grid (a bootstrap ``base="random"`` without ``cv``)."""
+    if model.cv is not None:
+        return check_cv(model.cv, y, classifier=model._task == "classification").split(X, y)
+    if model.base == "random":
+        return None
+    return ShuffleSplit(1, test_size=model.validation_fraction,
+                        random_state=rng.randint(2**31 - 1)).split(X)
 
 
 def leaf_part(stats, values, X, Y, weight, rows) -> Part:
@@ -155,3 +168,17 @@ def make_context(forest, stats: LeafStats, classes, X, Y, weight, fit_rows, val_
                         subset(train, np.flatnonzero(half[fit_rows] != h)), rng, loss)))
                    for h in (0, 1))
     return replace(context, halves=halves)
+
+
+def fit_context(model, X, y, Y, weight, fit_rows, val_rows, rng, *, oob) -> Context:
+    """The attention forest ``model``'s base forest fitted on ``fit_rows`` (seeded from
+    ``rng``), its leaf statistics and Gram reduction, and the validation part: ``val_rows``,
+    the out-of-bag rows (``oob``) or none (:func:`make_context`)."""
+    forest = model._make_forest(rng.randint(2**31 - 1))
+    forest.fit(X[fit_rows], y[fit_rows], sample_weight=weight[fit_rows])
+    stats = LeafStats.from_forest(forest, X[fit_rows], y[fit_rows], task=model._task,
+                                  standardize=model.distance == "standardized",
+                                  n_jobs=model.n_jobs)
+    classes = model.classes_ if model._task == "classification" else None
+    return make_context(forest, stats, classes, X, Y, weight, fit_rows, val_rows, rng,
+                        oob=oob, loss=model.loss)
