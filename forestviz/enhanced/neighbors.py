@@ -16,6 +16,8 @@ explainer's single row (m = 20, n = 20,000) against 0.15-0.20 ms here. A trainin
 identical to the query row is never its neighbour.
 """
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 from sklearn.neighbors import KDTree
@@ -38,6 +40,14 @@ _FLOAT32_SAFE = 1e15
 _BLOCK_CELLS = 1 << 20
 # Training columns per group: the compiled pass ranks group minima, then opens the groups.
 _MAX_FOLD = 16
+
+
+class Neighbors(NamedTuple):
+    """The M nearest training rows of each query row (indices into the rows given to ``fit``)
+    and their Euclidean distances in the standardised feature space."""
+
+    indices: np.ndarray
+    distances: np.ndarray
 
 
 @numba.njit(nogil=True, cache=True, fastmath=True)
