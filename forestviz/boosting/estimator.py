@@ -61,8 +61,9 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     ``weights``: "trained" (QP) or "uniform" (w_k = 1/T, the paper's "Non-param").
     ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: "auto"
     (one ``validation_fraction`` split, or 3 × 5 repeated shuffled folds when that split would
-    hold fewer than :data:`SMALL_HELD_OUT` rows), None (always one split) or a scikit-learn CV
-    spec (int, splitter; a row held out by several splits scores its mean loss).
+    hold fewer than :data:`~forestviz.boosting.search.SMALL_HELD_OUT` rows), None (always one
+    split) or a scikit-learn CV spec (int, splitter; a row held out by several splits scores
+    its mean loss).
     Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
     ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_`` (every candidate
     with its held-out loss, standard error and paired difference to the best; the machine's row
