@@ -65,7 +65,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
     with ``model_weighting="auto"`` whether model weighting is used, is chosen on the
     validation rows by the one-standard-error rule among candidates ordered simplest first
     (round 1 with plain averaging, which is the plain forest; round 2, …; then model weighting
-    at the round of best validation AUC), see :mod:`forestviz.enhanced.rounds`;
+    at the round of best validation AUC), see :mod:`forestviz.enhanced.choice`;
     ``model_weighting=True`` / ``False`` always / never uses it (the rounds are still chosen).
     The kept configuration is then refitted on all rows.
     ``oob_ranking`` computes the training-row quantities out of bag: p_i of the weight update
@@ -148,7 +148,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
 
     def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
         """Algorithm 1 on a stratified split, the choice of rounds and model weighting on its
-        validation rows (:mod:`forestviz.enhanced.rounds`), then the kept configuration
+        validation rows (:mod:`forestviz.enhanced.choice`), then the kept configuration
         refitted on all rows.
 
         ``progress(stage, fraction)`` is called with stages ``"iteration k/K"`` and
