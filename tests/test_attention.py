@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from forestviz import AttentionForestClassifier, AttentionForestRegressor
 from forestviz.attention import EPS_GRID, KAPPA_GRID
+from forestviz.attention.context import fit_context
 from forestviz.attention.gradients import AttentionProblem
 from forestviz.selection import CONFIRM_SE, one_standard_error
 
@@ -249,8 +250,8 @@ def test_contamination_weights_solve_the_qp(data, abrf1, case):
 
 def test_out_of_bag_view_uses_leave_one_out_leaf_means(data, abrf1):
     X, y, _ = data
-    main = abrf1._context(X, y, y[:, None], np.ones(len(y)), np.arange(len(y)), None,
-                          np.random.RandomState(0), oob=True)
+    main = fit_context(abrf1, X, y, y[:, None], np.ones(len(y)), np.arange(len(y)), None,
+                       np.random.RandomState(0), oob=True)
     val = main.val
     in_bag = np.zeros((len(y), len(main.forest.estimators_)), dtype=bool)
     for k, samples in enumerate(main.forest.estimators_samples_):
@@ -285,8 +286,8 @@ def test_classification_gram_stacks_rows_and_classes():
     X, y = load_iris(return_X_y=True)
     model = AttentionForestClassifier(**SMALL).fit(X, y)
     Y = model._targets(y)
-    ctx = model._context(X, y, Y, np.ones(len(y)), np.arange(len(y)), None,
-                         np.random.RandomState(0), oob=False)
+    ctx = fit_context(model, X, y, Y, np.ones(len(y)), np.arange(len(y)), None,
+                      np.random.RandomState(0), oob=False)
     V = ctx.train.V
     np.testing.assert_allclose(ctx.gram, sum(V[:, :, c].T @ V[:, :, c] for c in range(3)))
     np.testing.assert_allclose(ctx.Vty, sum(V[:, :, c].T @ Y[:, c] for c in range(3)))

@@ -2,11 +2,13 @@
 estimators (Utkin & Konstantinov, "Attention-based Random Forest and Contamination Model";
 algorithms.md §1).
 
-``fit`` grows the base forest, chooses between the plain forest and every (ε, τ) on held-out
-rows by the one-standard-error rule (:mod:`forestviz.attention.search`), refits the
-contamination weights w on all training rows and, for ABRF-2/3, trains the tree temperatures v
-and feature weights z (:mod:`forestviz.attention.gradients`); ``predict`` combines the trees'
-leaf values with the attention weights α_k(x) of :mod:`forestviz.attention.weights`.
+``fit`` grows the base forest and its held-out rows (:mod:`forestviz.attention.context`),
+chooses between the plain forest and every (ε, τ) on those rows by the one-standard-error rule
+(:mod:`forestviz.attention.search`), refits the contamination weights w on all training rows
+and, for ABRF-2/3, trains the tree temperatures v and feature weights z
+(:mod:`forestviz.attention.training`); ``predict`` combines the trees' leaf values with the
+attention weights α_k(x) of :mod:`forestviz.attention.weights`. A model read from a file is
+checked by :mod:`forestviz.attention.saved`.
 ``search_results_`` lists every candidate with its held-out loss and standard error;
 ``selected_base_`` says whether the plain forest won (it is a candidate unless the user fixed
 ε, or τ for the modes without ε). When it did, the model is the forest with equal tree weights
@@ -17,7 +19,6 @@ or, if that won, the mean of the training rows in its leaf; ``search_results_`` 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.ensemble import (
     ExtraTreesClassifier,
@@ -25,28 +26,20 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.model_selection import ShuffleSplit, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from forestviz.attention.gradients import AttentionProblem, TrainingResult, train_attention
-from forestviz.attention.search import (
-    EPS_GRID,
-    KAPPA_GRID,
-    Context,
-    leaf_value_tables,
-    make_context,
-    search,
-    weights_at,
-)
+from forestviz.attention.context import fit_context, held_out_folds, leaf_value_tables
+from forestviz.attention.saved import check_loaded
+from forestviz.attention.search import EPS_GRID, KAPPA_GRID, search, weights_at
+from forestviz.attention.training import train_gradient
 from forestviz.attention.weights import (
     PREDICT_BLOCK,
     combine,
     distances,
     softmax_weights,
 )
-from forestviz.selection import one_standard_error
 from forestviz.trees.checks import (
     ATTENTION_CHECKS,
     Progress,
@@ -59,32 +52,12 @@ from forestviz.trees.checks import (
 from forestviz.trees.contamination import contaminate, weight_parts
 from forestviz.trees.diagnostics import Diagnostics, Search
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
-from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import tree_covers
-from forestviz.trees.loaded import (
-    MAGNITUDE,
-    DamagedState,
-    checked_array,
-    checked_count,
-    checked_flag,
-    checked_number,
-    checked_weights,
-    same_trees,
-)
 
-GRADIENT_ROW_CAP = 4000
-"""ABRF-2/3 train on (and early-stop on) at most this many rows, drawn with ``random_state``,
-because their gradient needs the (rows × T × m) squared differences."""
-PENALTY = 1e-3
-"""L2 penalty on θ and φ (ABRF-2/3), relative to the variance of the targets."""
-
-TEMPERATURE_FACTOR = 1e30
-"""v_k·τ = exp(θ_k) lies within [1/this, this] in a saved model (it is 1 untrained)."""
 _MODES = ("abrf1", "abrf2", "abrf3", "softmax")
 _DERIVED = ("_values", "_leaf_norms")  # rebuilt from the saved state, never saved
 _BASES = {"random": (RandomForestRegressor, RandomForestClassifier),
           "extra": (ExtraTreesRegressor, ExtraTreesClassifier)}
-
 
 
 class _AttentionForest(WeightedEnsemble, BaseEstimator):
@@ -151,19 +124,11 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         eps_grid = self._eps_grid()
         select = self.tau == "auto" or eps_grid.size > 1 or self.mode in ("abrf2", "abrf3")
         report("forest", 0.0)
-        main = self._context(X, y, Y, weight, np.arange(n), None, rng,
-                             oob=self.cv is None and self.base == "random")
-        if not select:  # a fixed (ε, τ): no validation forest (scored out of bag if free)
-            folds = None
-        elif self.cv is not None:
-            folds = check_cv(self.cv, y, classifier=self._task == "classification").split(X, y)
-        elif self.base == "random":
-            folds = None
-        else:
-            folds = ShuffleSplit(1, test_size=self.validation_fraction,
-                                 random_state=rng.randint(2**31 - 1)).split(X)
+        main = fit_context(self, X, y, Y, weight, np.arange(n), None, rng,
+                           oob=self.cv is None and self.base == "random")
+        folds = held_out_folds(self, X, y, rng) if select else None
         contexts = [main] if folds is None else [
-            self._context(X, y, Y, weight, fit_rows, val_rows, rng, oob=False)
+            fit_context(self, X, y, Y, weight, fit_rows, val_rows, rng, oob=False)
             for fit_rows, val_rows in folds]
         report("forest", 1.0)
 
@@ -184,7 +149,7 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
             self.w_ = weights_at(main, self.tau_, np.array([eps]))[0][0]
             self.v_ = np.full(T, 1.0 / self.tau_)
             if self.mode in ("abrf2", "abrf3"):
-                self._train_gradient(X, contexts, main, kappa, rng, report)
+                self._train(X, contexts, main, kappa, rng, report)
 
         self.forest_ = main.forest
         self.estimators_ = main.forest.estimators_
@@ -208,49 +173,17 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
                 if name not in _DERIVED}
 
     def __setstate__(self, state):
-        """A fitted state is checked against its trees (:meth:`_check_state`) and the derived
-        tables are rebuilt; DamagedState when something does not fit."""
+        """A fitted state is checked against its trees and the derived tables are rebuilt
+        (:func:`~forestviz.attention.saved.check_loaded`); DamagedState when something does not
+        fit."""
         super().__setstate__(state)
         if "w_" in state:
-            self._check_state()
-            try:
-                self._derive()
-            except (ValueError, IndexError) as err:
-                raise DamagedState("its leaf values do not fit its classes") from err
-            n_nodes = self.leaf_stats_.counts.size
-            checked_array(self._values, "leaf values", (n_nodes, None))
-            checked_array(self._leaf_norms, "weighted key norms", (n_nodes,))
+            check_loaded(self, self._forest_class())
 
-    def _check_state(self) -> None:
-        """Every learned parameter against the T trees and m features it belongs to: the
-        forest and the leaf statistics (which checked the trees) on the very same trees, w on
-        the simplex, v > 0 (v·τ within TEMPERATURE_FACTOR), z ≥ 0 summing to m, ε in
-        [0, 1], τ > 0."""
-        trees, stats = self.estimators_, self.leaf_stats_
-        forest_class = _BASES[self.base][self._task == "classification"] if isinstance(
-            self.base, str) and self.base in _BASES else None
-        if not (type(self.forest_) is forest_class and isinstance(stats, LeafStats)
-                and same_trees(self.forest_.estimators_, trees) and same_trees(stats.trees, trees)
-                and stats.task == self._task):
-            raise DamagedState("its forest and leaf statistics are not built on its trees")
-        T, m = len(trees), trees[0].tree_.n_features  # trees the leaf statistics checked
-        checked_count(self.n_features_in_, "number of features", low=m, high=m)
-        checked_weights(self.w_, "tree weights w", T)
-        checked_array(self.z_, "feature weights z", (m,), low=0.0)
-        if abs(self.z_.sum() - m) > 1e-6 * m:
-            raise DamagedState("its feature weights z do not sum to the number of features")
-        self.eps_ = checked_number(self.eps_, "contamination ε", low=0.0, high=1.0)
-        self.tau_ = checked_number(self.tau_, "temperature τ", low=1 / MAGNITUDE, high=MAGNITUDE)
-        checked_array(self.v_, "tree temperatures v", (T,), above=0.0)
-        checked_array(self.v_ * self.tau_, "tree temperatures v·τ", (T,),
-                      low=1 / TEMPERATURE_FACTOR, high=TEMPERATURE_FACTOR)
-        checked_flag(self._own_leaf_values, "choice of leaf values")
-        checked_flag(self.selected_base_, "choice of the plain forest")
-        if self._task == "classification" and not (
-                isinstance(self.classes_, np.ndarray) and self.classes_.ndim == 1
-                and self.classes_.size and np.array_equal(np.unique(self.classes_),
-                                                          self.classes_)):
-            raise DamagedState("its classes are not sorted distinct labels")
+    def _forest_class(self):
+        """The forest class ``base`` names for the task (None for an unknown ``base``)."""
+        classes = _BASES.get(self.base) if isinstance(self.base, str) else None
+        return None if classes is None else classes[self._task == "classification"]
 
     def _eps_grid(self):
         if self.mode in ("softmax", "abrf2"):
@@ -258,76 +191,21 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         return EPS_GRID if self.eps == "auto" else np.array([float(self.eps)])
 
     def _make_forest(self, seed):
-        forest_class = _BASES[self.base][self._task == "classification"]
+        forest_class = self._forest_class()
         return forest_class(n_estimators=self.n_estimators, min_samples_leaf=self.min_samples_leaf,
                             max_depth=self.max_depth, max_features=self.max_features,
                             random_state=seed, n_jobs=self.n_jobs)
 
-    def _context(self, X, y, Y, weight, fit_rows, val_rows, rng, *, oob) -> Context:
-        """Forest on ``fit_rows``, its leaf statistics and Gram reduction, and the
-        validation part: ``val_rows``, the out-of-bag rows (``oob``) or none."""
-        forest = self._make_forest(rng.randint(2**31 - 1))
-        forest.fit(X[fit_rows], y[fit_rows], sample_weight=weight[fit_rows])
-        stats = LeafStats.from_forest(forest, X[fit_rows], y[fit_rows], task=self._task,
-                                      standardize=self.distance == "standardized",
-                                      n_jobs=self.n_jobs)
-        classes = self.classes_ if self._task == "classification" else None
-        return make_context(forest, stats, classes, X, Y, weight, fit_rows, val_rows, rng,
-                            oob=oob, loss=self.loss)
-
-    def _problem(self, stats, part, X, tau, rng):
-        """ABRF-2/3 training or validation problem on at most GRADIENT_ROW_CAP rows."""
-        n = part.rows.size
-        sub = (np.sort(rng.choice(n, GRADIENT_ROW_CAP, replace=False))
-               if n > GRADIENT_ROW_CAP else np.arange(n))
-        Q = stats.differences(X[part.rows[sub]]) ** 2
-        if part.scale is not None:
-            Q *= part.scale[sub][:, :, None]
-        weight = part.weight[sub] / part.weight[sub].sum()
-        eps = self.eps_ if self.mode == "abrf3" else 0.0
-        return AttentionProblem(Q, part.V[sub], part.Y[sub], weight, tau, eps,
-                                None if part.mask is None else part.mask[sub])
-
-    def _train_gradient(self, X, contexts, main, kappa, rng, report):
-        """ABRF-2/3: L-BFGS from the Softmax (ABRF-2) or the fitted ABRF-1 model (ABRF-3)
-        with early stopping on the held-out rows of the first context; with a separate
-        validation forest the best iteration count is then rerun on all rows."""
-        ctx = contexts[0]
-        tau = kappa * ctx.median_distance
-        T, m = len(ctx.forest.estimators_), X.shape[1]
-
-        def initial(context, tau):
-            if self.mode == "abrf2":
-                return np.zeros(T + m)
-            w = weights_at(context, tau, np.array([self.eps_]))[0][0]
-            return np.concatenate([np.zeros(T + m), np.log(np.maximum(w, 1e-6))])
-
-        train = self._problem(ctx.stats, ctx.train, X, tau, rng)
-        penalty = PENALTY * float(np.einsum("s,sc->", train.weight,
-                                            (train.Y - train.weight @ train.Y) ** 2))
-        validation = None if ctx.val is None else self._problem(ctx.stats, ctx.val, X, tau, rng)
-        start = initial(ctx, tau)
-        result = train_attention(train, start, validation=validation, penalty=penalty,
-                                 progress=lambda fraction: report("gradient", fraction))
-        if validation is not None and result.best_iteration > 0:
-            # the trained parameters must beat their starting point by more than the noise of
-            # the held-out rows (the one-standard-error rule), or training is dropped
-            errors = np.column_stack([validation.errors(start), validation.errors(result.params)])
-            if one_standard_error(errors, validation.weight).chosen == 0:
-                result = TrainingResult(start, 0, result.history)
-        params = result.params
-        if ctx is not main:
-            params = initial(main, self.tau_)
-            if result.best_iteration > 0:
-                final = self._problem(main.stats, main.train, X, self.tau_, rng)
-                params = train_attention(final, params, penalty=penalty,
-                                         max_iter=result.best_iteration).params
-        self.n_iter_ = result.best_iteration
-        self.v_ = np.exp(params[:T]) / self.tau_
-        self.z_ = m * softmax(params[T:T + m])
-        if self.mode == "abrf3":
-            self.w_ = softmax(params[T + m:])
-        report("gradient", 1.0)
+    def _train(self, X, contexts, main, kappa, rng, report) -> None:
+        """ABRF-2/3: v, z (and ABRF-3's w) trained from the search's contexts
+        (:func:`~forestviz.attention.training.train_gradient`)."""
+        trained = train_gradient(self.mode, self.eps_, self.tau_, X, contexts, main, kappa, rng,
+                                 report)
+        self.n_iter_ = trained.n_iter
+        self.v_ = trained.v
+        self.z_ = trained.z
+        if trained.w is not None:
+            self.w_ = trained.w
 
     # ------------------------------------------------------------------- predict
     def _softmax_part(self, X, leaves=None):

@@ -3,8 +3,9 @@ Kirpichenko, "AGBoost: Attention-based Modification of Gradient Boosting Machine
 algorithms.md §2).
 
 ``weights`` states the discounted attention weights and the ensembles they are fitted on;
-``estimator`` selects (ε, τ, γ) and predicts, as a scikit-learn regressor. The contamination
-weights reuse the ABRF simplex solvers (:mod:`forestviz.attention.simplex`).
+``search`` selects (ε, τ, γ) on held-out rows; ``estimator`` fits and predicts, as a
+scikit-learn regressor; ``saved`` checks a model read from a file. The contamination weights
+are fitted as ABRF's (:mod:`forestviz.attention.contamination`).
 """
 
 from forestviz._lazy import lazy_exports

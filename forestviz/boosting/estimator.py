@@ -3,44 +3,29 @@ Attention-based Modification of Gradient Boosting Machine"; algorithms.md §2): 
 (:mod:`forestviz.boosting.weights`) over the trees of a gradient boosting machine.
 ``weights="uniform"`` keeps w_k = 1/T (the paper's "Non-param" model).
 
-Selecting (ε, τ, γ): a boosting ensemble is fitted on a random ``1 − validation_fraction`` of
-the rows (or one per cross-validation fold: with ``cv="auto"``, 3 × 5 repeated folds when one
-split would hold out fewer than 200 rows, where a single small split's noise decides; a row's
-losses are averaged over the repeats, :func:`~forestviz.selection.pool_repeats`), w is fitted on
-those rows for every grid point (:data:`~forestviz.attention.search.EPS_GRID` ×
-:data:`~forestviz.attention.search.KAPPA_GRID` × :data:`~forestviz.boosting.weights.DISCOUNT_GRID`,
-τ = κ·median training distance; all QPs of an ensemble share one Gram matrix and are solved by
-simplex NNLS) and each point is scored by its squared error on every held-out row (pooled over
-folds). The boosting machine itself (equal tree weights) is a candidate too, unless ε is fixed,
-and the one-standard-error rule of :mod:`forestviz.selection` chooses: attention only when it
-beats every simpler candidate by more than the standard error of the paired difference and
-the rule, cross-fitted over the held-out rows, still beats the machine on the rows it did not
-choose on (:func:`~forestviz.selection.confirmed_one_standard_error`; the best of 462 noisy
-candidates is otherwise optimistic). ``selected_base_`` says whether the machine won; then
-ε = 1 and w_k = 1/T, so ``predict`` is the machine's own prediction. The final ensemble is
-fitted on all rows — in threads, at the same time as the validation ones, when ``n_jobs``
-allows — and w is refitted there at the chosen point. When ε, τ and γ are all fixed nothing is
-searched and no validation ensemble is fitted.
+Selecting (ε, τ, γ) on held-out rows is :mod:`forestviz.boosting.search`: the boosting machine
+itself (equal tree weights) is a candidate unless ε is fixed; ``selected_base_`` says whether it
+won, and then ε = 1 and w_k = 1/T, so ``predict`` is the machine's own prediction. The final
+ensemble is fitted on all rows — in threads, at the same time as the validation ones, when
+``n_jobs`` allows — and w is refitted there at the chosen point. A model read from a file is
+checked by :mod:`forestviz.boosting.saved`.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
-from functools import partial
 
 import numpy as np
-import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import GradientBoostingRegressor
-from sklearn.model_selection import RepeatedKFold, ShuffleSplit, check_cv
 from sklearn.tree import ExtraTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from forestviz.attention.search import EPS_GRID, KAPPA_GRID
-from forestviz.attention.simplex import contamination_linear_terms, simplex_nnls
+from forestviz.boosting.saved import check_state
+from forestviz.boosting.search import held_out_rows, held_out_splits, search
 from forestviz.boosting.weights import (
     DISCOUNT_GRID,
     Ensemble,
@@ -49,12 +34,6 @@ from forestviz.boosting.weights import (
     attention_softmax,
 )
 from forestviz.parameters import DISCOUNT
-from forestviz.selection import (
-    confirmed_one_standard_error,
-    one_standard_error,
-    pool_repeats,
-    weighted_mean_and_se,
-)
 from forestviz.trees.checks import (
     ATTENTION_CHECKS,
     check_rows,
@@ -70,28 +49,13 @@ from forestviz.trees.diagnostics import Diagnostics, Search
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import node_values, tree_covers
-from forestviz.trees.loaded import (
-    MAGNITUDE,
-    DamagedState,
-    checked_flag,
-    checked_number,
-    checked_weights,
-    same_trees,
-)
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
-
-SMALL_HELD_OUT = 200
-"""With ``cv="auto"``, fewer held-out rows than this in one ``validation_fraction`` split
-select by :data:`AUTO_REPEATS` × :data:`AUTO_FOLDS`-fold cross-fitting instead (every row held
-out once per repeat; a row's losses are averaged over the repeats)."""
-AUTO_FOLDS = 5
-AUTO_REPEATS = 3
 
 
 class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator):
     """AGBoost regressor (Konstantinov, Utkin & Kirpichenko): attention weights over the trees of
     a gradient boosting machine. See :mod:`forestviz.boosting.weights` for the model and the
-    module docstring for how (ε, τ, γ) are chosen.
+    :mod:`forestviz.boosting.search` for how (ε, τ, γ) are chosen.
 
     ``base``: "gbm" (scikit-learn's ``GradientBoostingRegressor``, subsample 1) or "extra"
     (the same boosting loop over ``ExtraTreeRegressor``). ``eps``, ``tau``, ``discount``:
@@ -99,8 +63,9 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     ``weights``: "trained" (QP) or "uniform" (w_k = 1/T, the paper's "Non-param").
     ``distance``: "standardized" (x̃, algorithms.md §0) or "raw" features. ``cv``: "auto"
     (one ``validation_fraction`` split, or 3 × 5 repeated shuffled folds when that split would
-    hold fewer than :data:`SMALL_HELD_OUT` rows), None (always one split) or a scikit-learn CV
-    spec (int, splitter; a row held out by several splits scores its mean loss).
+    hold fewer than :data:`~forestviz.boosting.search.SMALL_HELD_OUT` rows), None (always one
+    split) or a scikit-learn CV spec (int, splitter; a row held out by several splits scores
+    its mean loss).
     Fitted: ``estimators_`` (the T trees), ``gbm_`` (base "gbm"), ``init_`` (F_0), ``w_``,
     ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_`` (every candidate
     with its held-out loss, standard error and paired difference to the best; the machine's row
@@ -156,16 +121,7 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         searched = any(grid.size > 1 for grid in grids)
 
         report("forest", 0.0)
-        if not searched:
-            splits = []
-        elif self.cv == "auto" and X.shape[0] * self.validation_fraction < SMALL_HELD_OUT:
-            splits = list(RepeatedKFold(n_splits=AUTO_FOLDS, n_repeats=AUTO_REPEATS,
-                                        random_state=rng.randint(2**31 - 1)).split(X))
-        elif self.cv not in (None, "auto"):
-            splits = list(check_cv(self.cv).split(X, y))
-        else:
-            splits = list(ShuffleSplit(1, test_size=self.validation_fraction,
-                                       random_state=rng.randint(2**31 - 1)).split(X))
+        splits = held_out_splits(self, X, y, rng) if searched else []
         row_sets = [np.arange(X.shape[0])] + [fit_rows for fit_rows, _ in splits]
         ensembles = Parallel(n_jobs=min(len(row_sets), effective_n_jobs(self.n_jobs)),
                              prefer="threads")(
@@ -173,13 +129,10 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         main = ensembles[0]
         report("forest", 1.0)
 
-        validations = []
-        for ens, (_, held_out) in zip(ensembles[1:], splits, strict=True):
-            d, V = ens.stats.query(X[held_out])
-            validations.append((ens, Rows(d, V, y[held_out] - ens.init, weight[held_out]),
-                                held_out))  # the rows' positions, to pool repeated folds
-        eps, tau, self.discount_, self.selected_base_ = self._search(
-            main, validations, *grids, report, seed=rng.randint(2**31 - 1))
+        validations = [(ens, held_out_rows(ens, X, y, weight, rows), rows)  # rows: to pool
+                       for ens, (_, rows) in zip(ensembles[1:], splits, strict=True)]
+        eps, tau, self.discount_, self.selected_base_, self.search_results_ = search(
+            self, main, validations, *grids, report, seed=rng.randint(2**31 - 1))
         self.eps_, self.tau_ = eps, tau
         self.w_ = np.full(len(main.trees), 1.0 / len(main.trees))
         if self.weights == "trained" and not self.selected_base_:
@@ -193,23 +146,12 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         return self
 
     def __setstate__(self, state):
-        """A fitted state is checked against its trees: the leaf statistics (which check the
-        trees and their own arrays) on the very same trees, w on the simplex, ε in [0, 1],
-        τ > 0, γ in (0, 1], F_0 finite; DamagedState when something does not fit."""
+        """A fitted state is checked against its trees
+        (:func:`~forestviz.boosting.saved.check_state`); DamagedState when something does not
+        fit."""
         super().__setstate__(state)
-        if "w_" not in state:
-            return
-        trees, stats = self.estimators_, self.leaf_stats_
-        if not (isinstance(stats, LeafStats) and same_trees(stats.trees, trees)
-                and stats.task == "regression"):  # then the trees are those stats checked
-            raise DamagedState("its leaf statistics are not built on its trees")
-        checked_weights(self.w_, "tree weights w", len(trees))
-        self.eps_ = checked_number(self.eps_, "contamination ε", low=0.0, high=1.0)
-        self.tau_ = checked_number(self.tau_, "temperature τ", low=1 / MAGNITUDE, high=MAGNITUDE)
-        self.discount_ = checked_number(self.discount_, "discount γ", above=0.0, high=1.0)
-        self.init_ = checked_number(self.init_, "initial prediction F_0", low=-MAGNITUDE,
-                                    high=MAGNITUDE)
-        checked_flag(self.selected_base_, "choice of the plain machine")
+        if "w_" in state:
+            check_state(self)
 
     @staticmethod
     def _grid(value, grid) -> np.ndarray:
@@ -248,100 +190,6 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         rows = Rows(d, V, y - init, weight)
         weighted = V * weight[:, None]
         return Ensemble(init, trees, gbm, stats, rows, weighted.T @ V, weighted.T @ rows.target)
-
-    def _validation_losses(self, ens, held_out, pairs, eps_grid, report) -> np.ndarray:
-        """Held-out squared errors (n, len(pairs)·len(eps_grid)) of every (γ, τ) in ``pairs``
-        and ε (ε fastest), with w fitted on the ensemble's own rows (one Gram matrix, simplex
-        NNLS)."""
-        T = len(ens.trees)
-        R = np.empty((len(pairs), held_out.target.size))
-        Vtr = np.empty((len(pairs), T))
-
-        def softmax_parts(g, tau):
-            """Held-out Softmax predictions and Vᵀ·diag(ω)·r of the fitting rows."""
-            r = ens.rows.softmax_predictions(tau, g, self.discount_on)
-            return (held_out.softmax_predictions(tau, g, self.discount_on),
-                    ens.rows.V.T @ (ens.rows.weight * r))
-
-        parts = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
-            delayed(softmax_parts)(g, tau) for g, tau in pairs)
-        for p, (r_held_out, vtr) in enumerate(parts):
-            R[p], Vtr[p] = r_held_out, vtr
-            report(0.8 * (p + 1) / len(pairs))
-        W = np.full((len(pairs), eps_grid.size, T), 1.0 / T)
-        positive = eps_grid > 0
-        if self.weights == "trained" and positive.any():
-            n_pos = int(positive.sum())
-            B = contamination_linear_terms(ens.Vty, np.repeat(Vtr, n_pos, axis=0),
-                                           np.tile(eps_grid[positive], len(pairs)))
-            W[:, positive] = simplex_nnls(ens.gram, B).reshape(len(pairs), n_pos, T)
-        losses = np.empty((held_out.target.size, len(pairs), eps_grid.size))
-        e = eps_grid[:, None]
-        for p in range(len(pairs)):  # held-out predictions (ε, n) per (γ, τ)
-            error = contaminate(R[p], W[p] @ held_out.V.T, e) - held_out.target
-            losses[:, p] = (error**2).T
-        report(1.0)
-        return losses.reshape(held_out.target.size, -1)
-
-    def _search(self, main, validations, eps_grid, kappas, discounts, report, seed=None):
-        """Held-out squared errors of the boosting machine itself (equal weights) and of every
-        (ε, τ, γ) over the (ensemble, held-out rows) ``validations``; the one-standard-error
-        choice (:mod:`forestviz.selection`; simplest first: the machine, then the largest τ,
-        ε and γ). The machine is a candidate unless ε was fixed. Returns ε, τ (on the main
-        ensemble's distance scale), γ and whether the machine won."""
-        auto_tau = self.tau == "auto"
-        taus = kappas * main.median_distance if auto_tau else kappas
-        pairs = [(g, k) for g in discounts for k in range(kappas.size)]
-        blocks, positions, weights = [], [], []
-        for v, (ens, held_out, rows) in enumerate(validations):
-            positions.append(rows)
-            weights.append(held_out.weight)
-            unit = ens.median_distance if auto_tau else 1.0
-            base = (held_out.V.mean(axis=1) - held_out.target) ** 2
-            blocks.append(np.column_stack([base, self._validation_losses(
-                ens, held_out, [(g, kappas[k] * unit) for g, k in pairs], eps_grid,
-                lambda fraction, v=v: report("search", (v + fraction) / len(validations)))]))
-        report("search", 1.0)
-        gg, kk, ee = (np.repeat([g for g, _ in pairs], eps_grid.size),
-                      np.repeat([k for _, k in pairs], eps_grid.size),
-                      np.tile(eps_grid, len(pairs)))
-        frame = pd.DataFrame({
-            "candidate": ["base"] + ["attention"] * ee.size,
-            "eps": np.r_[np.nan, ee], "discount": np.r_[np.nan, gg],
-            "kappa": np.r_[np.nan, kappas[kk] if auto_tau else kappas[kk] / main.median_distance],
-            "tau": np.r_[np.nan, taus[kk]]})
-        base_allowed = self.eps == "auto"
-        order = np.concatenate([[0] if base_allowed else [],
-                                1 + np.lexsort((-gg, -ee, -kk))]).astype(np.intp)
-        if validations:
-            losses, weight = pool_repeats(np.concatenate(blocks), np.concatenate(positions),
-                                          np.concatenate(weights))
-            choose = (partial(confirmed_one_standard_error, random_state=seed) if base_allowed
-                      else one_standard_error)
-            selection = choose(losses[:, order], weight)
-            table = selection.table.set_axis(order)
-            frame = frame.join(table)
-            if not base_allowed:  # shown for comparison, never chosen
-                best = losses[:, order[selection.best]]
-                mean, se = weighted_mean_and_se(losses[:, 0], weight)
-                difference, difference_se = weighted_mean_and_se(losses[:, 0] - best, weight)
-                frame.loc[0, ["validation_loss", "standard_error", "difference_to_best",
-                              "difference_se", "n_rows", "selected"]] = [
-                    mean, se, difference, difference_se, losses.shape[0], False]
-            if not np.isfinite(losses).any():
-                warnings.warn("the validation rows carry no weight; using the first grid "
-                              "point", RuntimeWarning, stacklevel=3)
-        else:
-            frame = frame.assign(validation_loss=np.nan, standard_error=np.nan,
-                                 difference_to_best=np.nan, difference_se=np.nan, n_rows=0,
-                                 selected=np.arange(len(frame)) == 1)
-        frame["selected"] = frame["selected"].astype(bool)
-        frame["n_rows"] = frame["n_rows"].astype(int)
-        self.search_results_ = frame
-        chosen = frame.loc[frame["selected"]].iloc[0]
-        if chosen["candidate"] == "base":
-            return 1.0, float(main.median_distance), 1.0, True
-        return float(chosen["eps"]), float(chosen["tau"]), float(chosen["discount"]), False
 
     # ------------------------------------------------------------------- predict
     def _check_X(self, X):

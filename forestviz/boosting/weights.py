@@ -13,7 +13,7 @@ mean standardised training row A_k(x) of x's leaf and d_k(x) = ||x̃ − A_k(x)|
 (:class:`~forestviz.trees.leaf_stats.LeafStats`). The discount γ^k scales the attention
 *score*, as in the authors' code **[resolved]**; ``discount_on="weight"`` takes the other
 reading, α ∝ γ^k·exp(−d_k/(2τ)). The contamination weights w solve the ABRF-1 simplex QP with
-target y − F_0 (:mod:`forestviz.attention.simplex`, one Gram matrix for the whole grid).
+target y − F_0 (:mod:`forestviz.attention.contamination`, one Gram matrix for the whole grid).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.ensemble import GradientBoostingRegressor
 
-from forestviz.attention.simplex import fit_contamination_weights
+from forestviz.attention.contamination import grid_weights
 from forestviz.attention.weights import median_distance
 from forestviz.trees.leaf_stats import LeafStats
 
@@ -94,10 +94,9 @@ class Ensemble:
 
     def weights(self, tau, discount, discount_on, eps) -> np.ndarray:
         """Contamination weights w (T,) minimising Σ_s ω_s·(y_s − F_0 − (1−ε)·r_s −
-        ε·V_s·w)² on the fitting rows (the ABRF-1 QP, certified by its Frank-Wolfe gap);
-        uniform at ε = 0, where w has no effect."""
-        if eps == 0:
-            return np.full(self.gram.shape[0], 1.0 / self.gram.shape[0])
+        ε·V_s·w)² on the fitting rows (the ABRF-1 QP, certified by its Frank-Wolfe gap,
+        :func:`~forestviz.attention.contamination.grid_weights`); uniform at ε = 0, where w
+        has no effect."""
         r = self.rows.softmax_predictions(tau, discount, discount_on)
         Vtr = self.rows.V.T @ (self.rows.weight * r)
-        return fit_contamination_weights(self.gram, self.Vty, Vtr, [eps]).weights[0]
+        return grid_weights(self.gram, self.Vty, Vtr, [eps])[0]

@@ -1,14 +1,15 @@
 """Enhanced Random Forest (Bertsimas & Stoumpou, "Binary Classification: Is Boosting stronger
 than Bagging?"; algorithms.md §3).
 
-Adaptive sample weights and sampling probabilities (Algorithm 1, §3.1), per-tree feature
-subsets, per-sample model weighting through the top trees of the nearest training rows
-(eqs 4-5, §3.3) and tree scores (eqs 6-8). Sample and feature cleaning (Algorithm 2) lives in
-:mod:`forestviz.enhanced.cleaning`.
+Adaptive sample weights and sampling probabilities (Algorithm 1, §3.1,
+:mod:`forestviz.enhanced.rounds`), per-tree feature subsets, the choice of the rounds kept
+(:mod:`forestviz.enhanced.choice`), per-sample model weighting through the top trees of the
+nearest training rows (eqs 4-5, §3.3, :mod:`forestviz.enhanced.ranking`) and tree scores
+(eqs 6-8). A model read from a file is checked by :mod:`forestviz.enhanced.saved`. Sample and
+feature cleaning (Algorithm 2) lives in :mod:`forestviz.enhanced.cleaning`.
 """
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -16,17 +17,19 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from forestviz.enhanced.choice import choose_rounds
 from forestviz.enhanced.model_weighting import (
     mean_proba,
-    rank_trees,
     ranking_scores,
     tree_scores,
     tree_weights,
     weighted_proba,
 )
-from forestviz.enhanced.neighbors import TrainingNeighbors
+from forestviz.enhanced.neighbors import Neighbors
+from forestviz.enhanced.ranking import fit_model_weighting
 from forestviz.enhanced.reweighting import youden_thresholds
-from forestviz.enhanced.rounds import Round, choose, run_rounds
+from forestviz.enhanced.rounds import Round, run_rounds
+from forestviz.enhanced.saved import check_state
 from forestviz.parameters import NEIGHBOURS, RATE, ROUNDS, TOP_TREES
 from forestviz.trees.checks import (
     SHARED_CHECKS,
@@ -40,30 +43,13 @@ from forestviz.trees.checks import (
 from forestviz.trees.diagnostics import Diagnostics, Rounds, Scores, Search
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
-from forestviz.trees.leaf_values import LeafTable, tree_covers
-from forestviz.trees.loaded import (
-    MAGNITUDE,
-    DamagedState,
-    checked_array,
-    checked_count,
-    checked_flag,
-    checked_number,
-    same_trees,
-)
-from forestviz.trees.rows import split_rows, standard_scaling
+from forestviz.trees.leaf_values import tree_covers
+from forestviz.trees.rows import split_rows
 
 
 def _half(report, start):
     """Progress of one of the two runs (choosing, refitting) as half of the rounds' share."""
     return lambda stage, fraction: report(stage, start + 0.5 * fraction)
-
-
-class Neighbors(NamedTuple):
-    """The M nearest training rows of each query row (indices into the rows given to ``fit``)
-    and their Euclidean distances in the standardised feature space."""
-
-    indices: np.ndarray
-    distances: np.ndarray
 
 
 class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator):
@@ -81,7 +67,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
     with ``model_weighting="auto"`` whether model weighting is used, is chosen on the
     validation rows by the one-standard-error rule among candidates ordered simplest first
     (round 1 with plain averaging, which is the plain forest; round 2, …; then model weighting
-    at the round of best validation AUC), see :mod:`forestviz.enhanced.rounds`;
+    at the round of best validation AUC), see :mod:`forestviz.enhanced.choice`;
     ``model_weighting=True`` / ``False`` always / never uses it (the rounds are still chosen).
     The kept configuration is then refitted on all rows.
     ``oob_ranking`` computes the training-row quantities out of bag: p_i of the weight update
@@ -165,7 +151,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
 
     def fit(self, X, y, sample_weight=None, progress: Callable[[str, float], None] | None = None):
         """Algorithm 1 on a stratified split, the choice of rounds and model weighting on its
-        validation rows (:mod:`forestviz.enhanced.rounds`), then the kept configuration
+        validation rows (:mod:`forestviz.enhanced.choice`), then the kept configuration
         refitted on all rows.
 
         ``progress(stage, fraction)`` is called with stages ``"iteration k/K"`` and
@@ -188,28 +174,15 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         train, val = self._split(y_enc, rng)
         threshold_rows = None
         if val.size:  # choose rounds and model weighting on the validation rows
-            rounds = run_rounds(self, X32[train], y_enc[train], sample_weight[train], X32[val],
-                                y_enc[val], sample_weight[val], self.n_iterations, rng,
-                                _half(report, 0.0), self.early_stopping)
-            plain = [(k + 1, False) for k in range(len(rounds))]
-            if self.model_weighting is True:
-                candidates = [(k, True) for k, _ in plain]
-            else:
-                candidates = plain
-                if self.model_weighting == "auto":
-                    best = 1 + int(np.nanargmax([r.record["validation_auc"] for r in rounds]))
-                    candidates = [*plain, (best, True)]
-            probas = [rounds[k - 1].val_proba if not mw else
-                      self._weighted_validation_proba(rounds[k - 1], X, X32, y_enc, train, val,
-                                                      rng)
-                      for k, mw in candidates]
-            selection, self.search_results_ = choose(y_enc[val], sample_weight[val], probas,
-                                                     candidates, rng.randint(2**31 - 1))
-            n_rounds, self.model_weighting_ = candidates[selection.chosen]
+            choice = choose_rounds(self, X, X32, y_enc, sample_weight, train, val, rng,
+                                   _half(report, 0.0))
+            n_rounds = choice.n_rounds
+            self.model_weighting_ = choice.model_weighting
+            self.search_results_ = choice.table
             self.validation_indices_ = val
-            self.validation_proba_ = probas[selection.chosen]
+            self.validation_proba_ = choice.proba
             threshold_rows = (y_enc[val], self.validation_proba_, sample_weight[val])
-            self.history_ = [r.record for r in rounds]
+            self.history_ = choice.history
             final = run_rounds(self, X32, y_enc, sample_weight, X32[:0], y_enc[:0],
                                sample_weight[:0], n_rounds, rng, _half(report, 0.5),
                                False)[-1]
@@ -224,7 +197,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         self.selected_base_ = n_rounds == 1 and not self.model_weighting_
         self._keep(final, everything)
         report("ranking trees", self.n_iterations / (self.n_iterations + 1))
-        leaves = self._fit_model_weighting(X, X32, y_enc, final.inbag, rng)
+        leaves = fit_model_weighting(self, X, X32, y_enc, final.inbag, rng)
         if threshold_rows is None:  # Youden's J of the final model on its training rows
             threshold_rows = (y_enc, self._predict_proba(X, leaves), sample_weight)
         thresholds = youden_thresholds(threshold_rows[0], threshold_rows[1],
@@ -237,7 +210,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         """The validation rows' probabilities under model weighting on ``kept`` (trained on
         ``train``)."""
         self._keep(kept, train)
-        self._fit_model_weighting(X, X32[train], y_enc[train], kept.inbag, rng)
+        fit_model_weighting(self, X, X32[train], y_enc[train], kept.inbag, rng)
         self.model_weighting_ = True
         return self._predict_proba(X[val], self._leaf_table.apply(X32[val], self.n_jobs))
 
@@ -251,77 +224,13 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
 
     def __setstate__(self, state):
         """A fitted state is checked against its T trees, C classes, m features and n training
-        rows (:meth:`_check_state`); DamagedState when something does not fit. The leaf table
-        and the neighbour index check and rebuild themselves."""
+        rows (:func:`~forestviz.enhanced.saved.check_state`); DamagedState when something does
+        not fit. The leaf table and the neighbour index check and rebuild themselves."""
         super().__setstate__(state)
         if "tree_rankings_" in state:
-            self._check_state()
-
-    def _check_state(self) -> None:
-        trees, classes = self.estimators_, self.classes_
-        table, near = self._leaf_table, self._neighbors
-        if not (isinstance(classes, np.ndarray) and classes.ndim == 1 and classes.size >= 2
-                and np.array_equal(np.unique(classes), classes)):
-            raise DamagedState("its classes are not sorted distinct labels")
-        if not (isinstance(table, LeafTable) and same_trees(table.trees, trees)
-                and table.values.shape[1] == classes.size):
-            raise DamagedState("its leaf table is not built on its trees and classes")
-        T, m = len(trees), trees[0].tree_.n_features  # trees the leaf table checked
-        checked_count(self.n_estimators, "number of trees", low=T, high=T)
-        checked_count(self.n_features_in_, "number of features", low=m, high=m)
-        if not isinstance(near, TrainingNeighbors) or near.Z_train.shape[1] != m:
-            raise DamagedState("its neighbour index does not fit its features")
-        n = len(near.Z_train)
-        checked_count(self.n_neighbors_, "number of neighbours M", low=1, high=max(n - 1, 1))
-        checked_count(near.n_neighbors, "neighbour index's M", low=self.n_neighbors_,
-                      high=self.n_neighbors_)
-        checked_count(self.top_trees_, "number of top trees L", low=1, high=T)
-        checked_array(self.tree_rankings_, "tree rankings", (n, self.top_trees_), "i", low=0,
-                      high=T - 1)
-        if not np.array_equal(checked_array(self.train_indices_, "training row positions",
-                                            (n,), "i"), np.arange(n)):
-            raise DamagedState("its training row positions are not 0, 1, …, n − 1")
-        checked_array(self.sample_importance_, "sample importances", (n,), low=0.0)
-        checked_array(self._mean, "feature means", (m,), low=-MAGNITUDE, high=MAGNITUDE)
-        checked_array(self._scale, "feature scales", (m,), low=1 / MAGNITUDE, high=MAGNITUDE)
-        checked_flag(self.model_weighting_, "choice of model weighting")
-        checked_flag(self.selected_base_, "choice of the plain forest")
-        if classes.size == 2:
-            self.threshold_ = checked_number(self.threshold_, "threshold", high=1.0)
-        else:
-            checked_array(self.threshold_, "thresholds", (classes.size,), high=1.0)
-        if self.feature_subsets_ is not None:
-            checked_array(self.feature_subsets_, "feature subsets", (T, None), "i", low=0,
-                          high=m - 1)
-        if self.validation_indices_ is not None:
-            rows = checked_array(self.validation_indices_, "validation rows", (None,), "i",
-                                 low=0, high=n - 1)
-            checked_array(self.validation_proba_, "validation probabilities",
-                          (rows.size, classes.size), low=0.0, high=1.0 + 1e-9)
+            check_state(self)
 
     # ------------------------------------------------------- model weighting (§3.3, eqs 4-8)
-    def _fit_model_weighting(self, X, X_tr, y_tr, inbag, rng):
-        """Rank all trees for every training row (:func:`rank_trees`), keep the top L per row,
-        and index the standardised training rows for the neighbour search. Returns the training
-        rows' leaf ids."""
-        train = X[self.train_indices_]
-        self._mean, self._scale = standard_scaling(train)
-        self.n_neighbors_ = min(self.n_neighbors, len(train) - 1)
-        self.top_trees_ = min(self.top_trees, self.n_estimators)
-
-        table = self._leaf_table
-        leaves = table.apply(X_tr, self.n_jobs)
-        p_true = table.values[leaves, y_tr[:, None]]
-        support = np.bincount(leaves.ravel(), minlength=len(table.values))[leaves]
-        order = rank_trees(p_true, support, rng.random_sample(leaves.shape),
-                           inbag.T if self.oob_ranking else None, self.n_jobs)[:, : self.top_trees_]
-        dtype = np.int16 if self.n_estimators <= np.iinfo(np.int16).max else np.int32
-        self.tree_rankings_ = order.astype(dtype)
-        self._neighbors = TrainingNeighbors(
-            (train - self._mean) / self._scale, self.n_neighbors_, rng
-        )
-        return leaves
-
     def _nearest(self, X):
         """Positions (in the training part) and distances of the M nearest training rows."""
         return self._neighbors.query((X - self._mean) / self._scale, self.n_jobs)

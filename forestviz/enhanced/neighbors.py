@@ -8,7 +8,19 @@ It is a class of its own because ERF's model files record it under this name
 ``FILE_FORMAT`` 7 keep loading.
 """
 
+from typing import NamedTuple
+
+import numpy as np
+
 from forestviz.trees.neighbors import NearestRows
+
+
+class Neighbors(NamedTuple):
+    """The M nearest training rows of each query row (indices into the rows given to ``fit``)
+    and their Euclidean distances in the standardised feature space."""
+
+    indices: np.ndarray
+    distances: np.ndarray
 
 
 class TrainingNeighbors(NearestRows):

@@ -1,6 +1,6 @@
 """Algorithm 1's reweighting rounds (Bertsimas & Stoumpou, "Binary Classification: Is Boosting
-stronger than Bagging?"; algorithms.md §3.1), and how many of them, with or without model
-weighting, the Enhanced Random Forest keeps.
+stronger than Bagging?"; algorithms.md §3.1). How many of them, with or without model
+weighting, the Enhanced Random Forest keeps is :mod:`forestviz.enhanced.choice`.
 
 The paper keeps the round of best validation AUC on a 20 % split and fits model weighting on top
 of it. Measured on the bundled Pima table over ten 75/25 splits, that lost 1.3 AUC points to a
@@ -21,16 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from forestviz.enhanced.model_weighting import mean_proba
 from forestviz.enhanced.reweighting import auc_score, update_weights, youden_thresholds
 from forestviz.enhanced.sampling import draw_feature_subsets, fit_forest, n_subset_features
-from forestviz.selection import (
-    Selection,
-    confirmed_auc_one_standard_error,
-    confirmed_one_standard_error,
-)
 from forestviz.trees.leaf_values import LeafTable
 
 
@@ -112,27 +106,3 @@ def record(it, thresholds, train_auc, val_auc, weights) -> dict:
         "weight_max": float(q[4]),
         "zero_weight_fraction": float(np.mean(weights == 0)),
     }
-
-
-def choose(y_val, sw_val, probas, candidates, seed=None) -> tuple[Selection, pd.DataFrame]:
-    """The one-standard-error choice among ``candidates`` ((round, model weighting) pairs,
-    simplest first) from their validation probabilities ``probas`` (one (n, C) array each),
-    and the table of every candidate (the estimator's ``search_results_``). A choice other
-    than the first candidate (the plain forest) is confirmed on validation rows it was not
-    made on (:mod:`forestviz.selection`; folds shuffled with ``seed``): the best of a dozen
-    candidates on some hundred rows looks better on them than it is."""
-    n_classes = probas[0].shape[1]
-    present = np.unique(y_val)
-    if n_classes == 2 and present.size == 2:
-        selection = confirmed_auc_one_standard_error(
-            y_val, np.column_stack([p[:, 1] for p in probas]), sw_val, random_state=seed)
-    else:  # the Brier score of every row
-        onehot = np.eye(n_classes)[y_val]
-        selection = confirmed_one_standard_error(
-            np.column_stack([((p - onehot) ** 2).sum(axis=1) for p in probas]), sw_val,
-            random_state=seed)
-    table = pd.DataFrame({
-        "candidate": ["base" if (k, mw) == (1, False) else "enhanced" for k, mw in candidates],
-        "rounds": [k for k, _ in candidates],
-        "model_weighting": [mw for _, mw in candidates]}).join(selection.table)
-    return selection, table

@@ -150,7 +150,7 @@ def erf_history(history, best_iteration=None, *, width=WIDTH) -> go.Figure:
 def _kept_sentence(frame, best_iteration) -> str:
     """Which round is kept and why, from the history itself: the estimator keeps the earliest
     round (the simplest model) whose validation AUC is within one standard error of the best
-    (the one-standard-error rule, :mod:`forestviz.enhanced.rounds`), so the star need not be
+    (the one-standard-error rule, :mod:`forestviz.enhanced.choice`), so the star need not be
     on the highest point."""
     if best_iteration is None:
         return "No kept round is marked."
