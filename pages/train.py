@@ -1,12 +1,10 @@
 """Train: choose a model family, train it next to the baselines, compare, save or load it."""
 
-import hashlib
-
 import streamlit as st
 
-from forestviz import persistence
-from forestviz.app import workflow
+from forestviz.app import model_upload, workflow
 from forestviz.app.workbench import MAX_MODELS, Workbench
+from forestviz.persistence.archive import ModelFileError
 from ui import models, state
 from ui.display import as_text, show_error
 from ui.state import CHOICE, DATASET
@@ -143,17 +141,16 @@ def load_model(dataset, choice) -> None:
     if uploaded is None:
         return
     data = uploaded.getvalue()
-    digest = hashlib.sha256(data).hexdigest()
-    if st.session_state.get("model_file_digest") == digest:
+    if st.session_state.get("model_file_digest") == model_upload.digest(data):
         return
     try:
-        payload = persistence.loads(data)
-        settings = workflow.check_payload(payload, choice)
-    except persistence.ModelFileError as err:
+        upload = model_upload.read_model_upload(data, choice)
+    except ModelFileError as err:
         show_error(err)
         return
-    if models.start_training(dataset, choice, settings, origin="load", payload=payload):
-        st.session_state["model_file_digest"] = digest
+    if models.start_training(dataset, choice, upload.settings, origin="load",
+                             payload=upload.payload):
+        st.session_state["model_file_digest"] = upload.digest
         st.caption(as_text(f"Loading {uploaded.name}: scoring it and the baselines on the "
                            "held-out rows…"))
 
