@@ -6,7 +6,7 @@ The estimators and helpers are imported lazily, so ``import forestviz`` stays ch
 from forestviz._lazy import lazy_exports
 
 _EXPORTS = {
-    "DataError": "forestviz.io.csv_input",
+    "DataError": "forestviz.io.errors",
     "Dataset": "forestviz.io.dataset",
     "load_csv": "forestviz.io.csv_input",
     "TablePreprocessor": "forestviz.io.preprocessing",

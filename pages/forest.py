@@ -1,10 +1,9 @@
 """Forest: global views of the trained model over its rows."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from forestviz.app.jobs import JobCancelled, WorkerDied
+from forestviz.app.cleaning_views import cleaning_views
 from forestviz.app.whole_model import ROBUSTNESS_SEEDS, SPLITS
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
@@ -13,25 +12,15 @@ from forestviz.explain.trust import TOP_REASONS, TOP_TREES
 from forestviz.names import elide, elide_cells
 from ui import models
 from ui.display import as_text
+from ui.model_jobs import ModelJob, run_on_demand
 
-CLEANING = "cleaning"  # (bundle, CleaningResult) of the last cleaning run
-CLEANING_JOB = "cleaning_job"  # the cleaning rounds while they run
-REFITS = "refits"  # (bundle, the held-out rows' contributions under each refit)
-REFIT_JOB = "refit_job"  # the refits while they run
-
-
-def keep_result(job_key: str, key: str, what: str, advice: str = "") -> None:
-    """This session's finished job ``job_key``: its (model, result) kept as ``key``, or what
-    went wrong said in one line."""
-    finished = models.take_finished(job_key)
-    if finished is None:
-        return
-    try:
-        st.session_state[key] = (finished.subject, finished.job.result())
-    except JobCancelled:
-        st.info(f"{what} cancelled.", icon=":material/info:")
-    except (ValueError, WorkerDied) as err:
-        st.error(as_text(f"{what} failed: {err}. {advice}".strip()), icon=":material/error:")
+CLEANING = ModelJob(
+    label="Run the cleaning rounds", title="Cleaning rounds", what="Cleaning",
+    job_key="cleaning_job", result_key="cleaning", widget="forest_clean", origin="forest",
+    advice="It needs at least two rows of every class in the validation split.")
+REFITS = ModelJob(
+    label=f"Refit {ROBUSTNESS_SEEDS} times with other seeds", title="Refits", what="Refits",
+    job_key="refit_job", result_key="refits", widget="forest_refit", origin="forest")
 
 
 def hardest_rows(views) -> None:
@@ -59,25 +48,13 @@ def cleaning_rounds(bench: Workbench) -> None:
                "round with the lowest s_i and the features with little importance, and scores "
                "the result on a fixed validation split. Good cleaning keeps the AUC while the "
                "data shrink.")
-    if st.button("Run the cleaning rounds", key="forest_clean",
-                 disabled=models.in_progress(CLEANING_JOB)):
-        task, args = job
-        models.submit(CLEANING_JOB, models.SessionJob, task, args, "Cleaning rounds",
-                      bundle.choice, bundle.settings, "forest", bundle)
-    if models.in_progress(CLEANING_JOB):
-        models.job_status(CLEANING_JOB)
-    keep_result(CLEANING_JOB, CLEANING, "Cleaning", "It needs at least two rows of every "
-                "class in the validation split.")
-    stored = st.session_state.get(CLEANING)
-    if stored is None or stored[0] is not bundle:
+    result = run_on_demand(CLEANING, bundle, lambda: job)
+    if result is None:
         return
-    records = pd.DataFrame(stored[1].records())
-    st.plotly_chart(plots.cleaning_rounds_figure(records, width=plots.WIDTH),
-                    key="forest_cleaning")
-    table = plots.cleaning_table(records, bundle.feature_names)
-    dropped = table["features dropped"].iloc[-1]
-    st.caption(as_text(f"Features dropped before the last round: {dropped}."))
-    st.dataframe(elide_cells(table), hide_index=True, key="forest_cleaning_table")
+    views = cleaning_views(result, bundle.feature_names)
+    st.plotly_chart(views.figure, key="forest_cleaning")
+    st.caption(as_text(f"Features dropped before the last round: {views.last_dropped}."))
+    st.dataframe(elide_cells(views.table), hide_index=True, key="forest_cleaning_table")
 
 
 def whole_model(bench: Workbench) -> None:
@@ -174,19 +151,11 @@ def robustness(bench: Workbench) -> None:
     bundle = bench.model
     st.markdown("**Robustness to the fit**: refit the model with other seeds on the same "
                 "training rows and count how often each row keeps its top reasons.")
-    if st.button(f"Refit {ROBUSTNESS_SEEDS} times with other seeds", key="forest_refit",
-                 disabled=models.in_progress(REFIT_JOB)):
-        task, args = bench.whole().robustness_job()
-        models.submit(REFIT_JOB, models.SessionJob, task, args, "Refits", bundle.choice,
-                      bundle.settings, "forest", bundle)
-    if models.in_progress(REFIT_JOB):
-        models.job_status(REFIT_JOB)
-    keep_result(REFIT_JOB, REFITS, "Refits")
-    stored = st.session_state.get(REFITS)
-    if stored is None or stored[0] is not bundle:
+    contributions = run_on_demand(REFITS, bundle, bench.whole().robustness_job)
+    if contributions is None:
         return
-    share = bench.whole().robustness(stored[1])
-    n = len(stored[1])
+    share = bench.whole().robustness(contributions)
+    n = len(contributions)
     st.plotly_chart(population_plots.count_bars(
         np.rint(share * n).astype(int), title="Top reasons kept under refits",
         caption=f"Of {n} refits with other seeds, how many give each held-out row the same top "

@@ -1,14 +1,12 @@
 """Train: choose a model family, train it next to the baselines, compare, save or load it."""
 
-import hashlib
-
 import streamlit as st
 
-from forestviz import persistence
-from forestviz.app import workflow
+from forestviz.app import model_upload
 from forestviz.app.families import Settings, default_settings
 from forestviz.app.workbench import MAX_MODELS, Workbench
 from forestviz.parameters import SECTIONS, TEST_SIZE, TREES
+from forestviz.persistence.archive import ModelFileError
 from forestviz.registry import AUTO_TUNE_HELP, FAMILIES, families_for
 from ui import models, state
 from ui.display import as_text, show_error
@@ -113,17 +111,16 @@ def load_model(dataset, choice) -> None:
     if uploaded is None:
         return
     data = uploaded.getvalue()
-    digest = hashlib.sha256(data).hexdigest()
-    if st.session_state.get("model_file_digest") == digest:
+    if st.session_state.get("model_file_digest") == model_upload.digest(data):
         return
     try:
-        payload = persistence.loads(data)
-        settings = workflow.check_payload(payload, choice)
-    except persistence.ModelFileError as err:
+        upload = model_upload.read_model_upload(data, choice)
+    except ModelFileError as err:
         show_error(err)
         return
-    if models.start_training(dataset, choice, settings, origin="load", payload=payload):
-        st.session_state["model_file_digest"] = digest
+    if models.start_training(dataset, choice, upload.settings, origin="load",
+                             payload=upload.payload):
+        st.session_state["model_file_digest"] = upload.digest
         st.caption(as_text(f"Loading {uploaded.name}: scoring it and the baselines on the "
                            "held-out rows…"))
 

@@ -12,7 +12,7 @@ from sklearn.ensemble import (
 )
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from forestviz.trees import DecisionMachine, path_table
+from forestviz.trees import DecisionMachine
 
 
 def ancestors(tree):
@@ -179,15 +179,12 @@ def test_path_is_the_decision_path_with_signed_margins(seed):
             assert fragile[smallest]
 
 
-def test_path_sentences_and_table_use_the_names():
+def test_path_sentences_use_the_names():
     X = np.array([[100.0, 20.0], [148.0, 35.0], [130.0, 22.0], [90.0, 40.0]])
     tree = DecisionTreeClassifier(random_state=0).fit(X, [0, 1, 1, 0])
     machine = DecisionMachine.from_estimator(tree, feature_names=["Glucose (mg/dL)", "BMI"])
     steps = machine.path([148.0, 35.0], 0)
     assert steps[0].sentence() == f"Glucose (mg/dL) = 148 > {tree.tree_.threshold[0]:g}"
-    table = path_table(steps)
-    assert list(table["node"]) == [s.node for s in steps]
-    assert table["sentence"].iloc[0] == steps[0].sentence()
     # a value that rounds to the threshold at 4 digits gets more digits, never "x > x"
     close = machine.path([tree.tree_.threshold[0] + 1e-3, 35.0], 0)[0].sentence()
     left, right = close.split(" = ")[1].split(" > ")

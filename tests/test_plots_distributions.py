@@ -1,13 +1,12 @@
-"""forestviz.explain.plots, weight distributions: the KDEs over trees and over weight values
-against scipy and their formulas, and the simplex (ternary) views by hand."""
+"""forestviz.explain.plots, weight distributions: the KDE over trees against scipy and its
+formula, and the simplex (ternary) view by hand."""
 
 import numpy as np
 import pytest
 from scipy.integrate import trapezoid
-from scipy.stats import gaussian_kde, norm
+from scipy.stats import norm
 
 from forestviz.explain import plots
-from forestviz.explain.plots.density import _bandwidth
 from tests.plot_helpers import dirichlet, ternary_points
 
 
@@ -36,42 +35,6 @@ def test_attention_kde_figure_draws_alpha_solid_and_softmax_dashed():
     np.testing.assert_allclose(dashed.y, plots.kde_over_tree_index(D, x))
     assert trapezoid(solid.y, x) == pytest.approx(1.0, abs=5e-3)  # 3 kernel widths each side
     assert len(plots.attention_kde([1.0]).data) == 1
-
-
-def test_value_density_matches_scipy_and_integrates_to_one():
-    values = dirichlet(50)
-    h = 0.01
-    grid = np.linspace(-0.2, 1.2, 4001)
-    ours = plots.value_density(values, grid, bandwidth=h)
-    scipy = gaussian_kde(values, bw_method=h / values.std(ddof=1))(grid)
-    np.testing.assert_allclose(ours, scipy, rtol=1e-10, atol=1e-12)
-    assert trapezoid(ours, grid) == pytest.approx(1.0, abs=1e-6)
-    reflected = plots.value_density(values, grid, lower=0.0)
-    assert (reflected[grid < 0] == 0).all()
-    positive = np.linspace(0.0, 1.2, 4001)
-    reflected = plots.value_density(values, positive, lower=0.0)
-    assert trapezoid(reflected, positive) == pytest.approx(1.0, abs=1e-4)
-
-
-@pytest.mark.parametrize("values", [[0.25] * 4, [1.0], [0.0, 0.0], [0.5, 0.5, 0.0]])
-def test_value_density_of_ties_and_one_tree_is_finite_and_integrates_to_one(values):
-    values = np.asarray(values)
-    h = _bandwidth(values)
-    grid = np.linspace(values.min() - 10 * h, values.max() + 10 * h, 4001)
-    density = plots.value_density(values, grid)
-    assert np.isfinite(density).all()
-    assert trapezoid(density, grid) == pytest.approx(1.0, abs=1e-4)
-
-
-def test_weight_value_density_figure_starts_at_zero_and_marks_equal_weights():
-    alpha = dirichlet(40)
-    fig = plots.weight_value_density(alpha, dirichlet(40, seed=1))
-    x = np.asarray(fig.data[0].x)
-    assert x[0] == 0.0 and x[-1] > alpha.max()
-    np.testing.assert_allclose(fig.data[0].y, plots.value_density(alpha, x, lower=0.0))
-    assert fig.layout.shapes[0].x0 == pytest.approx(1 / 40)
-    signed = plots.weight_value_density([-0.5, 1.5])  # not weights on a simplex: no reflection
-    assert signed.data[0].x[0] < -0.5
 
 
 # ---------------------------------------------------------------------------- ternary
@@ -151,18 +114,3 @@ def test_simplex_figure_degenerate_forests():
     (point,) = flat.data
     assert point.name == "this row's tree weights α"
     np.testing.assert_allclose(ternary_points(point), [[0.2, 0.3, 0.5]])
-
-
-def test_ternary_dataset_places_every_row_and_reports_hidden_ones():
-    W = dirichlet(12, 40)
-    fig = plots.ternary_dataset(W, color_values=np.arange(40.0))
-    groups = plots.ternary_groups(W)
-    np.testing.assert_allclose(ternary_points(fig.data[0]), plots.ternary_coordinates(W, groups))
-    np.testing.assert_allclose(fig.data[0].marker.color, np.arange(40.0))
-    W[3] = np.eye(12)[11]  # puts all weight on a tree outside the listed ones
-    partial = plots.ternary_dataset(W, groups=[[0], [1], [2]])
-    caption = partial.layout.title.subtitle.text.replace("<br>", " ")
-    assert len(partial.data[0].a) == 39 and "1 row(s)" in caption
-    assert "listed trees only" in caption
-    single = plots.ternary_dataset(dirichlet(3), row_labels=["patient 1"])
-    assert single.data[0].hovertext[0].startswith("patient 1<br>Tree 1: ")

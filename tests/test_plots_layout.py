@@ -52,11 +52,8 @@ def every_figure(width: int) -> dict:
         "bars": plots.tree_weight_bars(alpha, parts=[0.7 * D, 0.3 * w], label=LONG,
                                        width=width),
         "kde": plots.attention_kde(alpha, D, names=[LONG, MODELS[0]], width=width),
-        "density": plots.weight_value_density(alpha, D, names=[LONG, MODELS[0]], width=width),
         "heatmap": plots.weight_heatmap(W, width=width),
         "simplex": plots.simplex_figure(D, w, 0.3, group_names=[LONG] * 3, width=width),
-        "ternary": plots.ternary_dataset(W, color_values=np.arange(n), color_name=LONG,
-                                         width=width),
         "tau": plots.tau_curves(tau, value="R2", baseline=-0.5, baseline_name=LONG,
                                 width=width),
         "history": plots.erf_history(history, 2, width=width),
@@ -83,7 +80,7 @@ def every_figure(width: int) -> dict:
     }
 
 
-KEYS = ("bars", "kde", "density", "heatmap", "simplex", "ternary", "tau", "history", "median",
+KEYS = ("bars", "kde", "heatmap", "simplex", "tau", "history", "median",
         "roc", "pva", "reliability", "waterfall", "by_tree", "importance", "sample_weights",
         "effective", "cleaning", "reasons")
 CASES = [(width, key) for width in WIDTHS for key in KEYS]

@@ -32,7 +32,7 @@ def test_equal_weights_choose_the_trees_that_move_this_prediction_most():
     X, y = make_classification(300, 5, n_informative=3, random_state=0)
     e, summary = _explained(RandomForestClassifier(T, random_state=0), X, y, n_alternatives=1)
     choice = choose_trees(e, summary)
-    assert choice.equal_weights and not choice.draws_weight_chart and choice.criterion == PUSH
+    assert choice.equal_weights and choice.criterion == PUSH
     # what tree k adds: its weight times its output less its own expected output
     pushes = (e.tree_predictions[:, 1] - e.contributions.tree_base_values[:, 1]) / T
     assert list(choice.trees) == np.argsort(-np.abs(pushes), kind="stable")[:5].tolist()

@@ -12,7 +12,7 @@ from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.isotonic import IsotonicRegression
 
-from forestviz.app import workflow
+from forestviz.app import held_out, workflow
 from forestviz.explain.uncertainty import (
     MIN_EFFECTIVE_TREES,
     IntervalModel,
@@ -274,7 +274,7 @@ def test_a_trained_bundle_calibrates_on_its_held_out_rows_and_a_restored_one_ali
     model = bundle.intervals
     assert model.n_calibration == len(bundle.y_test) == len(bundle.test_rows)
     if task == "regression":
-        assert model.kind == "conformal" and model.confidence == workflow.INTERVAL_CONFIDENCE
+        assert model.kind == "conformal" and model.confidence == held_out.INTERVAL_CONFIDENCE
         q = np.sort(np.abs(bundle.y_test - outputs))[
             int(np.ceil((len(outputs) + 1) * 0.9)) - 1]
         np.testing.assert_allclose(model.interval(outputs)[1], outputs + q)
@@ -290,4 +290,4 @@ def test_more_than_two_classes_carry_no_interval():
     data, choice = dataset("three")
     settings = workflow.Settings(family="vanilla", n_estimators=10)
     assert workflow.train_bundle(data, choice, settings, lambda *_: None).intervals is None
-    assert workflow.interval_model("regression", None, np.zeros(9), np.zeros(9)) is None
+    assert held_out.interval_model("regression", None, np.zeros(9), np.zeros(9)) is None

@@ -43,7 +43,7 @@ OUTCOME = "training_outcome"  # (kind, message) of the last finished training, s
 # how often a session's page asks about its job: every poll is a run on the server, and polls
 # every 0.3 s made another session's row change 3-4x slower (tests/test_browser_server.py)
 POLL_SECONDS = 1.0
-CANCEL_WAIT = 1.5  # s: SIGTERM, then SIGKILL after forestviz.jobs.KILL_GRACE
+CANCEL_WAIT = 1.5  # s: SIGTERM, then SIGKILL after forestviz.app.worker.KILL_GRACE
 # s a click on Home's button waits, in its own run, for the server's default model (its
 # progress shown) before it follows it by polls: loaded from the installation's model file it
 # is ready within seconds of the first page; trained, within about five

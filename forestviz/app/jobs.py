@@ -27,30 +27,25 @@ process:
   our own code: nothing untrusted is unpickled).
 
 Workers are forked from a ``forkserver`` process that imports ``preload`` once, so a job starts
-in milliseconds without forking the multi-threaded server itself. multiprocessing re-runs the
-parent's ``__main__`` module in every child; under Streamlit that is the app script itself
-(the script runner installs it as ``__main__``), so processes are started with a plain
-``__main__`` in place (:func:`_plain_main`).
+in milliseconds without forking the multi-threaded server itself. What runs inside a worker,
+and how one is started and ended, is :mod:`forestviz.app.worker`; here are the jobs, the pool
+that supervises them and :func:`in_thread` for short work that needs no worker.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import math
 import multiprocessing
 import os
-import resource
 import signal
-import sys
 import threading
 import time
-import types
 from collections.abc import Callable
 
-PROGRESS_INTERVAL = 0.1  # seconds between progress messages from a worker
+from forestviz.app.worker import KILL_GRACE, noop, plain_main, stop, work
+
 POLL_INTERVAL = 0.05  # seconds the supervising thread waits for a message
-KILL_GRACE = 1.0  # seconds between SIGTERM and SIGKILL on cancel
 STATES = ("queued", "running", "done", "failed", "cancelled")
 
 
@@ -171,8 +166,8 @@ class JobPool:
 
         def start() -> None:
             time.sleep(delay)
-            with _plain_main():
-                self._context.Process(target=_noop, daemon=True).start()
+            with plain_main():
+                self._context.Process(target=noop, daemon=True).start()
 
         threading.Thread(target=start, daemon=True, name="forestviz-warm-up").start()
 
@@ -196,11 +191,11 @@ class JobPool:
             return
         receiver, sender = self._context.Pipe(duplex=False)
         worker = self._context.Process(
-            target=_work,
+            target=work,
             args=(sender, job.fn, job.args, job.kwargs, self.niceness, self.spare_cpus,
                   self.cpu_limit),
             daemon=True, name="forestviz-worker")
-        with _plain_main():
+        with plain_main():
             worker.start()
         sender.close()
         job.pid, job.state, job.stage = worker.pid, "running", "starting"
@@ -208,17 +203,17 @@ class JobPool:
             self._follow(job, worker, receiver)
         finally:
             receiver.close()
-            _stop(worker)
+            stop(worker)
 
     def _follow(self, job: Job, worker, receiver) -> None:
         deadline = math.inf if self.time_limit is None else time.monotonic() + self.time_limit
         while True:
             if job._abandoned():
-                _stop(worker)
+                stop(worker)
                 job._finish("cancelled", error=JobCancelled("cancelled"))
                 return
             if time.monotonic() > deadline:
-                _stop(worker)
+                stop(worker)
                 job._finish("failed", error=JobTimedOut(
                     f"the job ran longer than its limit of {self.time_limit:g} s and was "
                     "stopped"))
@@ -276,83 +271,3 @@ def in_thread(fn: Callable, *args) -> Job:
 
     threading.Thread(target=run, daemon=True, name="forestviz-job-here").start()
     return job
-
-
-_START_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _plain_main():
-    """Start processes with an empty ``__main__`` so that children import no script; the
-    previous ``__main__`` is put back unless someone else replaced it meanwhile."""
-    with _START_LOCK:
-        saved, plain = sys.modules.get("__main__"), types.ModuleType("__main__")
-        sys.modules["__main__"] = plain
-        try:
-            yield
-        finally:
-            if sys.modules.get("__main__") is plain:
-                sys.modules["__main__"] = saved
-
-
-def _stop(worker) -> None:
-    """End ``worker`` and every process it started (its own process group)."""
-    if not worker.is_alive():
-        worker.join()
-        return
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, None)):
-        try:
-            os.killpg(worker.pid, sig)
-        except (ProcessLookupError, PermissionError):  # not yet its own group leader
-            worker.kill() if sig == signal.SIGKILL else worker.terminate()
-        worker.join(wait)
-        if not worker.is_alive():
-            return
-
-
-def _noop() -> None:
-    return None
-
-
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os._exit(1)  # our supervisor is gone: nobody will read the result
-
-
-def _work(sender, fn, args, kwargs, niceness, spare_cpus, cpu_limit=None) -> None:
-    """Worker body: own process group, lower priority, ``spare_cpus`` CPUs left to the pages
-    (when that leaves the worker more than half of them), at most ``cpu_limit`` CPU seconds
-    (SIGXCPU ends it, SIGKILL a second later), progress and the outcome to ``sender``."""
-    if cpu_limit is not None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 1))
-    # Its own process group (for the kill on cancel) but not its own session: Linux groups a
-    # session's processes for scheduling (autogroup), and a worker in a session of its own
-    # would get an equal share of the CPU whatever its nice value.
-    os.setpgid(0, 0)
-    os.nice(niceness)
-    cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) > 2 * spare_cpus > 0:  # nice alone does not stop it slowing a hyperthread sibling
-        os.sched_setaffinity(0, cpus[spare_cpus:])
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
-    last = [0.0]
-
-    def progress(stage: str, fraction: float) -> None:
-        now = time.monotonic()
-        if now - last[0] >= PROGRESS_INTERVAL:
-            last[0] = now
-            sender.send(("progress", str(stage), float(fraction)))
-
-    try:
-        if isinstance(fn, str):
-            module, name = fn.split(":")
-            fn = getattr(importlib.import_module(module), name)
-        value = fn(*args, progress=progress, **kwargs)
-    except Exception as err:
-        try:
-            sender.send(("error", err))
-        except Exception:  # an exception that does not pickle
-            sender.send(("error", RuntimeError(f"{type(err).__name__}: {err}")))
-    else:
-        sender.send(("done", value))
-    sender.close()

@@ -1,7 +1,8 @@
 """The product's training workflow without a user interface: the estimator of the chosen
 model family (its :mod:`forestviz.registry` entry builds it from the
-:mod:`forestviz.app.families` settings), the train/held-out split, held-out metrics next to
-the baselines, and the :class:`Bundle` every page (and any script) reads.
+:mod:`forestviz.app.families` settings), the train/held-out split, the held-out measures next
+to the baselines' (:mod:`forestviz.app.held_out`), and the :class:`Bundle` every page (and any
+script) reads.
 :func:`train_bundle` is what the app runs in a worker process (:mod:`forestviz.app.jobs`);
 :func:`model_payload` and :func:`restore` are the two halves of a model file (written and read
 by :mod:`forestviz.persistence.files`).
@@ -25,21 +26,13 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.metrics import (
-    accuracy_score,
-    brier_score_loss,
-    f1_score,
-    mean_absolute_error,
-    r2_score,
-    recall_score,
-    roc_auc_score,
-)
 
 from forestviz.app.families import Settings  # the names every caller knows from here
 from forestviz.app.families import default_settings as default_settings
+from forestviz.app.held_out import interval_model, scores
 from forestviz.explain.columns import CATEGORICAL, ColumnMap
 from forestviz.explain.summary import TrainingSummary
-from forestviz.explain.uncertainty import IntervalModel, min_calibration_rows
+from forestviz.explain.uncertainty import IntervalModel
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
@@ -54,7 +47,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, float], None]
 
-INTERVAL_CONFIDENCE = 0.9  # the level of a value's conformal interval
 PAYLOAD_KEYS = {"settings", "choice", "dataset_name", "estimator", "preprocessor",
                 "train_rows", "test_rows"}
 
@@ -90,35 +82,6 @@ def baselines(task: str, settings: Settings) -> dict[str, object]:
                 settings.n_estimators, random_state=settings.random_state),
             "Gradient boosting (baseline)": GradientBoostingRegressor(
                 random_state=settings.random_state)}
-
-
-def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
-    """Held-out metrics: AUC / F1 / accuracy, and for two classes the sensitivity and
-    specificity at the model's own decision rule and the Brier score (classification); R² / MAE
-    (regression)."""
-    if task == "regression":
-        predicted = estimator.predict(X)
-        return {"R²": r2_score(y, predicted), "MAE": mean_absolute_error(y, predicted)}
-    proba = estimator.predict_proba(X)
-    predicted = estimator.predict(X)
-    binary = len(classes) == 2
-    try:
-        auc = (roc_auc_score(y == classes[1], proba[:, 1]) if binary
-               else roc_auc_score(y, proba, multi_class="ovr", labels=list(classes)))
-    except ValueError:  # a class missing from the held-out rows
-        auc = np.nan
-    f1 = (f1_score(y, predicted, pos_label=classes[1]) if binary
-          else f1_score(y, predicted, average="macro"))
-    found = {"AUC": auc, "F1": f1, "accuracy": accuracy_score(y, predicted)}
-    if binary:  # at the model's own decision rule (ERF: Youden's threshold)
-        positive = y == classes[1]
-        found.update(sensitivity=recall_score(positive, predicted == classes[1],
-                                              zero_division=np.nan),
-                     specificity=recall_score(~positive, predicted != classes[1],
-                                              zero_division=np.nan),
-                     **{"Brier score": brier_score_loss(positive,
-                                                        np.clip(proba[:, 1], 0.0, 1.0))})
-    return found
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,24 +224,6 @@ def scored_bundle(dataset, choice, settings, estimator, preprocessor, split, res
         intervals=interval_model(dataset.task, estimator,
                                  predictions[FAMILIES[settings.family].label], y_test),
     )
-
-
-def interval_model(task: str, estimator, outputs, y_test) -> IntervalModel | None:
-    """The trained model's calibrated interval, fitted on the held-out rows (``outputs``: its
-    predictions or P(class 1) there): split-conformal at ``INTERVAL_CONFIDENCE`` for a value,
-    Venn-ABERS for a binary risk. The held-out metrics score the point predictions, which it
-    leaves unchanged; only the interval's own coverage can no longer be measured on these
-    rows. None for more than two classes, a held-out side with one outcome only, or too few
-    held-out rows."""
-    if task == "regression":
-        if len(y_test) < min_calibration_rows(INTERVAL_CONFIDENCE):
-            return None
-        return IntervalModel.from_outputs(outputs, y_test, task=task,
-                                          confidence=INTERVAL_CONFIDENCE)
-    classes = np.asarray(estimator.classes_)
-    if classes.size != 2 or np.unique(y_test).size != 2:
-        return None
-    return IntervalModel.from_outputs(outputs, y_test, task=task, positive=classes[1])
 
 
 def predictions_csv(bundle: Bundle) -> bytes:

@@ -116,8 +116,8 @@ class BatchModel:
     def with_training(self, dataset: Dataset) -> BatchModel:
         """This model with its calibrated interval, fitted on the held-out rows of the
         training ``dataset`` as the app does when it loads the file
-        (:func:`workflow.interval_model` on the model's outputs there)."""
-        from forestviz.app import workflow
+        (:func:`forestviz.app.held_out.interval_model` on the model's outputs there)."""
+        from forestviz.app.held_out import interval_model
 
         try:
             X_test = self.preprocessor.transform(dataset.X.iloc[self.test_rows])
@@ -129,8 +129,8 @@ class BatchModel:
         if not np.isfinite(outputs).all():  # the model's first use: one line, no traceback
             raise ModelFileError("This model file was refused: its predictions on the rows it "
                                  "held out are not all finite numbers.")
-        return replace(self, intervals=workflow.interval_model(dataset.task, self.estimator,
-                                                               outputs, y_test))
+        intervals = interval_model(dataset.task, self.estimator, outputs, y_test)
+        return replace(self, intervals=intervals)
 
     @property
     def trained_on(self) -> str:

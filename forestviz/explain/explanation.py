@@ -34,7 +34,7 @@ from forestviz.numbers import aligned_texts
 from forestviz.trees.diagnostics import Scores
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees
-from forestviz.trees.paths import Alternative, PathStep, path_table
+from forestviz.trees.paths import Alternative, PathStep
 
 MODEL_NAMES = {
     "AttentionForestRegressor": "Attention-based random forest",
@@ -186,10 +186,6 @@ class Explanation:
         columns = self.columns or ColumnMap.identity(self.feature_names,
                                                      np.zeros(len(self.feature_names)))
         return columns.text_table(self.features, self.spreads)
-
-    def path_tables(self) -> list[pd.DataFrame]:
-        """The top trees' paths as tables (:func:`forestviz.trees.paths.path_table`)."""
-        return [path_table(steps) for steps in self.paths]
 
     def figures(self, **layout) -> dict:
         """The standard plotly figures of this row (:func:`forestviz.explain.report.figures`,

@@ -56,11 +56,6 @@ class TreeChoice:
     alternatives: tuple[tuple[Alternative, ...], ...]
     corrections: pd.DataFrame | None = None
 
-    @property
-    def draws_weight_chart(self) -> bool:
-        """Whether a chart of the tree weights says anything (not when they are all equal)."""
-        return not self.equal_weights
-
 
 def equal_weights(weights, rtol: float = EQUAL_WEIGHTS) -> bool:
     """Whether the weights α are all equal (to ``rtol`` of their largest)."""

@@ -8,7 +8,7 @@ Nothing here knows a model family: the estimators never import this package.
 from forestviz._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "DataError": "forestviz.io.csv_input",
+    "DataError": "forestviz.io.errors",
     "load_csv": "forestviz.io.csv_input",
     "DataChoice": "forestviz.io.dataset",
     "Dataset": "forestviz.io.dataset",

@@ -31,12 +31,12 @@ import pyarrow as pa
 from pyarrow import compute as pc
 from pyarrow import parquet as pq
 
-from forestviz.io.csv_input import (
+from forestviz.io.errors import DataError
+from forestviz.io.limits import (
     MAX_BYTES,
     MAX_CELL_CHARS,
     MAX_COLUMNS,
     MAX_LINE_CHARS,
-    DataError,
 )
 from forestviz.names import elide
 

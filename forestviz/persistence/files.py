@@ -12,6 +12,11 @@ refuses, *before* skops builds any object:
   skops *calls* named functions while loading (``sklearn.utils._testing.check_output`` ran
   commands, numpy's ``savetxt`` under ``sklearn.externals`` wrote files): no function, method,
   partial, operator or type but ``str`` is trusted, nothing by prefix or by skops' defaults.
+  (skops adds its defaults, every scikit-learn estimator, to the names it is given; they widen
+  nothing here, as every node outside ``TRUSTED_NODES`` is refused before skops runs. skops
+  builds that list when imported by importing all of scikit-learn, 0.3-0.7 s on a quiet
+  machine; the cost is accepted rather than hidden by patching scikit-learn for the whole
+  process, ``docs/performance.md``.)
 
 While skops builds the objects, the models' ``__setstate__`` check every learned array against
 the trees it belongs to and rebuild every derived structure (flat nodes, leaf masks and tables,
@@ -26,38 +31,17 @@ follows them unchecked, which is why skops does not trust its ``Tree`` by defaul
 one built without that state is refused here.
 """
 
-import contextlib
 import json
 import zipfile
 
 import numpy as np
-import sklearn.utils
+import skops.io as sio
 
 from forestviz import __version__
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.archive import ModelFileError, checked_schema, refused
 from forestviz.registry import saved_classes
 from forestviz.trees.loaded import DamagedState, Tree, tree_is_sound
-
-
-@contextlib.contextmanager
-def _no_estimator_walk():
-    """skops makes its default list of trusted scikit-learn classes when it is first imported,
-    with ``sklearn.utils.all_estimators``, which imports every scikit-learn module (about 400,
-    0.3–0.7 s, on the app's way to its first explanation). :func:`loads` never relies on that
-    list: it refuses every class outside ``TRUSTED_NODES`` and then names to skops exactly the
-    classes present. So skops is imported with an empty list, which can only make its own
-    check stricter (``docs/security.md``). No-op when skops is imported already."""
-    walk = sklearn.utils.all_estimators
-    sklearn.utils.all_estimators = lambda *args, **kwargs: []
-    try:
-        yield
-    finally:
-        sklearn.utils.all_estimators = walk
-
-
-with _no_estimator_walk():
-    import skops.io as sio
 
 # 4: classes in the package layout (forestviz.trees, …); 5: the TablePreprocessor saved as plain
 # data (its __getstate__) and rebuilt on scikit-learn's ColumnTransformer when loaded; 7: no

@@ -20,7 +20,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "PathStep": "forestviz.trees.paths",
     "Flip": "forestviz.trees.paths",
     "Alternative": "forestviz.trees.paths",
-    "path_table": "forestviz.trees.paths",
     "Progress": "forestviz.trees.checks",
     "check_sample_weight": "forestviz.trees.checks",
     "standard_scaling": "forestviz.trees.rows",

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from forestviz.numbers import difference_texts, distinct_texts
 
@@ -97,11 +96,4 @@ class Alternative:
         """E.g. "if Glucose were above 120.5, this tree would say P(1) = 0.81"."""
         tests = " and ".join(flip.sentence(name) for flip in self.tests)
         return f"if {tests}, this tree would say {self.prediction_text}"
-
-
-def path_table(steps) -> pd.DataFrame:
-    """The path (or any list of :class:`PathStep`) as a table with a ``sentence`` column."""
-    frame = pd.DataFrame([vars(step) for step in steps])
-    frame["sentence"] = [step.sentence() for step in steps]
-    return frame
 

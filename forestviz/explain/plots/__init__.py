@@ -37,10 +37,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "simplex_figure": "forestviz.explain.plots.ternary",
     "tau_curves": "forestviz.explain.plots.training",
     "ternary_coordinates": "forestviz.explain.plots.ternary",
-    "ternary_dataset": "forestviz.explain.plots.ternary",
     "ternary_groups": "forestviz.explain.plots.ternary",
     "tree_weight_bars": "forestviz.explain.plots.tree_weights",
-    "value_density": "forestviz.explain.plots.density",
     "weight_heatmap": "forestviz.explain.plots.tree_weights",
-    "weight_value_density": "forestviz.explain.plots.density",
 })

@@ -12,7 +12,6 @@ from forestviz.explain.plots.conventions import (
     finish,
     plain,
     tree_names,
-    unique_labels,
 )
 from forestviz.explain.plots.inputs import matrix, vector
 from forestviz.names import elide
@@ -180,29 +179,3 @@ def simplex_figure(softmax_D, w, eps, alpha=None, *, groups=None, group_names=No
     fig.update_layout(showlegend=True)
     return finish(fig, title, f"{said} {rule}", width=width,
                   ternary=axes, margin=margin, height=_height(width))
-
-
-def ternary_dataset(weights, *, groups=None, group_names=None, tree_ids=None, row_labels=None,
-                    color_values=None, color_name="prediction", width=WIDTH) -> go.Figure:
-    """Every row's weight vector (n, T) on the same ternary axes (:func:`ternary_coordinates`;
-    default groups from the mean weight over rows), optionally coloured by ``color_values``."""
-    weights = matrix(weights, "weights")
-    groups, names, rule, _ = _ternary_setup(weights, groups, group_names, tree_ids)
-    coords = ternary_coordinates(weights, groups)
-    shown = ~np.isnan(coords).any(axis=1)
-    rows = np.array(unique_labels(row_labels, "Row {}", weights.shape[0]), dtype=object)
-    marker: dict = {"size": 8, "color": "#1f5fa8", "opacity": 0.7}
-    if color_values is not None:
-        marker |= {"color": vector(color_values, "color_values")[shown],
-                   "colorscale": "Viridis",
-                   "colorbar": {"title": {"text": plain(elide(color_name))}}}
-    fig = go.Figure(go.Scatterternary(
-        a=coords[shown, 0], b=coords[shown, 1], c=coords[shown, 2], mode="markers",
-        marker=marker, name="rows", cliponaxis=False,
-        hovertext=_ternary_hover(rows[shown], coords[shown], names), hoverinfo="text"))
-    hidden = int((~shown).sum())
-    note = f" {hidden} row(s) put no weight on these trees and are not shown." if hidden else ""
-    axes, margin = _ternary_axes(names, width)
-    return finish(fig, "Every row's tree weights on three groups of trees",
-                  f"One point per row. {rule}{note}", width=width, ternary=axes, margin=margin,
-                  height=_height(width))
