@@ -3,6 +3,7 @@ a plain ``streamlit run app.py`` works too, its first Home click only waits long
 
 import streamlit as st
 
+from ui.library import notices
 from ui.server import default_training
 from ui.session_end import watch_this_session
 from ui.state import ensure_dataset
@@ -15,11 +16,13 @@ page = st.navigation(
         st.Page("pages/data.py", title="Data", icon=":material/table:"),
         st.Page("pages/train.py", title="Train", icon=":material/model_training:"),
         st.Page("pages/explain.py", title="Explain", icon=":material/search:"),
+        st.Page("pages/models.py", title="Models", icon=":material/inventory_2:"),
         st.Page("pages/forest.py", title="Forest", icon=":material/forest:"),
         st.Page("pages/lab.py", title="Paper lab", icon=":material/school:"),
     ]
 )
 ensure_dataset()
+notices()  # memory-only mode, an unverified model file's origin: on every page
 watch_this_session()  # a closed tab's session (its uploads) is dropped once its TTL has passed
 page.run()
 # in the background: what a trained model and the Explain page import, and the default model,

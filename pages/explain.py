@@ -10,7 +10,7 @@ from forestviz.explain import plots
 from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
-from ui import models, patients, summary_view
+from ui import library, models, patients, summary_view
 from ui.display import as_text
 
 PICKERS = {"id": "By ID or row number", "whatif": "Edit the values (what-if)",
@@ -96,12 +96,15 @@ def explained_row() -> None:
         st.caption("This row was used for training: its prediction is optimistic.")
 
     explanation = bench.explain(values=original, row_id=row_id)
+    detail = library.row_detail(row_id if how in ("ranked", "id") else None, original)
+    library.row_explained(bench, detail)
     glance = bench.glance(explanation)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
 
     def report_buttons(place) -> None:
-        made = partial(bench.report, explanation, tree_svgs=svgs, edited=edited)  # on click
+        made = library.audited_report(  # on click
+            partial(bench.report, explanation, tree_svgs=svgs, edited=edited), bench, detail)
         place.download_button("Download report (HTML)", made,
                               file_name=bench.report_name(explanation, "html",
                                                           edited=bool(edited)),

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from forestviz.app import families
-from ui import models, state
+from ui import catalog, models, state
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
 
@@ -29,6 +29,12 @@ st.caption(f"Trains the default model ({families.FAMILIES[default.family]}, {def
 if st.button("Train the default model and explain a row", type="primary", key="home_explain",
              icon=":material/bolt:", disabled=models.training_in_progress()):
     models.start_training(dataset, st.session_state[CHOICE], default, origin="home")
+
+published = catalog.visible_versions()
+if published:
+    st.subheader("Open a published model")
+    st.caption("A model an analyst trained and published: it opens straight into Explain.")
+    catalog.open_button(catalog.choose_version(published, key="home_published"), key="home_open")
 
 demo = families.ATTENTION_DEMO
 st.subheader("See attention at work")

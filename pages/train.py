@@ -7,7 +7,7 @@ import streamlit as st
 from forestviz import persistence
 from forestviz.app import workflow
 from forestviz.app.workbench import MAX_MODELS, Workbench
-from ui import models, state
+from ui import library, models, publish, state
 from ui.display import as_text, show_error
 from ui.state import CHOICE, DATASET
 
@@ -130,7 +130,7 @@ def show_results(bench: Workbench) -> None:
                          bench.predictions_csv, file_name="predictions.csv",
                          mime="text/csv", key="download_predictions", on_click="ignore",
                          icon=":material/download:")
-    right.download_button("Save the model (.skops)", bench.save,
+    right.download_button("Save the model (.skops)", library.signed(bench.save),
                           file_name=f"forestviz-{bundle.settings.family}.skops",
                           mime="application/octet-stream", key="download_model",
                           on_click="ignore", icon=":material/save:")
@@ -152,7 +152,8 @@ def load_model(dataset, choice) -> None:
     except persistence.ModelFileError as err:
         show_error(err)
         return
-    if models.start_training(dataset, choice, settings, origin="load", payload=payload):
+    if models.start_training(dataset, choice, settings, origin="load", payload=payload,
+                             warning=library.file_warning(data)):
         st.session_state["model_file_digest"] = digest
         st.caption(as_text(f"Loading {uploaded.name}: scoring it and the baselines on the "
                            "held-out rows…"))
@@ -182,4 +183,5 @@ if bench is None:
     st.info("No model trained on this data set yet: press Train.", icon=":material/info:")
 else:
     show_results(bench)
+    publish.publish_section(bench)
     st.page_link("pages/explain.py", label="Explain a prediction", icon=":material/search:")

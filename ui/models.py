@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -62,6 +63,7 @@ class SessionJob:
     settings: Settings
     origin: str
     subject: object = None
+    warning: str | None = None  # a loaded model file's origin warning (ui.library)
 
 
 def current_model() -> Bundle | None:
@@ -101,9 +103,10 @@ def model_picker(bench: Workbench, label: str, key: str) -> bool:
 
 
 def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
-                   origin: str, payload: dict | None = None) -> bool:
+                   origin: str, payload: dict | None = None, warning: str | None = None) -> bool:
     """Queue a training job for this session (one at a time): ``train_bundle``, or with a
-    loaded model file's ``payload`` its ``restore`` (which fits the baselines). A training
+    loaded model file's ``payload`` its ``restore`` (which fits the baselines; the model
+    then carries ``warning``, the file's origin warning, onto every page and report). A training
     this server has done already (:func:`shared_models`) is taken at once (and Home's button
     opens its explanation). False, after showing why, when the request is over a cap or the
     server is busy."""
@@ -139,7 +142,8 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
         st.error(as_text(err), icon=":material/error:")
         return False
     title = FAMILIES[settings.family]
-    started = submit(TRAINING, SessionJob, task, args, title, choice, settings, origin)
+    record = partial(SessionJob, warning=warning)
+    started = submit(TRAINING, record, task, args, title, choice, settings, origin)
     if started:
         st.session_state.pop(OUTCOME, None)
     return started
@@ -217,6 +221,8 @@ def collect_training() -> SessionJob | None:
         return None
     if training.origin != "load":
         shared_models().put(bundle)
+    elif training.warning is not None:
+        bundle = replace(bundle, origin_warning=training.warning)
     _keep(bundle, "Model loaded." if training.origin == "load" else "Trained.")
     return training
 

@@ -196,14 +196,15 @@ class Workbench:
                edited=None) -> str | bytes:
         """The report of ``explanation`` for the record, HTML (or PDF), dated now, with the
         current model's data set, settings in words and held-out metrics next to the
-        baselines. The PDF is printed in a worker process within a time limit
-        (:func:`~forestviz.app.printing.print_pdf`: :class:`~forestviz.app.printing.PdfRefused`
-        when it is not made)."""
+        baselines (and the model's origin warning, if it has one). The PDF is printed in a
+        worker process within a time limit (:func:`~forestviz.app.printing.print_pdf`:
+        :class:`~forestviz.app.printing.PdfRefused` when it is not made)."""
         model = self._model()
         context = ReportContext(dataset=self.dataset.name, model=model.name,
                                 settings=settings_text(model.estimator),
                                 metrics=model.results.set_index("model"),
-                                held_out_rows=len(model.test_rows))
+                                held_out_rows=len(model.test_rows),
+                                origin_warning=model.origin_warning)
         document = to_html(explanation, tree_svgs=tree_svgs, context=context,
                            edited=edited or {}, choice=self.tree_choice(explanation))
         return print_pdf(document) if pdf else document

@@ -246,6 +246,13 @@ def _neighbors(e, names) -> str:
     return side_by_side(frame, names, heads=heads, first=pd.Series(mine, dtype=object))
 
 
+def _origin(context: ReportContext) -> str:
+    """The model's origin warning, under the title, or nothing."""
+    if context.origin_warning is None:
+        return ""
+    return f'<p class="warning" role="alert">{sentence(context.origin_warning)}</p>\n'
+
+
 def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
             context: ReportContext | None = None,
             edited: Mapping[str, object] | None = None, choice=None) -> str:
@@ -282,7 +289,7 @@ def to_html(explanation, *, tree_svgs: Mapping[int, str] | None = None,
 <meta name="dcterms.created" content="{created}">
 <title>forestviz explanation of {subject}</title><style>{_STYLE}</style></head><body>
 <h1>Explanation of {heading}</h1>
-{record}
+{_origin(context)}{record}
 <h2>Prediction</h2>{prediction}{_trust(e, names)}
 {_contributions(e, names)}
 <h2>How concentrated the forest's attention is</h2>

@@ -45,13 +45,16 @@ class ReportContext:
     model's name as in ``metrics``' index; ``settings``: its settings in words
     (:func:`settings_text`); ``metrics``: held-out metrics, one row per model (the trained model
     and its baselines, e.g. ``Workbench.comparison().table``), on ``held_out_rows`` rows;
-    ``created``: when (default: now, with the time zone); ``version``: forestviz's."""
+    ``created``: when (default: now, with the time zone); ``version``: forestviz's;
+    ``origin_warning``: a line shown under the report's title (a model file whose origin
+    cannot be verified)."""
 
     dataset: str | None = None
     model: str | None = None
     settings: str | None = None
     metrics: pd.DataFrame | None = None
     held_out_rows: int | None = None
+    origin_warning: str | None = None
     created: datetime = field(default_factory=_now)
     version: str = __version__
 
