@@ -3,7 +3,6 @@ a plain ``streamlit run app.py`` works too, its first Home click only waits long
 
 import streamlit as st
 
-from ui.library import notices
 from ui.server import default_training
 from ui.session_end import watch_this_session
 from ui.state import ensure_dataset
@@ -22,7 +21,6 @@ page = st.navigation(
     ]
 )
 ensure_dataset()
-notices()  # memory-only mode, an unverified model file's origin: on every page
 watch_this_session()  # a closed tab's session (its uploads) is dropped once its TTL has passed
 page.run()
 # in the background: what a trained model and the Explain page import, and the default model,

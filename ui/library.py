@@ -29,7 +29,6 @@ from forestviz.store.audit import typed_values_digest
 from forestviz.store.signing import WARNING
 from ui.display import as_text
 from ui.identity import who
-from ui.models import current_model
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
@@ -77,13 +76,13 @@ def unavailable() -> str | None:
     return _connection(StoreConfig.from_env()).get()[1]
 
 
-def notices() -> None:
-    """What every page says first: memory-only mode (in the sidebar) and, above the page, the
-    origin warning of the session's current model."""
+def notices(bundle: Bundle | None) -> None:
+    """What every page says first (:func:`ui.models.follow_jobs`): memory-only mode (in the
+    sidebar) and, above the page, the origin warning of the session's current model
+    ``bundle``."""
     message = unavailable()
     if message is not None:
         st.sidebar.warning(as_text(message), icon=":material/cloud_off:")
-    bundle = current_model()
     if bundle is not None and bundle.origin_warning is not None:
         st.warning(as_text(f"The current model: {bundle.origin_warning}."),
                    icon=":material/gpp_maybe:")

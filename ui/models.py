@@ -27,6 +27,7 @@ from forestviz.app.families import FAMILIES, Settings
 from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
+from ui import library
 from ui.display import as_text
 from ui.server import default_training, job_pool, shared_models
 from ui.state import CHOICE, DATASET, limits
@@ -253,10 +254,12 @@ def _arrive(origin: str) -> None:
 def follow_jobs(*, progress_in_sidebar: bool = True) -> None:
     """Every page's first call: take in a finished training (Home's one-click training then
     opens its explanation) and show a running one's progress in the sidebar, unless the page
-    shows it itself (``progress_in_sidebar=False``)."""
+    shows it itself (``progress_in_sidebar=False``); then what every page says first
+    (:func:`ui.library.notices`: memory-only mode, the current model's origin warning)."""
     finished = collect_training()
     if finished is not None:
         _arrive(finished.origin)
+    library.notices(current_model())
     if progress_in_sidebar and training_in_progress():
         with st.sidebar:
             job_status()
