@@ -5,7 +5,10 @@ The library is opened once per server and configuration (:func:`library`). When 
 used (:class:`~forestviz.store.StoreUnavailable`: a database that does not answer, a data
 directory that cannot be written) the app works in memory only: every page says so in one
 sidebar line (:func:`notices`), uploading, training and explaining work as before, publishing
-and opening are off, and the library is tried again every :data:`RETRY_SECONDS`.
+and opening are off, and the library is tried again every :data:`RETRY_SECONDS`. Once it
+opens, a background thread loads the newest published models into its cache
+(:meth:`forestviz.store.ModelLibrary.warm`), so the first session after a restart opens them
+at once.
 
 Every event names :func:`ui.identity.who`'s actor. A row explained is recorded once per
 distinct row and model in a session (a rerun of the same row adds nothing): its ID, or for
@@ -15,6 +18,7 @@ values typed or uploaded by hand the SHA-256 of the values
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
@@ -58,7 +62,14 @@ class _Connection:
                     self._library, self._error = open_library(self.config), None
                 except StoreUnavailable as err:
                     self._error = str(err)
+                else:  # the published models, loaded while the first pages are used
+                    threading.Thread(target=self._warm, name="forestviz-library-warm",
+                                     daemon=True).start()
             return self._library, self._error
+
+    def _warm(self) -> None:
+        with contextlib.suppress(StoreError):  # a database gone meanwhile: opened on demand
+            self._library.warm()
 
 
 @st.cache_resource(show_spinner=False)

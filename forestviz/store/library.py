@@ -121,12 +121,22 @@ def parse_ref(text: str) -> tuple[str, int | None]:
 class OpenedCache:
     """Opened models by blob SHA-256, least recently used out first once over ``models``
     entries or ``max_bytes`` (each entry weighs its blob's unpacked size, about what its
-    arrays take in memory); safe to share between threads."""
+    arrays take in memory); safe to share between threads, and one load per blob at a time
+    (:meth:`loading`: a second opener waits for the first and takes its model)."""
 
     def __init__(self, models: int = CACHE_MODELS, max_bytes: int = CACHE_BYTES):
         self.models = models
         self._lock = threading.Lock()
         self._kept = cachetools.LRUCache(max_bytes, getsizeof=lambda entry: entry[0])
+        self._loads: dict[str, threading.Lock] = {}
+
+    @contextlib.contextmanager
+    def loading(self, sha: str):
+        """Hold the load of blob ``sha`` (one thread at a time per blob)."""
+        with self._lock:
+            lock = self._loads.setdefault(sha, threading.Lock())
+        with lock:
+            yield
 
     def get(self, sha: str) -> Workbench | None:
         with self._lock:
@@ -222,18 +232,41 @@ class ModelLibrary:
         if info.retired and not allow_retired:
             raise StoreError(f"The model '{info.ref}' was retired on "
                              f"{info.retired_at:%Y-%m-%d}; it is kept for the record only.")
-        what = f"The published model '{info.ref}'"
-        data = blobs.read_blob(self.config.blob_dir, info.blob_sha256, info.blob_sha256, what)
-        bench = self.opened.get(info.blob_sha256)
-        if bench is None:
-            try:
-                bench = published.opened_workbench(persistence.loads(data))
-            except ModelFileError as err:
-                raise StoreError(f"{what} was refused: {err}") from err
-            self.opened.put(info.blob_sha256, data, bench)
+        bench = self._workbench(info)
         self.audit.record(actor, "model_opened", model=(info.name, info.version))
         # each caller its own workbench (sessions keep models of their own beside it)
         return OpenedModel(info, Workbench(bench.dataset, bench.choice, model=bench.model))
+
+    def _workbench(self, info: ModelVersion) -> Workbench:
+        """The opened workbench of ``info``: its blob checked, then the cached model or a
+        fresh load (kept in the cache)."""
+        what = f"The published model '{info.ref}'"
+        data = blobs.read_blob(self.config.blob_dir, info.blob_sha256, info.blob_sha256, what)
+        with self.opened.loading(info.blob_sha256):
+            bench = self.opened.get(info.blob_sha256)
+            if bench is None:
+                try:
+                    bench = published.opened_workbench(persistence.loads(data))
+                except ModelFileError as err:
+                    raise StoreError(f"{what} was refused: {err}") from err
+                self.opened.put(info.blob_sha256, data, bench)
+        return bench
+
+    def warm(self) -> list[str]:
+        """Load the newest version of each published name into the cache (as many as it
+        keeps, most recently published first; nothing recorded: nobody opened them), so the
+        first session after a restart opens them at once; the refs loaded (refused ones are
+        left for :meth:`open_model` to name)."""
+        newest = {}
+        for info in self.versions():
+            newest.setdefault(info.name, info)
+        loaded = []
+        for info in sorted(newest.values(), key=lambda v: v.published_at,
+                           reverse=True)[:self.opened.models]:
+            with contextlib.suppress(StoreError):
+                self._workbench(info)
+                loaded.append(info.ref)
+        return loaded
 
     # ------------------------------------------------------------------ retire and tidy
     def retire(self, name: str, version: int, *, actor: Actor = LOCAL) -> ModelVersion:
