@@ -17,7 +17,7 @@ import streamlit as st
 
 from forestviz.store import StoreError
 from ui import library, models, state
-from ui.display import as_text, show_error
+from ui.display import as_label, as_text, show_error
 from ui.identity import who
 
 if TYPE_CHECKING:
@@ -84,7 +84,8 @@ def describe(info: ModelVersion) -> None:
 
 def open_button(info: ModelVersion, key: str) -> None:
     """Open ``info`` into the session and go to the Explain page."""
-    if st.button(f"Open {info.ref}", key=key, type="primary", icon=":material/open_in_new:"):
+    if st.button(as_label(f"Open {info.ref}"), key=key, type="primary",
+                 icon=":material/open_in_new:"):
         open_version(info)
 
 
@@ -123,9 +124,9 @@ def retire_control(info: ModelVersion, key: str) -> None:
     """An admin's retirement of ``info``, behind a confirmation."""
     if info.retired or who().role != "admin":
         return
-    sure = st.checkbox(f"Yes, retire {info.ref}: viewers no longer see it; its record and "
-                       "audit trail stay", key=f"{key}_sure")
-    if not st.button(f"Retire {info.ref}", key=key, disabled=not sure,
+    sure = st.checkbox(as_label(f"Yes, retire {info.ref}: viewers no longer see it; its record "
+                                "and audit trail stay"), key=f"{key}_sure")
+    if not st.button(as_label(f"Retire {info.ref}"), key=key, disabled=not sure,
                      icon=":material/archive:"):
         return
     try:

@@ -19,7 +19,7 @@ from forestviz.io.csv_input import DataError
 from forestviz.store import StoreError
 from forestviz.store.tables import NAME_CHARS, TEXT_CHARS
 from ui import library
-from ui.display import as_text, show_error
+from ui.display import as_label, as_text, show_error
 from ui.identity import who
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def publish_section(bench: Workbench) -> None:
             description = st.text_area("Description", max_chars=TEXT_CHARS,
                                        key="publish_description")
             use = st.text_area("Intended use", max_chars=TEXT_CHARS, key="publish_use")
-            sent = st.form_submit_button(f"Publish {bench.label}", type="primary",
+            sent = st.form_submit_button(as_label(f"Publish {bench.label}"), type="primary",
                                          icon=":material/publish:", key="publish_send")
         if sent:
             publish(bench, name, description, use)
