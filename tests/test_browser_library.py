@@ -1,7 +1,8 @@
 """The model library in Debian Chromium against real servers on one real data directory: a
-model trained from Home is published from the Train page, the server is stopped and started
-anew, and a new session opens the model from the Models page straight into Explain, reading
-the same prediction; the audit trail is checked after each step."""
+model trained from Home is published from the Train page (its model file downloads signed),
+the server is stopped and started anew, and a new session opens the model from the Models page
+straight into Explain, reading the same prediction; the audit trail is checked after each
+step."""
 
 import re
 import time
@@ -91,6 +92,10 @@ def test_published_before_a_restart_opens_with_the_same_prediction(browser, tmp_
         expect(main.get_by_text(re.compile(r"Published as Pima risk@\u2060?1\."))
                ).to_be_visible(timeout=TIMEOUT)
         assert events(data_dir)[-1] == ("model_published", "Pima risk", 1, None)
+        with page.expect_download(timeout=TIMEOUT) as saved:  # the model file, signed
+            main.get_by_role("button", name="Save the model (.skops)").click()
+        library = open_library(StoreConfig(data_dir))
+        assert library.verify_file(saved.value.path().read_bytes()).status == "signed"
         context.close()
 
     with server_on(data_dir, tmp_path) as url:  # the same data directory, a new server
