@@ -17,7 +17,8 @@ from forestviz.store.audit import typed_values_digest
 from forestviz.store.signing import WARNING
 from tests.apptest_helpers import app, finish_jobs, metric, train
 from tests.store_helpers import trained
-from ui import catalog, publish
+from ui import library as app_library
+from ui import publish
 from ui.display import as_text
 from ui.identity import Identity
 
@@ -158,7 +159,7 @@ def test_an_admin_retires_behind_a_confirmation_and_viewers_no_longer_see_it(
     assert list(at.dataframe[0].value["status"].str[:7]) == ["in use", "retired"]
     viewer = Identity(actor=Actor("viewer-1", "viewer@example.org"), role="viewer",
                       signed_in=True)
-    monkeypatch.setattr(catalog, "who", lambda: viewer)
+    monkeypatch.setattr(app_library, "identity", lambda: viewer)
     seen = app().switch_page("pages/models.py").run()
     assert list(seen.dataframe[0].value["version"]) == [2]
     assert not [b for b in seen.button if b.key == "models_retire"]

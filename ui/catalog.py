@@ -18,7 +18,6 @@ import streamlit as st
 from forestviz.store import StoreError
 from ui import library, models, state
 from ui.display import as_label, as_text, show_error
-from ui.identity import who
 
 if TYPE_CHECKING:
     from forestviz.store import ModelVersion, OpenedModel
@@ -33,7 +32,7 @@ def visible_versions() -> list[ModelVersion] | None:
     if found is None:
         return None
     try:
-        return found.versions(include_retired=who().role == "admin")
+        return found.versions(include_retired=library.identity().role == "admin")
     except StoreError as err:
         show_error(err)
         return None
@@ -96,10 +95,11 @@ def open_version(info: ModelVersion) -> None:
     if found is None:
         st.error(as_text(library.unavailable()), icon=":material/cloud_off:")
         return
+    user = library.identity()
     try:
         with st.spinner(f"Opening {info.ref}…"):
-            opened = found.open_model(info.name, info.version, actor=who().actor,
-                                      allow_retired=who().role == "admin")
+            opened = found.open_model(info.name, info.version, actor=user.actor,
+                                      allow_retired=user.role == "admin")
     except StoreError as err:
         show_error(err)
         return
@@ -122,7 +122,7 @@ def use_opened(opened: OpenedModel) -> None:
 
 def retire_control(info: ModelVersion, key: str) -> None:
     """An admin's retirement of ``info``, behind a confirmation."""
-    if info.retired or who().role != "admin":
+    if info.retired or library.identity().role != "admin":
         return
     sure = st.checkbox(as_label(f"Yes, retire {info.ref}: viewers no longer see it; its record "
                                 "and audit trail stay"), key=f"{key}_sure")
@@ -130,7 +130,7 @@ def retire_control(info: ModelVersion, key: str) -> None:
                      icon=":material/archive:"):
         return
     try:
-        library.library().retire(info.name, info.version, actor=who().actor)
+        library.library().retire(info.name, info.version, actor=library.identity().actor)
     except StoreError as err:
         show_error(err)
         return

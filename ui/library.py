@@ -5,14 +5,15 @@ The library is opened once per server and configuration (:func:`library`). When 
 used (:class:`~forestviz.store.StoreUnavailable`: a database that does not answer, a data
 directory that cannot be written) the app works in memory only: every page says so in one
 sidebar line (:func:`notices`), uploading, training and explaining work as before, publishing
-and opening are off, and the library is tried again every :data:`RETRY_SECONDS`. Once it
-opens, a background thread loads the newest published models into its cache
-(:meth:`forestviz.store.ModelLibrary.warm`), so the first session after a restart opens them
-at once.
+and opening are off, and the library is tried again every :data:`RETRY_SECONDS`. It is
+opened in a thread of its own, from the server's start (:mod:`ui.launch`), which then loads the
+newest published models into its cache (:meth:`forestviz.store.ModelLibrary.warm`), so the
+first session after a restart opens them at once and the first page imports no database
+package.
 
-Every event names :func:`ui.identity.who`'s actor. A row explained is recorded once per
-distinct row and model in a session (a rerun of the same row adds nothing): its ID, or for
-values typed or uploaded by hand the SHA-256 of the values
+Every event names :func:`ui.identity.who`'s actor (:func:`identity`). A row explained is
+recorded once per distinct row and model in a session (a rerun of the same row adds nothing):
+its ID, or for values typed or uploaded by hand the SHA-256 of the values
 (:func:`forestviz.store.audit.typed_values_digest`).
 """
 
@@ -28,48 +29,73 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
-from forestviz.store import StoreConfig, StoreError, StoreUnavailable, open_library
-from forestviz.store.audit import typed_values_digest
+from forestviz.store.config import StoreConfig, StoreError, StoreUnavailable
 from forestviz.store.signing import WARNING
 from ui.display import as_text
-from ui.identity import who
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
     from forestviz.app.workflow import Bundle
     from forestviz.store import ModelLibrary, ModelVersion
+    from ui.identity import Identity
 
 RETRY_SECONDS = 30.0  # an unavailable library is tried again after this long
+OPEN_WAIT = 20.0  # s a page waits for the library's first opening (a database server's answer)
 OPENED = "library_opened"  # (Bundle, ModelVersion): the published model opened in this session
 EXPLAINED = "library_explained"  # {(model, detail)} recorded as row_explained in this session
 TYPED = "sha256:"  # the detail of a row typed by hand: this, then the values' digest
 
 
 class _Connection:
-    """The library of one configuration, or why it cannot be used (tried again after
-    :data:`RETRY_SECONDS`); one per server, shared by its sessions' threads."""
+    """The library of one configuration, or why it cannot be used, opened in a thread of its
+    own (its database packages and migrations stay off the first page's run: :mod:`ui.launch`
+    starts it with the server) and tried again after :data:`RETRY_SECONDS` when it could not
+    be; once open, the same thread loads the newest published models into its cache
+    (:meth:`forestviz.store.ModelLibrary.warm`). One per server, shared by its sessions."""
 
     def __init__(self, config: StoreConfig):
         self.config = config
         self._lock = threading.Lock()
         self._library, self._error, self._tried = None, None, -math.inf
+        self._attempt = threading.Event()
+        self._attempt.set()
+        self._start()
 
-    def get(self) -> tuple[ModelLibrary | None, str | None]:
+    def _start(self) -> None:
+        """Begin an attempt unless one is running or the last failed less than
+        :data:`RETRY_SECONDS` ago (called under no lock but :meth:`get`'s)."""
+        if self._library is not None or not self._attempt.is_set():
+            return
+        if time.monotonic() - self._tried < RETRY_SECONDS:
+            return
+        self._tried = time.monotonic()
+        self._attempt = threading.Event()
+        threading.Thread(target=self._open, args=(self._attempt,), daemon=True,
+                         name="forestviz-library").start()
+
+    def _open(self, done: threading.Event) -> None:
+        from forestviz.store import open_library
+
+        try:
+            found, error = open_library(self.config), None
+        except StoreUnavailable as err:
+            found, error = None, str(err)
         with self._lock:
-            if self._library is None and time.monotonic() - self._tried >= RETRY_SECONDS:
-                self._tried = time.monotonic()
-                try:
-                    self._library, self._error = open_library(self.config), None
-                except StoreUnavailable as err:
-                    self._error = str(err)
-                else:  # the published models, loaded while the first pages are used
-                    threading.Thread(target=self._warm, name="forestviz-library-warm",
-                                     daemon=True).start()
-            return self._library, self._error
+            self._library, self._error = found, error
+        done.set()
+        if found is not None:
+            with contextlib.suppress(StoreError):  # a database gone meanwhile: on demand
+                found.warm()
 
-    def _warm(self) -> None:
-        with contextlib.suppress(StoreError):  # a database gone meanwhile: opened on demand
-            self._library.warm()
+    def get(self, wait: float) -> tuple[ModelLibrary | None, str | None]:
+        """(library, None), (None, why) or, while an attempt is still running after ``wait``
+        seconds, (None, None)."""
+        with self._lock:
+            self._start()
+            attempt = self._attempt
+        attempt.wait(wait)
+        with self._lock:
+            return self._library, self._error
 
 
 @st.cache_resource(show_spinner=False)
@@ -77,14 +103,19 @@ def _connection(config: StoreConfig) -> _Connection:
     return _Connection(config)
 
 
+def start() -> None:
+    """Begin opening the library of this server's configuration (:mod:`ui.launch`)."""
+    _connection(StoreConfig.from_env())
+
+
 def library() -> ModelLibrary | None:
     """The server's model library, or None in memory-only mode."""
-    return _connection(StoreConfig.from_env()).get()[0]
+    return _connection(StoreConfig.from_env()).get(OPEN_WAIT)[0]
 
 
 def unavailable() -> str | None:
     """Why the library cannot be used (one line), or None when it can."""
-    return _connection(StoreConfig.from_env()).get()[1]
+    return _connection(StoreConfig.from_env()).get(OPEN_WAIT)[1]
 
 
 def notices(bundle: Bundle | None) -> None:
@@ -97,6 +128,14 @@ def notices(bundle: Bundle | None) -> None:
     if bundle is not None and bundle.origin_warning is not None:
         st.warning(as_text(f"The current model: {bundle.origin_warning}."),
                    icon=":material/gpp_maybe:")
+
+
+def identity() -> Identity:
+    """:func:`ui.identity.who`, imported on first use: its actor's module (the audit trail's,
+    with SQLAlchemy) stays off the first page's imports."""
+    from ui.identity import who
+
+    return who()
 
 
 # ---------------------------------------------------------------------- the opened model
@@ -122,7 +161,7 @@ def record(action: str, *, model: tuple[str, int] | None = None,
     if found is None:
         return
     try:
-        found.audit.record(who().actor, action, model=model, detail=detail)
+        found.audit.record(identity().actor, action, model=model, detail=detail)
     except StoreError as err:
         st.warning(as_text(f"Not recorded in the audit trail: {err}"),
                    icon=":material/warning:")
@@ -131,6 +170,8 @@ def record(action: str, *, model: tuple[str, int] | None = None,
 def row_detail(row_id: str | None, values: pd.Series) -> str:
     """What the trail records of a row: its ``row_id`` (a row of the data set), else the
     SHA-256 of its ``values`` (typed or uploaded by hand)."""
+    from forestviz.store.audit import typed_values_digest
+
     if row_id is not None:
         return str(row_id)
     return TYPED + typed_values_digest(values.to_dict())

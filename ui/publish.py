@@ -20,7 +20,6 @@ from forestviz.store import StoreError
 from forestviz.store.tables import NAME_CHARS, TEXT_CHARS
 from ui import library
 from ui.display import as_label, as_text, show_error
-from ui.identity import who
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
@@ -66,7 +65,8 @@ def publish(bench: Workbench, name: str, description: str, use: str) -> None:
     try:
         with st.spinner("Publishing…"):
             info = library.library().publish(bench, name=name, description=description,
-                                             intended_use=use, actor=who().actor)
+                                             intended_use=use,
+                                             actor=library.identity().actor)
     except (StoreError, DataError) as err:
         show_error(err)
         return
