@@ -93,7 +93,7 @@ def open_version(info: ModelVersion) -> None:
     explanation of its riskiest held-out row; one line when it is refused."""
     found = library.library()
     if found is None:
-        st.error(as_text(library.unavailable()), icon=":material/cloud_off:")
+        st.error(as_text(library.why_not_usable()), icon=":material/cloud_off:")
         return
     user = library.identity()
     try:

@@ -44,6 +44,7 @@ OPEN_WAIT = 20.0  # s a page waits for the library's first opening (a database s
 OPENED = "library_opened"  # (Bundle, ModelVersion): the published model opened in this session
 EXPLAINED = "library_explained"  # {(model, detail)} recorded as row_explained in this session
 TYPED = "sha256:"  # the detail of a row typed by hand: this, then the values' digest
+STILL_OPENING = "The model library is still opening (its database answers slowly); try again."
 
 
 class _Connection:
@@ -63,7 +64,7 @@ class _Connection:
 
     def _start(self) -> None:
         """Begin an attempt unless one is running or the last failed less than
-        :data:`RETRY_SECONDS` ago (called under no lock but :meth:`get`'s)."""
+        :data:`RETRY_SECONDS` ago (from the constructor, or under :meth:`get`'s lock)."""
         if self._library is not None or not self._attempt.is_set():
             return
         if time.monotonic() - self._tried < RETRY_SECONDS:
@@ -114,8 +115,14 @@ def library() -> ModelLibrary | None:
 
 
 def unavailable() -> str | None:
-    """Why the library cannot be used (one line), or None when it can."""
+    """Why the library cannot be used (one line), or None when it can (or is still
+    opening)."""
     return _connection(StoreConfig.from_env()).get(OPEN_WAIT)[1]
+
+
+def why_not_usable() -> str:
+    """The line to show where :func:`library` is None."""
+    return unavailable() or STILL_OPENING
 
 
 def notices(bundle: Bundle | None) -> None:

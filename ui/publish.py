@@ -53,7 +53,7 @@ def publish_section(bench: Workbench) -> None:
 def _why_not(bench: Workbench) -> str | None:
     """Why the current model cannot be published here, or None."""
     if library.library() is None:
-        return f"Publishing is off. {library.unavailable()}"
+        return f"Publishing is off. {library.why_not_usable()}"
     if bench.model.origin_warning is not None:
         return ("This model was loaded from a file whose origin cannot be verified, so it is "
                 "not published: train it here, or load a file this server signed.")
