@@ -15,6 +15,7 @@ page = st.navigation(
         st.Page("pages/data.py", title="Data", icon=":material/table:"),
         st.Page("pages/train.py", title="Train", icon=":material/model_training:"),
         st.Page("pages/explain.py", title="Explain", icon=":material/search:"),
+        st.Page("pages/models.py", title="Models", icon=":material/inventory_2:"),
         st.Page("pages/forest.py", title="Forest", icon=":material/forest:"),
         st.Page("pages/lab.py", title="Paper lab", icon=":material/school:"),
     ]

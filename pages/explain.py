@@ -11,7 +11,7 @@ from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_names import NEW_PATIENT
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
-from ui import models, patients, summary_view
+from ui import library, models, patients, summary_view
 from ui.display import as_text
 
 PICKERS = {"id": "By ID or row number", "whatif": "Edit the values (what-if)",
@@ -96,6 +96,8 @@ def explained_row() -> None:
         st.caption("This row was used for training: its prediction is optimistic.")
 
     explanation = bench.explain(values=original, row_id=row_id)
+    detail = library.row_detail(row_id if how in ("ranked", "id") else None, original)
+    library.row_explained(bench, detail)
     glance = bench.glance(explanation)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
@@ -104,8 +106,9 @@ def explained_row() -> None:
         appendix = place.checkbox("with technical appendix", key="explain_report_appendix",
                                   help="The model's settings and metrics, the weights, the "
                                        "trees and their paths, after the one-page summary.")
-        made = partial(bench.report, explanation, glance=glance, appendix=appendix,
-                       tree_svgs=svgs, edited=edited)  # on click
+        made = library.audited_report(  # on click
+            partial(bench.report, explanation, glance=glance, appendix=appendix,
+                    tree_svgs=svgs, edited=edited), bench, detail)
         place.download_button("Download report (HTML)", made,
                               file_name=bench.report_name(explanation, "html",
                                                           edited=bool(edited)),

@@ -4,7 +4,7 @@ import streamlit as st
 
 from forestviz.app import families
 from forestviz.registry import FAMILIES
-from ui import models, state
+from ui import catalog, models, state
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
 
@@ -30,6 +30,12 @@ st.caption(f"Trains the default model ({FAMILIES[default.family].label}, {defaul
 if st.button("Train the default model and explain a row", type="primary", key="home_explain",
              icon=":material/bolt:", disabled=models.training_in_progress()):
     models.start_training(dataset, st.session_state[CHOICE], default, origin="home")
+
+published = catalog.visible_versions()
+if published:
+    st.subheader("Open a published model")
+    st.caption("A model an analyst trained and published: it opens straight into Explain.")
+    catalog.open_button(catalog.choose_version(published, key="home_published"), key="home_open")
 
 demo = families.ATTENTION_DEMO
 st.subheader("See attention at work")

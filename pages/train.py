@@ -8,7 +8,7 @@ from forestviz.app.workbench import MAX_MODELS, Workbench
 from forestviz.parameters import SECTIONS, TEST_SIZE, TREES
 from forestviz.persistence.archive import ModelFileError
 from forestviz.registry import AUTO_TUNE_HELP, FAMILIES, families_for
-from ui import models, state
+from ui import library, models, publish, state
 from ui.display import as_text, show_error
 from ui.parameter_inputs import parameter_input
 from ui.state import CHOICE, DATASET
@@ -98,7 +98,7 @@ def show_results(bench: Workbench) -> None:
                          bench.predictions_csv, file_name="predictions.csv",
                          mime="text/csv", key="download_predictions", on_click="ignore",
                          icon=":material/download:")
-    right.download_button("Save the model (.skops)", bench.save,
+    right.download_button("Save the model (.skops)", library.signed(bench.save),
                           file_name=f"forestviz-{bundle.settings.family}.skops",
                           mime="application/octet-stream", key="download_model",
                           on_click="ignore", icon=":material/save:")
@@ -119,7 +119,7 @@ def load_model(dataset, choice) -> None:
         show_error(err)
         return
     if models.start_training(dataset, choice, upload.settings, origin="load",
-                             payload=upload.payload):
+                             payload=upload.payload, warning=library.file_warning(data)):
         st.session_state["model_file_digest"] = upload.digest
         st.caption(as_text(f"Loading {uploaded.name}: scoring it and the baselines on the "
                            "held-out rows…"))
@@ -149,4 +149,5 @@ if bench is None:
     st.info("No model trained on this data set yet: press Train.", icon=":material/info:")
 else:
     show_results(bench)
+    publish.publish_section(bench)
     st.page_link("pages/explain.py", label="Explain a prediction", icon=":material/search:")

@@ -35,6 +35,17 @@ def require_program(name: str, purpose: str) -> str:
     return path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def library_data_dir(tmp_path_factory):
+    """The model library of this test run: a fresh data directory (never ``./var`` or the
+    developer's own), for the app under AppTest and the servers the browser tests start; a
+    test that needs another one sets ``FORESTVIZ_DATA_DIR`` itself."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FORESTVIZ_DATA_DIR", str(tmp_path_factory.mktemp("library")))
+        patch.delenv("FORESTVIZ_DATABASE_URL", raising=False)
+        yield
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """Under pytest-xdist, a test marked ``serial`` runs while no other worker runs a test.

@@ -4,9 +4,11 @@ versions, retirement, the audit trail (append-only in the database too), owner-o
 changed blob refused by name, and a library that cannot be used failing in one line."""
 
 import hashlib
+import io
 import json
 import sqlite3
 import stat
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -15,7 +17,7 @@ from sqlalchemy import inspect
 
 from forestviz.store import LOCAL, Actor, StoreConfig, StoreError, StoreUnavailable, parse_ref
 from forestviz.store.audit import typed_values_digest
-from forestviz.store.library import open_library
+from forestviz.store.library import OpenedCache, open_library
 from forestviz.store.tables import Base
 from tests.store_helpers import library_at, numbers, run_script, trained
 
@@ -200,3 +202,41 @@ def test_blobs_no_row_names_are_swept(bench, library, tmp_path):
     assert sorted(library.sweep(older_than=0)) == [".partial-0123456789abcdef", "0" * 64]
     assert sorted(p.name for p in blobs.iterdir()) == [kept.blob_sha256]
     assert np.isfinite(library.open_model("Pima risk").workbench.explain(0).prediction).all()
+
+
+def test_an_opened_version_is_loaded_once_and_a_changed_blob_is_still_refused(bench, tmp_path):
+    folder = tmp_path / "var"
+    library_at(folder).publish(bench, name="Pima risk")
+    restarted = library_at(folder)  # a server started anew warms its cache, recording nothing
+    assert restarted.warm() == ["Pima risk@1"] and len(restarted.opened) == 1
+    assert list(restarted.audit.query()["action"]) == ["model_published"]
+    first = restarted.open_model("Pima risk").workbench
+    second = restarted.open_model("Pima risk").workbench
+    assert first is not second and first.model is second.model  # one load, shared
+    assert numbers(second, held_out(bench)) == numbers(bench, held_out(bench))
+    assert list(restarted.audit.query()["action"]) == ["model_published", "model_opened",
+                                                       "model_opened"]
+    blob = folder / "blobs" / restarted.show("Pima risk").blob_sha256
+    data = bytearray(blob.read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    blob.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match=r"'Pima risk@1' was refused: its file was changed"):
+        restarted.open_model("Pima risk")
+
+
+def zip_of(size: int) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("0.npy", b"\0" * size)
+    return out.getvalue()
+
+
+def test_the_opened_cache_is_bounded_by_count_and_unpacked_bytes():
+    cache = OpenedCache(models=2, max_bytes=1000)
+    for sha in "abc":
+        cache.put(sha, zip_of(100), sha.upper())
+    assert len(cache) == 2 and cache.get("a") is None and cache.get("c") == "C"
+    cache.put("d", zip_of(900), "D")  # the least recently used go first
+    assert cache.get("d") == "D" and cache.get("b") is None and cache.get("c") == "C"
+    cache.put("e", zip_of(5000), "E")  # larger than the whole cache: not kept
+    assert cache.get("e") is None and cache.get("d") == "D"

@@ -37,9 +37,11 @@ def preload() -> None:
 
     while not runtime.exists():
         time.sleep(RUNTIME_POLL)
+    from ui import library
     from ui.server import default_training
 
     default_training()
+    library.start()  # the model library, opened (and its models loaded) in a thread of its own
 
 
 def main() -> None:

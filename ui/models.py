@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -27,6 +28,7 @@ from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.registry import FAMILIES
+from ui import library
 from ui.display import as_text
 from ui.server import default_training, job_pool, shared_models
 from ui.state import CHOICE, DATASET, limits
@@ -63,6 +65,7 @@ class SessionJob:
     settings: Settings
     origin: str
     subject: object = None
+    warning: str | None = None  # a loaded model file's origin warning (ui.library)
 
 
 def current_model() -> Bundle | None:
@@ -102,9 +105,10 @@ def model_picker(bench: Workbench, label: str, key: str) -> bool:
 
 
 def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
-                   origin: str, payload: dict | None = None) -> bool:
+                   origin: str, payload: dict | None = None, warning: str | None = None) -> bool:
     """Queue a training job for this session (one at a time): ``train_bundle``, or with a
-    loaded model file's ``payload`` its ``restore`` (which fits the baselines). A training
+    loaded model file's ``payload`` its ``restore`` (which fits the baselines; the model
+    then carries ``warning``, the file's origin warning, onto every page and report). A training
     this server has done already (:func:`shared_models`) is taken at once (and Home's button
     opens its explanation). False, after showing why, when the request is over a cap or the
     server is busy."""
@@ -140,7 +144,8 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
         st.error(as_text(err), icon=":material/error:")
         return False
     title = FAMILIES[settings.family].label
-    started = submit(TRAINING, SessionJob, task, args, title, choice, settings, origin)
+    record = partial(SessionJob, warning=warning)
+    started = submit(TRAINING, record, task, args, title, choice, settings, origin)
     if started:
         st.session_state.pop(OUTCOME, None)
     return started
@@ -218,6 +223,8 @@ def collect_training() -> SessionJob | None:
         return None
     if training.origin != "load":
         shared_models().put(bundle)
+    elif training.warning is not None:
+        bundle = replace(bundle, origin_warning=training.warning)
     _keep(bundle, "Model loaded." if training.origin == "load" else "Trained.")
     return training
 
@@ -248,10 +255,12 @@ def _arrive(origin: str) -> None:
 def follow_jobs(*, progress_in_sidebar: bool = True) -> None:
     """Every page's first call: take in a finished training (Home's one-click training then
     opens its explanation) and show a running one's progress in the sidebar, unless the page
-    shows it itself (``progress_in_sidebar=False``)."""
+    shows it itself (``progress_in_sidebar=False``); then what every page says first
+    (:func:`ui.library.notices`: memory-only mode, the current model's origin warning)."""
     finished = collect_training()
     if finished is not None:
         _arrive(finished.origin)
+    library.notices(current_model())
     if progress_in_sidebar and training_in_progress():
         with st.sidebar:
             job_status()

@@ -164,14 +164,16 @@ class Workbench:
         :meth:`glance`) with the current model's data set; when ``appendix``, the technical
         appendix (settings in words, held-out metrics next to the baselines, the trees of
         :meth:`tree_choice`, drawn here unless ``tree_svgs`` holds them). ``published``: the
-        model library's "NAME@VERSION" of the model, when opened from there. The PDF is printed in
-        a worker process within a time limit (:func:`~forestviz.app.printing.print_pdf`:
+        model library's "NAME@VERSION" of the model, when opened from there; the model's origin
+        warning, if it has one, under the title. The PDF is printed in a worker process within a
+        time limit (:func:`~forestviz.app.printing.print_pdf`:
         :class:`~forestviz.app.printing.PdfRefused` when it is not made)."""
         model = self._model()
         context = ReportContext(dataset=self.dataset.name, model=model.name,
                                 settings=settings_text(model.estimator),
                                 metrics=model.results.set_index("model"),
-                                held_out_rows=len(model.test_rows), published=published)
+                                held_out_rows=len(model.test_rows), published=published,
+                                origin_warning=model.origin_warning)
         choice = self.tree_choice(explanation) if appendix else None
         if appendix and tree_svgs is None:
             tree_svgs = tree_drawings(model.estimator, explanation, model.context,

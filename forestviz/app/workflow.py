@@ -110,6 +110,9 @@ class Bundle:
     test_weights: np.ndarray  # (n_test, T) tree weights of the trained model
     summary: TrainingSummary  # explanations: medians, nearest rows, decision paths
     intervals: IntervalModel | None  # on the held-out rows (None: see interval_model)
+    # a model loaded from a file without this server's valid signature: the line every page
+    # and report that uses it shows (forestviz.store.signing.Verdict.warning)
+    origin_warning: str | None = None
 
     @property
     def name(self) -> str:

@@ -245,6 +245,13 @@ def _neighbors(e, names) -> str:
     return side_by_side(frame, names, heads=heads, first=pd.Series(mine, dtype=object))
 
 
+def _origin(context: ReportContext) -> str:
+    """The model's origin warning, under the title, or nothing."""
+    if context.origin_warning is None:
+        return ""
+    return f'<p class="warning" role="alert">{sentence(context.origin_warning)}</p>\n'
+
+
 def _appendix(e, glance, context, names, edited, trees) -> str:
     """The technical appendix, from a new page: the model and its held-out metrics, the
     prediction in detail (class probabilities, rule, how the trees disagree), the contributions,
@@ -319,7 +326,7 @@ def to_html(explanation, *, glance=None, appendix: bool = False,
 <meta name="dcterms.created" content="{created}">
 <title>forestviz explanation of {subject}</title><style>{_STYLE}</style></head><body>
 <h1>Explanation of {heading}</h1>
-{summary}
+{_origin(context)}{summary}
 {rest}
 {full_names(names)}
 </body></html>

@@ -37,8 +37,9 @@ class ReportContext:
     (:func:`settings_text`); ``metrics``: held-out metrics, one row per model (the trained model
     and its baselines, e.g. ``Workbench.comparison().table``), on ``held_out_rows`` rows;
     ``published``: the model library's name and version of the model ("Pima risk@2"), when
-    it was opened from there; ``created``: when (default: now, with the time zone);
-    ``version``: forestviz's."""
+    it was opened from there; ``origin_warning``: a line shown under the report's title (a
+    model file whose origin cannot be verified); ``created``: when (default: now, with the time
+    zone); ``version``: forestviz's."""
 
     dataset: str | None = None
     model: str | None = None
@@ -46,6 +47,7 @@ class ReportContext:
     metrics: pd.DataFrame | None = None
     held_out_rows: int | None = None
     published: str | None = None
+    origin_warning: str | None = None
     created: datetime = field(default_factory=_now)
     version: str = __version__
 

@@ -9,15 +9,23 @@ version) constraint and tries again with the next number; either way they get ve
 
 Opening reads the blob, refuses it when its SHA-256 differs from the one recorded at publish
 or when :func:`forestviz.persistence.loads` refuses it (naming the model either way), and
-rebuilds a workbench ready to explain (:mod:`forestviz.store.published`).
+rebuilds a workbench ready to explain (:mod:`forestviz.store.published`). What it rebuilt is
+kept, keyed by the blob's SHA-256, in a small LRU cache (:class:`OpenedCache`: at most
+:data:`CACHE_MODELS` models and :data:`CACHE_BYTES` of their unpacked arrays), so another
+session opening the same version skips the load; the blob is still read and its SHA-256
+checked on every open, so a blob changed on disk is refused even when its model is cached.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
+import threading
+import zipfile
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 
+import cachetools
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -33,6 +41,8 @@ from forestviz.store.tables import PublishedModel
 from forestviz.store.text import model_name, plain_text
 
 PUBLISH_ATTEMPTS = 5
+CACHE_MODELS = 4  # opened models kept per server (a 500-tree model takes about 130 MiB)
+CACHE_BYTES = 1024 * 2**20  # and at most this many bytes of their unpacked arrays
 
 
 @dataclass(frozen=True)
@@ -108,12 +118,50 @@ def parse_ref(text: str) -> tuple[str, int | None]:
     return model_name(name), int(version)
 
 
+class OpenedCache:
+    """Opened models by blob SHA-256, least recently used out first once over ``models``
+    entries or ``max_bytes`` (each entry weighs its blob's unpacked size, about what its
+    arrays take in memory); safe to share between threads, and one load per blob at a time
+    (:meth:`loading`: a second opener waits for the first and takes its model)."""
+
+    def __init__(self, models: int = CACHE_MODELS, max_bytes: int = CACHE_BYTES):
+        self.models = models
+        self._lock = threading.Lock()
+        self._kept = cachetools.LRUCache(max_bytes, getsizeof=lambda entry: entry[0])
+        self._loads: dict[str, threading.Lock] = {}
+
+    @contextlib.contextmanager
+    def loading(self, sha: str):
+        """Hold the load of blob ``sha`` (one thread at a time per blob)."""
+        with self._lock:
+            lock = self._loads.setdefault(sha, threading.Lock())
+        with lock:
+            yield
+
+    def get(self, sha: str) -> Workbench | None:
+        with self._lock:
+            entry = self._kept.get(sha)
+        return None if entry is None else entry[1]
+
+    def put(self, sha: str, data: bytes, bench: Workbench) -> None:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            weight = sum(info.file_size for info in archive.infolist())
+        with self._lock, contextlib.suppress(ValueError):  # larger than the whole cache
+            self._kept[sha] = (weight, bench)
+            while len(self._kept) > self.models:
+                self._kept.popitem()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
 class ModelLibrary:
     """The published models and the audit trail of one data directory and database."""
 
-    def __init__(self, config: StoreConfig, bound: Engine):
+    def __init__(self, config: StoreConfig, bound: Engine, cache: OpenedCache | None = None):
         self.config, self.engine = config, bound
         self.audit = AuditTrail(bound)
+        self.opened = OpenedCache() if cache is None else cache
 
     # ------------------------------------------------------------------ publish
     def publish(self, bench: Workbench, *, name: str, description: str = "",
@@ -184,14 +232,41 @@ class ModelLibrary:
         if info.retired and not allow_retired:
             raise StoreError(f"The model '{info.ref}' was retired on "
                              f"{info.retired_at:%Y-%m-%d}; it is kept for the record only.")
+        bench = self._workbench(info)
+        self.audit.record(actor, "model_opened", model=(info.name, info.version))
+        # each caller its own workbench (sessions keep models of their own beside it)
+        return OpenedModel(info, Workbench(bench.dataset, bench.choice, model=bench.model))
+
+    def _workbench(self, info: ModelVersion) -> Workbench:
+        """The opened workbench of ``info``: its blob checked, then the cached model or a
+        fresh load (kept in the cache)."""
         what = f"The published model '{info.ref}'"
         data = blobs.read_blob(self.config.blob_dir, info.blob_sha256, info.blob_sha256, what)
-        try:
-            bench = published.opened_workbench(persistence.loads(data))
-        except ModelFileError as err:
-            raise StoreError(f"{what} was refused: {err}") from err
-        self.audit.record(actor, "model_opened", model=(info.name, info.version))
-        return OpenedModel(info, bench)
+        with self.opened.loading(info.blob_sha256):
+            bench = self.opened.get(info.blob_sha256)
+            if bench is None:
+                try:
+                    bench = published.opened_workbench(persistence.loads(data))
+                except ModelFileError as err:
+                    raise StoreError(f"{what} was refused: {err}") from err
+                self.opened.put(info.blob_sha256, data, bench)
+        return bench
+
+    def warm(self) -> list[str]:
+        """Load the newest version of each published name into the cache (as many as it
+        keeps, most recently published first; nothing recorded: nobody opened them), so the
+        first session after a restart opens them at once; the refs loaded (refused ones are
+        left for :meth:`open_model` to name)."""
+        newest = {}
+        for info in self.versions():
+            newest.setdefault(info.name, info)
+        loaded = []
+        for info in sorted(newest.values(), key=lambda v: v.published_at,
+                           reverse=True)[:self.opened.models]:
+            with contextlib.suppress(StoreError):
+                self._workbench(info)
+                loaded.append(info.ref)
+        return loaded
 
     # ------------------------------------------------------------------ retire and tidy
     def retire(self, name: str, version: int, *, actor: Actor = LOCAL) -> ModelVersion:

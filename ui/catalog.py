@@ -1,0 +1,137 @@
+"""The published models as the Models and Home pages show them: a table of versions, a choice
+that opens one straight into the Explain page (no upload, no training) and, for an admin, a
+retirement behind a confirmation.
+
+An opened version becomes the session's data set and current model exactly as a trained one
+(:mod:`ui.models`' ``MODEL`` and ``MODELS`` beside the data set's ``DATASET`` and ``CHOICE``),
+so every page reads it through :func:`ui.models.workbench`. Names, descriptions and intended
+uses are the publisher's text: shown as text (``st.text``, table cells), never as markup.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import streamlit as st
+
+from forestviz.store import StoreError
+from ui import library, models, state
+from ui.display import as_label, as_text, show_error
+
+if TYPE_CHECKING:
+    from forestviz.store import ModelVersion, OpenedModel
+
+METRICS = ("AUC", "accuracy", "F1", "R²", "MAE", "RMSE")  # shown in the table, when present
+
+
+def visible_versions() -> list[ModelVersion] | None:
+    """The versions this user may see (retired ones for an admin only), newest first by
+    name; None after saying why when the library cannot be read."""
+    found = library.library()
+    if found is None:
+        return None
+    try:
+        return found.versions(include_retired=library.identity().role == "admin")
+    except StoreError as err:
+        show_error(err)
+        return None
+
+
+def metrics_text(info: ModelVersion) -> str:
+    """The published model's own held-out metrics, the usual ones, in a few characters."""
+    own = info.metrics.get(info.family, {})
+    return " · ".join(f"{name} {own[name]:.3f}" for name in METRICS
+                      if isinstance(own.get(name), float))
+
+
+def versions_table(versions: list[ModelVersion]) -> pd.DataFrame:
+    """One line per version: name, version, data set, metrics, publisher, date, status."""
+    return pd.DataFrame({
+        "name": [v.name for v in versions],
+        "version": [v.version for v in versions],
+        "data set": [v.dataset_name for v in versions],
+        "model": [f"{v.family}, {v.n_trees} trees" for v in versions],
+        "held-out metrics": [metrics_text(v) for v in versions],
+        "published by": [v.published_email or v.published_by for v in versions],
+        "published": [f"{v.published_at:%Y-%m-%d %H:%M} UTC" for v in versions],
+        "status": [f"retired {v.retired_at:%Y-%m-%d}" if v.retired else "in use"
+                   for v in versions],
+    })
+
+
+def choose_version(versions: list[ModelVersion], key: str) -> ModelVersion:
+    """A choice of ``versions`` by NAME@VERSION (the newest first, as listed)."""
+    refs = {v.ref: v for v in versions}
+    chosen = st.selectbox("Published model", list(refs), key=key,
+                          format_func=lambda ref: ref + (" (retired)" if refs[ref].retired
+                                                         else ""))
+    return refs[chosen]
+
+
+def describe(info: ModelVersion) -> None:
+    """The publisher's words and the model's facts, as plain text."""
+    st.caption(as_text(f"{info.ref}: {info.family} with {info.n_trees} trees on "
+                       f"{info.dataset_name} (target {info.target}, {info.task}); "
+                       f"{info.n_train:,} training rows, {info.n_test:,} held-out rows; "
+                       f"forestviz {info.forestviz_version}."))
+    for label, said in (("Description", info.description), ("Intended use", info.intended_use)):
+        if said:
+            st.markdown(f"**{label}**")
+            st.text(said)
+
+
+def open_button(info: ModelVersion, key: str) -> None:
+    """Open ``info`` into the session and go to the Explain page."""
+    if st.button(as_label(f"Open {info.ref}"), key=key, type="primary",
+                 icon=":material/open_in_new:"):
+        open_version(info)
+
+
+def open_version(info: ModelVersion) -> None:
+    """Open ``info`` (recorded as opened by this user) as the session's model and show the
+    explanation of its riskiest held-out row; one line when it is refused."""
+    found = library.library()
+    if found is None:
+        st.error(as_text(library.why_not_usable()), icon=":material/cloud_off:")
+        return
+    user = library.identity()
+    try:
+        with st.spinner(f"Opening {info.ref}…"):
+            opened = found.open_model(info.name, info.version, actor=user.actor,
+                                      allow_retired=user.role == "admin")
+    except StoreError as err:
+        show_error(err)
+        return
+    use_opened(opened)
+    st.switch_page("pages/explain.py")
+
+
+def use_opened(opened: OpenedModel) -> None:
+    """Make an opened model the session's data set and current model (the session's other
+    models belong to another data set and are let go, as when the data set changes)."""
+    bench = opened.workbench
+    st.session_state.pop(state.UPLOAD, None)
+    state.replace(state.DATASET, bench.dataset)
+    st.session_state[state.CHOICE] = bench.choice
+    st.session_state[models.MODELS] = dict(bench.trained)
+    st.session_state[models.MODEL] = bench.model
+    st.session_state[models.ROW] = bench.highest_risk_row()
+    st.session_state[library.OPENED] = (bench.model, opened.info)
+
+
+def retire_control(info: ModelVersion, key: str) -> None:
+    """An admin's retirement of ``info``, behind a confirmation."""
+    if info.retired or library.identity().role != "admin":
+        return
+    sure = st.checkbox(as_label(f"Yes, retire {info.ref}: viewers no longer see it; its record "
+                                "and audit trail stay"), key=f"{key}_sure")
+    if not st.button(as_label(f"Retire {info.ref}"), key=key, disabled=not sure,
+                     icon=":material/archive:"):
+        return
+    try:
+        library.library().retire(info.name, info.version, actor=library.identity().actor)
+    except StoreError as err:
+        show_error(err)
+        return
+    st.success(as_text(f"{info.ref} is retired."), icon=":material/check:")

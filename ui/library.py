@@ -1,0 +1,234 @@
+"""The model library in the app (:mod:`forestviz.store`): the server's connection to it, the
+session's opened model, the audit trail's events and the signatures of files.
+
+The library is opened once per server and configuration (:func:`library`). When it cannot be
+used (:class:`~forestviz.store.StoreUnavailable`: a database that does not answer, a data
+directory that cannot be written) the app works in memory only: every page says so in one
+sidebar line (:func:`notices`), uploading, training and explaining work as before, publishing
+and opening are off, and the library is tried again every :data:`RETRY_SECONDS`. It is
+opened in a thread of its own, from the server's start (:mod:`ui.launch`), which then loads the
+newest published models into its cache (:meth:`forestviz.store.ModelLibrary.warm`), so the
+first session after a restart opens them at once and the first page imports no database
+package.
+
+Every event names :func:`ui.identity.who`'s actor (:func:`identity`). A row explained is
+recorded once per distinct row and model in a session (a rerun of the same row adds nothing):
+its ID, or for values typed or uploaded by hand the SHA-256 of the values
+(:func:`forestviz.store.audit.typed_values_digest`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import streamlit as st
+
+from forestviz.store.config import StoreConfig, StoreError, StoreUnavailable
+from forestviz.store.signing import WARNING
+from ui.display import as_text
+
+if TYPE_CHECKING:
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Bundle
+    from forestviz.store import ModelLibrary, ModelVersion
+    from ui.identity import Identity
+
+RETRY_SECONDS = 30.0  # an unavailable library is tried again after this long
+OPEN_WAIT = 20.0  # s a page waits for the library's first opening (a database server's answer)
+OPENED = "library_opened"  # (Bundle, ModelVersion): the published model opened in this session
+EXPLAINED = "library_explained"  # {(model, detail)} recorded as row_explained in this session
+TYPED = "sha256:"  # the detail of a row typed by hand: this, then the values' digest
+STILL_OPENING = "The model library is still opening (its database answers slowly); try again."
+
+
+class _Connection:
+    """The library of one configuration, or why it cannot be used, opened in a thread of its
+    own (its database packages and migrations stay off the first page's run: :mod:`ui.launch`
+    starts it with the server) and tried again after :data:`RETRY_SECONDS` when it could not
+    be; once open, the same thread loads the newest published models into its cache
+    (:meth:`forestviz.store.ModelLibrary.warm`). One per server, shared by its sessions."""
+
+    def __init__(self, config: StoreConfig):
+        self.config = config
+        self._lock = threading.Lock()
+        self._library, self._error, self._tried = None, None, -math.inf
+        self._attempt = threading.Event()
+        self._attempt.set()
+        self._start()
+
+    def _start(self) -> None:
+        """Begin an attempt unless one is running or the last failed less than
+        :data:`RETRY_SECONDS` ago (from the constructor, or under :meth:`get`'s lock)."""
+        if self._library is not None or not self._attempt.is_set():
+            return
+        if time.monotonic() - self._tried < RETRY_SECONDS:
+            return
+        self._tried = time.monotonic()
+        self._attempt = threading.Event()
+        threading.Thread(target=self._open, args=(self._attempt,), daemon=True,
+                         name="forestviz-library").start()
+
+    def _open(self, done: threading.Event) -> None:
+        from forestviz.store import open_library
+
+        try:
+            found, error = open_library(self.config), None
+        except StoreUnavailable as err:
+            found, error = None, str(err)
+        with self._lock:
+            self._library, self._error = found, error
+        done.set()
+        if found is not None:
+            with contextlib.suppress(StoreError):  # a database gone meanwhile: on demand
+                found.warm()
+
+    def get(self, wait: float) -> tuple[ModelLibrary | None, str | None]:
+        """(library, None), (None, why) or, while an attempt is still running after ``wait``
+        seconds, (None, None)."""
+        with self._lock:
+            self._start()
+            attempt = self._attempt
+        attempt.wait(wait)
+        with self._lock:
+            return self._library, self._error
+
+
+@st.cache_resource(show_spinner=False)
+def _connection(config: StoreConfig) -> _Connection:
+    return _Connection(config)
+
+
+def start() -> None:
+    """Begin opening the library of this server's configuration (:mod:`ui.launch`)."""
+    _connection(StoreConfig.from_env())
+
+
+def library() -> ModelLibrary | None:
+    """The server's model library, or None in memory-only mode."""
+    return _connection(StoreConfig.from_env()).get(OPEN_WAIT)[0]
+
+
+def unavailable() -> str | None:
+    """Why the library cannot be used (one line), or None when it can (or is still
+    opening)."""
+    return _connection(StoreConfig.from_env()).get(OPEN_WAIT)[1]
+
+
+def why_not_usable() -> str:
+    """The line to show where :func:`library` is None."""
+    return unavailable() or STILL_OPENING
+
+
+def notices(bundle: Bundle | None) -> None:
+    """What every page says first (:func:`ui.models.follow_jobs`): memory-only mode (in the
+    sidebar) and, above the page, the origin warning of the session's current model
+    ``bundle``."""
+    message = unavailable()
+    if message is not None:
+        st.sidebar.warning(as_text(message), icon=":material/cloud_off:")
+    if bundle is not None and bundle.origin_warning is not None:
+        st.warning(as_text(f"The current model: {bundle.origin_warning}."),
+                   icon=":material/gpp_maybe:")
+
+
+def identity() -> Identity:
+    """:func:`ui.identity.who`, imported on first use: its actor's module (the audit trail's,
+    with SQLAlchemy) stays off the first page's imports."""
+    from ui.identity import who
+
+    return who()
+
+
+# ---------------------------------------------------------------------- the opened model
+def published_ref(bundle: Bundle | None) -> ModelVersion | None:
+    """The published version ``bundle`` was opened from in this session, or None."""
+    held = st.session_state.get(OPENED)
+    return held[1] if held is not None and bundle is not None and held[0] is bundle else None
+
+
+def model_key(bundle: Bundle) -> tuple[str, int] | None:
+    """The (name, version) the audit trail records for ``bundle``: its published version, or
+    None for a model trained or loaded in this session."""
+    info = published_ref(bundle)
+    return None if info is None else (info.name, info.version)
+
+
+# ---------------------------------------------------------------------- the audit trail
+def record(action: str, *, model: tuple[str, int] | None = None,
+           detail: str | None = None) -> None:
+    """Append one event by this session's actor; nothing in memory-only mode; a database
+    that stops answering is said in one line and the page goes on."""
+    found = library()
+    if found is None:
+        return
+    try:
+        found.audit.record(identity().actor, action, model=model, detail=detail)
+    except StoreError as err:
+        st.warning(as_text(f"Not recorded in the audit trail: {err}"),
+                   icon=":material/warning:")
+
+
+def row_detail(row_id: str | None, values: pd.Series) -> str:
+    """What the trail records of a row: its ``row_id`` (a row of the data set), else the
+    SHA-256 of its ``values`` (typed or uploaded by hand)."""
+    from forestviz.store.audit import typed_values_digest
+
+    if row_id is not None:
+        return str(row_id)
+    return TYPED + typed_values_digest(values.to_dict())
+
+
+def row_explained(bench: Workbench, detail: str) -> None:
+    """Record that this session explained the row ``detail`` with the current model, once
+    per distinct row and model in the session."""
+    seen = st.session_state.setdefault(EXPLAINED, set())
+    key = (id(bench.model), detail)
+    if key in seen:
+        return
+    seen.add(key)
+    record("row_explained", model=model_key(bench.model), detail=detail)
+
+
+def audited_report(make: Callable, bench: Workbench, detail: str) -> Callable:
+    """``make`` (a report maker, ``pdf=True`` for the PDF) that records, once it has made
+    the report, that this session downloaded it."""
+    model = model_key(bench.model)
+
+    def report(**options):
+        made = make(**options)
+        kind = "PDF" if options.get("pdf") else "HTML"
+        record("report_downloaded", model=model, detail=f"{detail} ({kind})")
+        return made
+
+    return report
+
+
+# ---------------------------------------------------------------------- signed files
+def signed(make: Callable[[], bytes]) -> Callable[[], bytes]:
+    """A download maker whose model file carries this server's signature (unsigned in
+    memory-only mode, where there is no key to sign with)."""
+
+    def data() -> bytes:
+        found, made = library(), make()
+        try:
+            return made if found is None else found.sign_download(made)
+        except StoreError:  # FORESTVIZ_SIGNING_KEY too short: the file goes out unsigned
+            return made
+
+    return data
+
+
+def file_warning(data: bytes) -> str | None:
+    """The origin warning of an uploaded model file: None when this server signed it, else
+    the unsigned (or changed) file's line; in memory-only mode nothing can be verified."""
+    found = library()
+    try:
+        return WARNING if found is None else found.verify_file(data).warning
+    except StoreError:  # no usable key: nothing can be verified
+        return WARNING

@@ -1,0 +1,74 @@
+"""The Train page's "Publish this model": name, description and intended use, published as the
+next version of that name in the model library (:meth:`forestviz.store.ModelLibrary.publish`,
+recorded in the audit trail by the same transaction).
+
+What the publisher types is plain text, capped by the store (the fields stop at the same caps).
+A published model holds rows of its data set, which every viewer can read: the form says so
+before anything is sent. A model loaded from a file whose origin cannot be verified is not
+published (the library would vouch for a file nobody can vouch for); in memory-only mode the
+form is replaced by the reason.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from forestviz.io.csv_input import DataError
+from forestviz.store import StoreError
+from forestviz.store.tables import NAME_CHARS, TEXT_CHARS
+from ui import library
+from ui.display import as_label, as_text, show_error
+
+if TYPE_CHECKING:
+    from forestviz.app.workbench import Workbench
+
+ROWS_NOTE = ("The published model keeps this data set's rows (without the excluded columns): "
+             "the held-out rows to pick from, and the training rows that every explanation "
+             "shows as the most similar patients. Everyone who may open published models can "
+             "read them.")
+
+
+def publish_section(bench: Workbench) -> None:
+    """The expander with the publish form for the current model of ``bench``."""
+    with st.expander("Publish this model", icon=":material/publish:"):
+        reason = _why_not(bench)
+        if reason is not None:
+            st.info(as_text(reason), icon=":material/block:")
+            return
+        st.warning(ROWS_NOTE, icon=":material/groups:")
+        with st.form("publish_form", border=False):
+            name = st.text_input("Name", max_chars=NAME_CHARS, key="publish_name",
+                                 help="Publishing a name again makes its next version.")
+            description = st.text_area("Description", max_chars=TEXT_CHARS,
+                                       key="publish_description")
+            use = st.text_area("Intended use", max_chars=TEXT_CHARS, key="publish_use")
+            sent = st.form_submit_button(as_label(f"Publish {bench.label}"), type="primary",
+                                         icon=":material/publish:", key="publish_send")
+        if sent:
+            publish(bench, name, description, use)
+
+
+def _why_not(bench: Workbench) -> str | None:
+    """Why the current model cannot be published here, or None."""
+    if library.library() is None:
+        return f"Publishing is off. {library.why_not_usable()}"
+    if bench.model.origin_warning is not None:
+        return ("This model was loaded from a file whose origin cannot be verified, so it is "
+                "not published: train it here, or load a file this server signed.")
+    return None
+
+
+def publish(bench: Workbench, name: str, description: str, use: str) -> None:
+    """Publish the current model (one line when the store refuses it)."""
+    try:
+        with st.spinner("Publishing…"):
+            info = library.library().publish(bench, name=name, description=description,
+                                             intended_use=use,
+                                             actor=library.identity().actor)
+    except (StoreError, DataError) as err:
+        show_error(err)
+        return
+    st.success(as_text(f"Published as {info.ref}. It is on the Models page for everyone who "
+                       "may open published models."), icon=":material/check:")
