@@ -10,7 +10,7 @@ from forestviz.explain import plots
 from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
-from ui import models, patients, summary_view
+from ui import models, patients, signin, summary_view
 from ui.display import as_text
 
 PICKERS = {"id": "By ID or row number", "whatif": "Edit the values (what-if)",
@@ -166,6 +166,6 @@ st.title("Explain")
 if models.workbench() is None:
     st.info("Train a model on the Train page first (or use the button on the Home page).",
             icon=":material/info:")
-    st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
+    signin.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
     st.stop()
 explained_row()

@@ -11,7 +11,7 @@ from forestviz.explain import plots
 from forestviz.explain.plots import population as population_plots
 from forestviz.explain.trust import TOP_REASONS, TOP_TREES
 from forestviz.names import elide, elide_cells
-from ui import models
+from ui import models, signin
 from ui.display import as_text
 
 CLEANING = "cleaning"  # (bundle, CleaningResult) of the last cleaning run
@@ -209,7 +209,7 @@ st.title("Forest")
 bench = models.workbench()
 if bench is None:
     st.info("Train a model on the Train page first.", icon=":material/info:")
-    st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
+    signin.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
     st.stop()
 st.caption(as_text(f"{bench.model.name} on {bench.dataset.name}: {bench.model.n_trees} trees."))
 views = bench.global_views()

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from forestviz.app import families
-from ui import models, state
+from ui import models, signin, state
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
 
@@ -18,7 +18,7 @@ st.markdown(
 )
 st.subheader("Data set in use")
 show_dataset_summary(st.session_state[DATASET])
-st.page_link("pages/data.py", label="Choose or upload data", icon=":material/table:")
+signin.page_link("pages/data.py", label="Choose or upload data", icon=":material/table:")
 
 dataset = st.session_state[DATASET]
 default = families.default_settings(dataset.task)
