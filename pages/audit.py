@@ -6,9 +6,11 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from forestviz.store.config import StoreError
-from ui import audit_view
+from ui import audit_view, signin
 from ui.display import show_error
 from ui.library import library
+
+signin.guard("audit")
 
 st.title("Audit")
 st.caption("The audit trail is append-only: events cannot be changed or removed. Times are UTC.")

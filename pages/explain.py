@@ -13,6 +13,8 @@ from ui import explain_view as view
 from ui import models, patients, signin, summary_view
 from ui.display import as_text
 
+signin.guard("explain")
+
 PICKERS = {"id": "By ID or row number", "whatif": "Edit the values (what-if)",
            "new": "New patient", "several": "Several new patients (CSV)"}
 # the label holds no name from the file: a widget's label is also its accessible name, which

@@ -14,6 +14,8 @@ from forestviz.names import elide, elide_cells
 from ui import models, signin
 from ui.display import as_text
 
+signin.guard("forest")
+
 CLEANING = "cleaning"  # (bundle, CleaningResult) of the last cleaning run
 CLEANING_JOB = "cleaning_job"  # the cleaning rounds while they run
 REFITS = "refits"  # (bundle, the held-out rows' contributions under each refit)

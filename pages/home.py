@@ -7,6 +7,8 @@ from ui import models, signin, state
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
 
+signin.guard("home")
+
 models.follow_jobs(progress_in_sidebar=False)
 st.title("forestviz")
 st.markdown(

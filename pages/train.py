@@ -7,9 +7,11 @@ import streamlit as st
 from forestviz import persistence
 from forestviz.app import workflow
 from forestviz.app.workbench import MAX_MODELS, Workbench
-from ui import models, state
+from ui import models, signin, state
 from ui.display import as_text, show_error
 from ui.state import CHOICE, DATASET
+
+signin.guard("train")
 
 AGBOOST_BASES = {"random": "Gradient-boosted trees", "extra": "Extra-trees boosting"}
 

@@ -5,10 +5,12 @@ points at it, as an operator would write it. Each user signs in through the prov
 form, in a browser context of its own; the audit trail is read from the app's real SQLite
 file in its ``FORESTVIZ_DATA_DIR``."""
 
+import contextlib
 import json
 import os
 import secrets
 import urllib.request
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -50,10 +52,10 @@ def provider():
             yield url
 
 
-@pytest.fixture(scope="module")
-def signin_app(provider, tmp_path_factory):
-    """The app with sign-in: its URL and data directory."""
-    folder = tmp_path_factory.mktemp("signin")
+@contextlib.contextmanager
+def serve_with_signin(provider: str, folder: Path):
+    """The app with a secrets.toml of its own that points at ``provider``: its URL and data
+    directory."""
     data_dir = folder / "var"
     server = AppServer(folder, options=["--secrets.files", str(folder / "secrets.toml")],
                        env={"FORESTVIZ_DATA_DIR": str(data_dir)},
@@ -69,6 +71,13 @@ roles_claim = "{CLAIM}"
 """)
     with server:
         yield {"url": server.url, "data_dir": data_dir}
+
+
+@pytest.fixture(scope="module")
+def signin_app(provider, tmp_path_factory):
+    """The app with sign-in that the tests of this module share."""
+    with serve_with_signin(provider, tmp_path_factory.mktemp("signin")) as app:
+        yield app
 
 
 def trail(signin_app) -> pd.DataFrame:
@@ -115,6 +124,19 @@ def expect_refused_by_url(page: Page, url: str, path: str, shown: str) -> None:
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text(shown)).to_be_visible(timeout=TIMEOUT)
     expect(main.get_by_role("heading", name=path.capitalize(), exact=True)).to_have_count(0)
+
+
+@pytest.mark.parametrize("path", ["audit", "train"])
+def test_the_first_visit_of_a_fresh_server_by_url_shows_no_page(provider, tmp_path, page, path):
+    """A fresh server's first run, before app.py ever called st.navigation, is Streamlit's
+    multipage mode of a pages/ folder: asked for /audit it ran pages/audit.py directly, past
+    app.py's sign-in, and showed the trail to nobody signed in. The page's own guard stops it."""
+    with serve_with_signin(provider, tmp_path) as app:
+        page.goto(f"{app['url']}/{path}")
+        main = page.get_by_test_id("stMain")
+        expect(main.get_by_text("This page is not available")).to_be_visible(timeout=TIMEOUT)
+        expect(main.get_by_role("heading", name=path.capitalize(), exact=True)).to_have_count(0)
+        assert not main.get_by_role("button").all()
 
 
 def test_a_viewer_sees_no_data_or_train_page_and_cannot_open_them(signin_app, page):
@@ -182,6 +204,8 @@ def test_an_admin_reads_the_sign_ins_and_refusals_and_downloads_them(signin_app,
     page.get_by_role("option", name="signin refused").click()
     refusals = (trail(signin_app)["action"] == "signin_refused").sum()
     expect(main.get_by_text(matching(refusals), exact=True)).to_be_visible(timeout=TIMEOUT)
+    # the button below the caption may still hold the previous run's file until the run ends
+    expect(main.locator('[data-stale="true"]')).to_have_count(0, timeout=TIMEOUT)
     with page.expect_download(timeout=TIMEOUT) as download:
         main.get_by_role("button", name="Download the matching events (CSV)").click()
     refused = pd.read_csv(download.value.path(), dtype=str, keep_default_na=False)

@@ -19,6 +19,7 @@ from ui.identity import Identity, SignInSettingsError, auth_settings, roles_clai
 from ui.library import library
 
 LOCAL_MODE = "local mode: no sign-in"
+NOT_AVAILABLE = "This page is not available: sign in on the app's first page."
 RECORDED = "signin_recorded"  # session keys RECORDED:action:subject: the event is in the trail
 
 
@@ -37,7 +38,7 @@ def gate() -> None:
     try:
         identity = who()
     except SignInSettingsError as err:
-        st.error(as_text(err), icon=":material/error:")
+        st.error(str(err), icon=":material/error:")  # the app's own words
         return
     if identity is None:
         st.write("Sign in to use forestviz.")
@@ -81,6 +82,18 @@ def show_identity(identity: Identity) -> None:
 
 def shown_name(identity: Identity) -> str:
     return identity.actor.email or identity.actor.subject
+
+
+def guard(page: str) -> None:
+    """A page's first call: stop its run unless this session's role may use ``page`` (its
+    ``ui.access.PAGE_ROLES`` name). The navigation leaves such a page out already, but
+    Streamlit runs a page file directly, past ``app.py``, while no run of the process has
+    called ``st.navigation`` yet (its multipage mode of a ``pages/`` folder: a fresh server's
+    first visit by a page's URL)."""
+    identity = admitted()
+    if identity is None or not may_use(identity.role, page):
+        st.error(NOT_AVAILABLE, icon=":material/block:")
+        st.stop()
 
 
 def page_link(path: str, label: str, icon: str) -> None:
