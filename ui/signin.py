@@ -4,8 +4,9 @@ the sidebar line saying who is signed in (or that the server runs in local mode)
 A session whose identity (:func:`ui.identity.who`) has no role sees one page only: the
 sign-in button while nobody is signed in; a one-line refusal and a sign-out button for a token
 naming no known role (recorded once per session as ``signin_refused`` in the audit trail); a
-one-line error when the sign-in settings cannot be read. ``app.py`` then lists no other page
-in its navigation, so Streamlit runs none of them, whatever URL is opened.
+one-line error when the sign-in settings cannot be read. ``app.py``'s navigation lists only
+the pages of the session's role, and each page's first call, :func:`guard`, stops a run that
+Streamlit starts on a page file directly, past ``app.py`` (see there).
 """
 
 from pathlib import Path
@@ -81,6 +82,7 @@ def show_identity(identity: Identity) -> None:
 
 
 def shown_name(identity: Identity) -> str:
+    """The e-mail of the token, or its subject without one."""
     return identity.actor.email or identity.actor.subject
 
 
