@@ -1,27 +1,43 @@
 """forestviz: the Streamlit entry point (``python -m ui.launch run app.py``: ``ui/launch.py``;
-a plain ``streamlit run app.py`` works too, its first Home click only waits longer)."""
+a plain ``streamlit run app.py`` works too, its first Home click only waits longer).
+
+The navigation lists only the pages the session's role may use (``ui.access``); a page left out
+is never run by Streamlit, whatever URL is opened. Without a role (sign-in configured, nobody
+signed in or a token naming no role) the only page is the sign-in gate (``ui.signin``)."""
 
 import streamlit as st
 
+from ui import signin
+from ui.access import may_use
 from ui.server import default_training
 from ui.session_end import watch_this_session
 from ui.state import ensure_dataset
 
+# every page by its ui.access.PAGE_ROLES name: file, title, icon (in the navigation's order)
+PAGES = {
+    "home": ("pages/home.py", "Home", ":material/home:"),
+    "data": ("pages/data.py", "Data", ":material/table:"),
+    "train": ("pages/train.py", "Train", ":material/model_training:"),
+    "explain": ("pages/explain.py", "Explain", ":material/search:"),
+    "models": ("pages/models.py", "Models", ":material/inventory_2:"),
+    "forest": ("pages/forest.py", "Forest", ":material/forest:"),
+    "lab": ("pages/lab.py", "Paper lab", ":material/school:"),
+    "audit": ("pages/audit.py", "Audit", ":material/policy:"),
+}
+
 st.set_page_config(page_title="forestviz", layout="wide")
 
-page = st.navigation(
-    [
-        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-        st.Page("pages/data.py", title="Data", icon=":material/table:"),
-        st.Page("pages/train.py", title="Train", icon=":material/model_training:"),
-        st.Page("pages/explain.py", title="Explain", icon=":material/search:"),
-        st.Page("pages/models.py", title="Models", icon=":material/inventory_2:"),
-        st.Page("pages/forest.py", title="Forest", icon=":material/forest:"),
-        st.Page("pages/lab.py", title="Paper lab", icon=":material/school:"),
-    ]
-)
-ensure_dataset()
-watch_this_session()  # a closed tab's session (its uploads) is dropped once its TTL has passed
+identity = signin.admitted()
+if identity is None:
+    page = st.navigation([st.Page(signin.gate, title="Sign in", icon=":material/login:")])
+else:
+    page = st.navigation([
+        st.Page(path, title=title, icon=icon, default=name == "home")
+        for name, (path, title, icon) in PAGES.items() if may_use(identity.role, name)
+    ])
+    signin.show_identity(identity)
+    ensure_dataset()
+    watch_this_session()  # a closed tab's session (its uploads) is dropped once its TTL has passed
 page.run()
 # in the background: what a trained model and the Explain page import, and the default model,
 # loaded (or trained) once for every Home button; ui.launch started it with the server (this

@@ -9,8 +9,10 @@ import streamlit as st
 from forestviz.io.bundled import list_datasets
 from forestviz.io.csv_input import MAX_CELL_CHARS, MAX_LINE_CHARS, DataError
 from forestviz.names import CELL_PREVIEW_LIMIT, elide_cells
-from ui import models, state
+from ui import models, signin, state
 from ui.display import as_text, show_dataset_summary, show_error
+
+signin.guard("data")
 
 SOURCE_KINDS = {"bundled": "Bundled data set", "upload": "Upload a CSV"}
 TASK_LABELS = {

@@ -11,8 +11,10 @@ from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_names import NEW_PATIENT
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
-from ui import library, models, patients, summary_view
+from ui import library, models, patients, signin, summary_view
 from ui.display import as_text
+
+signin.guard("explain")
 
 PICKERS = {"id": "By ID or row number", "whatif": "Edit the values (what-if)",
            "new": "New patient", "several": "Several new patients (CSV)"}
@@ -172,6 +174,6 @@ st.title("Explain")
 if models.workbench() is None:
     st.info("Train a model on the Train page first (or use the button on the Home page).",
             icon=":material/info:")
-    st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
+    signin.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
     st.stop()
 explained_row()

@@ -10,9 +10,11 @@ from forestviz.explain import plots
 from forestviz.explain.plots import population as population_plots
 from forestviz.explain.trust import TOP_REASONS, TOP_TREES
 from forestviz.names import elide, elide_cells
-from ui import models
+from ui import models, signin
 from ui.display import as_text
 from ui.model_jobs import ModelJob, run_on_demand
+
+signin.guard("forest")
 
 CLEANING = ModelJob(
     label="Run the cleaning rounds", title="Cleaning rounds", what="Cleaning",
@@ -178,7 +180,7 @@ st.title("Forest")
 bench = models.workbench()
 if bench is None:
     st.info("Train a model on the Train page first.", icon=":material/info:")
-    st.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
+    signin.page_link("pages/train.py", label="Train a model", icon=":material/model_training:")
     st.stop()
 st.caption(as_text(f"{bench.model.name} on {bench.dataset.name}: {bench.model.n_trees} trees."))
 views = bench.global_views()

@@ -4,9 +4,11 @@ import streamlit as st
 
 from forestviz.app import families
 from forestviz.registry import FAMILIES
-from ui import catalog, models, state
+from ui import catalog, models, signin, state
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
+
+signin.guard("home")
 
 models.follow_jobs(progress_in_sidebar=False)
 st.title("forestviz")
@@ -19,7 +21,7 @@ st.markdown(
 )
 st.subheader("Data set in use")
 show_dataset_summary(st.session_state[DATASET])
-st.page_link("pages/data.py", label="Choose or upload data", icon=":material/table:")
+signin.page_link("pages/data.py", label="Choose or upload data", icon=":material/table:")
 
 dataset = st.session_state[DATASET]
 default = families.default_settings(dataset.task)

@@ -6,8 +6,10 @@ import streamlit as st
 from forestviz.app import lab
 from forestviz.explain import plots
 from forestviz.explain.treeviz import TreeRenderError, render_tree
-from ui import models
+from ui import models, signin
 from ui.display import as_text
+
+signin.guard("lab")
 
 
 @st.cache_resource(show_spinner="Fitting a 3-tree attention forest…", max_entries=32)

@@ -3,7 +3,9 @@ open one straight into the Explain page, or, as an admin, retire one."""
 
 import streamlit as st
 
-from ui import catalog, library, models
+from ui import catalog, library, models, signin
+
+signin.guard("models")
 
 models.follow_jobs()
 st.title("Models")

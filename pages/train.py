@@ -8,11 +8,12 @@ from forestviz.app.workbench import MAX_MODELS, Workbench
 from forestviz.parameters import SECTIONS, TEST_SIZE, TREES
 from forestviz.persistence.archive import ModelFileError
 from forestviz.registry import AUTO_TUNE_HELP, FAMILIES, families_for
-from ui import library, models, publish, state
+from ui import library, models, publish, signin, state
 from ui.display import as_text, show_error
 from ui.parameter_inputs import parameter_input
 from ui.state import CHOICE, DATASET
 
+signin.guard("train")
 
 def choose_settings(task: str) -> Settings:
     """The Train page's form, from the registry (:mod:`forestviz.registry`,

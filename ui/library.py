@@ -114,6 +114,16 @@ def library() -> ModelLibrary | None:
     return _connection(StoreConfig.from_env()).get(OPEN_WAIT)[0]
 
 
+def required() -> ModelLibrary:
+    """The server's model library for what cannot go on without it (the audit trail's page, a
+    sign-in's record): :class:`~forestviz.store.StoreError` with the one-line reason in
+    memory-only mode or while it is still opening."""
+    found, why = _connection(StoreConfig.from_env()).get(OPEN_WAIT)
+    if found is None:
+        raise StoreError(why or STILL_OPENING)
+    return found
+
+
 def unavailable() -> str | None:
     """Why the library cannot be used (one line), or None when it can (or is still
     opening)."""

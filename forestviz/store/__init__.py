@@ -19,8 +19,8 @@ says what each part promises.
 from forestviz._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "LOCAL": "forestviz.store.audit",
-    "Actor": "forestviz.store.audit",
+    "LOCAL": "forestviz.store.actor",
+    "Actor": "forestviz.store.actor",
     "AuditTrail": "forestviz.store.audit",
     "ModelLibrary": "forestviz.store.library",
     "ModelVersion": "forestviz.store.library",

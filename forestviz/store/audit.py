@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -21,29 +20,17 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from forestviz.io.export import csv_bytes
+from forestviz.store.actor import Actor
 from forestviz.store.config import StoreError
 from forestviz.store.engine import reached
 from forestviz.store.tables import SUBJECT_CHARS, AuditEvent
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
-           "model_retired", "signin_refused")
+           "model_retired", "signin_refused", "signed_in")
 DETAIL_CHARS = 500
 COLUMNS = ["at", "subject", "email", "action", "model", "version", "detail"]
 
 
-@dataclass(frozen=True)
-class Actor:
-    """Who acts: the sign-in's subject and e-mail, or :data:`LOCAL`."""
-
-    subject: str
-    email: str | None = None
-
-    def __post_init__(self):
-        if not isinstance(self.subject, str) or not self.subject.strip():
-            raise StoreError("An actor needs a subject (the sign-in's ID) or 'local'.")
-
-
-LOCAL = Actor("local")
 
 
 def typed_values_digest(values: Mapping) -> str:

@@ -1,0 +1,21 @@
+"""Audit (admins): who opened, explained, downloaded, published or retired which model and
+when, and which sign-ins were refused; filtered, as a table and a CSV download."""
+
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from forestviz.store.config import StoreError
+from ui import audit_view, signin
+from ui.display import show_error
+from ui.library import required
+
+signin.guard("audit")
+
+st.title("Audit")
+st.caption("The audit trail is append-only: events cannot be changed or removed. Times are UTC.")
+filters = audit_view.choose_filters(datetime.now(UTC).date())
+try:
+    audit_view.show_trail(required().audit, filters)
+except StoreError as err:
+    show_error(err)
