@@ -12,7 +12,7 @@ from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from forestviz.store import StoreConfig, open_library
-from forestviz.store.audit import Actor
+from forestviz.store.actor import Actor
 from tests.apptest_helpers import REPO
 from ui.access import PAGE_ROLES
 from ui.audit_view import day_bounds, query_filters

@@ -34,7 +34,8 @@ from forestviz import __version__, persistence
 from forestviz.app.workbench import Workbench
 from forestviz.persistence.archive import ModelFileError
 from forestviz.store import blobs, engine, published, signing
-from forestviz.store.audit import LOCAL, Actor, AuditTrail, event_row, utc
+from forestviz.store.actor import LOCAL, Actor
+from forestviz.store.audit import AuditTrail, event_row, utc
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.engine import reached
 from forestviz.store.tables import PublishedModel
