@@ -9,9 +9,9 @@ PORT ?= 8501
 # thread, as more threads than cores only spin
 TEST_WORKERS ?= 2
 # worksteal: a worker that runs out of tests takes half of the other's queue. xdist's default
-# ("load") never takes back tests it has sent, so one worker could finish the slow tier's AppTest
-# flows and the nested debug-build run (tests/test_kernel_bounds.py) alone while the other idled
-# (docs/performance.md, "Test suite")
+# ("load") never takes back tests it has sent, so one worker was left to finish the slow tier's
+# AppTest flows and the nested debug-build run (tests/test_kernel_bounds.py) while the other
+# idled (docs/performance.md, "Where the time goes")
 WORKSTEAL := -n $(TEST_WORKERS) --dist worksteal
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 

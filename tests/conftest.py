@@ -35,13 +35,6 @@ def require_program(name: str, purpose: str) -> str:
     return path
 
 
-def pytest_collection_modifyitems(items):
-    """Tests marked ``long`` first, in their order; the rest after them, in theirs. pytest-xdist
-    hands each worker the collection in order, so a long test started last would leave the
-    other worker idle for its whole length (the longest-first rule of scheduling)."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """Under pytest-xdist, a test marked ``serial`` runs while no other worker runs a test.

@@ -86,7 +86,6 @@ def test_explain_of_the_training_table_gives_the_explain_page_s_numbers(cli_mode
 
 
 @pytest.mark.slow
-@pytest.mark.long
 def test_an_app_model_explains_and_reports_here(table, tmp_path):
     dataset, choice = app_choice(table)
     bench = Workbench(dataset, choice)

@@ -162,7 +162,6 @@ def test_a_dependency_s_warning_never_reaches_the_terminal(
 
 
 @pytest.mark.slow
-@pytest.mark.long  # a fresh process per command
 def test_every_command_prints_no_traceback_or_source_line(
         cli_model, table, tmp_path):
     env = {**os.environ, "PYTHONWARNINGS": "always", "PYTHONPATH": str(REPO),
