@@ -8,6 +8,11 @@ PORT ?= 8501
 # pytest-xdist workers for each test tier; in the unit and slow tiers each keeps BLAS to one
 # thread, as more threads than cores only spin
 TEST_WORKERS ?= 2
+# worksteal: a worker that runs out of tests takes half of the other's queue. xdist's default
+# ("load") never takes back tests it has sent, so one worker was left to finish the slow tier's
+# AppTest flows and the nested debug-build run (tests/test_kernel_bounds.py) while the other
+# idled (docs/performance.md, "Where the time goes")
+WORKSTEAL := -n $(TEST_WORKERS) --dist worksteal
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 .PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
@@ -24,8 +29,8 @@ run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 # times a server under load (marked serial) runs alone.
 test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 	$(PY) -m ruff check .
-	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -x -m "not slow and not browser"
-	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(TEST_WORKERS) -m "slow and not browser"
+	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser"
+	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"
 	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
 
 lint: $(VENV)/.test
