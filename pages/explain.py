@@ -134,7 +134,7 @@ def explained_row() -> None:
         with st.expander("This row under every trained model"):
             if st.toggle("Compare the models on this row", key="explain_compare"):
                 st.dataframe(bench.row_across_models(values=original), key="explain_across")
-    charts = explanation.figures(width=plots.WIDTH)
+    charts = explanation.figures(width=plots.WIDTH, trees=choice.trees)
     if choice.equal_weights:  # a hundred equal bars say nothing
         charts.pop("weights", None)
         charts.pop("kde", None)

@@ -47,6 +47,23 @@ def test_equal_weights_choose_the_trees_that_move_this_prediction_most():
             a.leaf for a in summary.machine.alternatives(e.row, tree, max_flips=1)[:1]]
 
 
+def test_the_per_tree_contributions_chart_shows_the_trees_drawn():
+    """With equal weights the chart of contributions per tree follows the trees chosen by what
+    they give this row (the ones drawn), not the tie of trees 1–5, and says so."""
+    X, y = make_classification(300, 5, n_informative=3, random_state=0)
+    e, summary = _explained(RandomForestClassifier(T, random_state=0), X, y)
+    choice = choose_trees(e, summary)
+    figure = e.figures(trees=choice.trees)["contributions_by_tree"]
+    assert [trace.name for trace in figure.data] == [f"Tree {k + 1}" for k in choice.trees]
+    assert figure.layout.title.text.startswith("Contributions through the trees drawn below")
+    column = list(e.classes).index(e.classes[-1])
+    for trace, tree in zip(figure.data, choice.trees, strict=True):  # α_k·φ_kj of that tree
+        shown = dict(zip(trace.y, trace.x, strict=True))
+        weighted = e.contributions.weighted_per_tree[tree, :, column]
+        for name, value in shown.items():
+            assert value == pytest.approx(weighted[e.contributions.feature_names.index(name)])
+
+
 def test_row_dependent_weights_keep_the_explanations_trees():
     X, y = make_friedman1(300, n_features=5, random_state=0)
     e, summary = _explained(AttentionForestRegressor(T, eps=0.2, tau=0.5, random_state=0), X, y)

@@ -82,7 +82,7 @@ img.reasons{width:152mm;display:block;margin:.2em 0}h2.appendix{break-before:pag
 """
 
 
-def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
+def figures(explanation, *, width: int = WIDTH, trees=None) -> dict[str, go.Figure]:
     """The row's standard figures: ``weights`` (stacked (1−ε)·D and ε·w when known),
     ``scores`` (ERF score S), ``kde`` (ABRF Fig. 3, with the Softmax weights D when known),
     ``simplex`` (ABRF Fig. 1: D, w and α = (1−ε)·D + ε·w) and ``features`` (the row's
@@ -92,7 +92,9 @@ def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
     top trees add per column).
 
     ``width``: the pixels of the page; ``simplex`` and ``features`` are laid out across it,
-    the others for half of it (two side by side)."""
+    the others for half of it (two side by side). ``trees``: the trees the page draws (a
+    :class:`~forestviz.explain.tree_choice.TreeChoice`'s), whose contributions
+    ``contributions_by_tree`` shows; by default the explanation's top trees."""
     e = explanation
     parts = e.weight_parts
     half = conventions.half(width)
@@ -124,7 +126,8 @@ def figures(explanation, *, width: int = WIDTH) -> dict[str, go.Figure]:
             pick(c.base_value), pick(c.total), c.feature_names, target=target,
             value_texts=[values[name] for name in c.feature_names], width=half)
         out["contributions_by_tree"] = contributions_by_tree(
-            pick(c.weighted_per_tree), c.feature_names, e.top_trees, target=target, width=half)
+            pick(c.weighted_per_tree), c.feature_names,
+            e.top_trees if trees is None else trees, target=target, width=half)
     numbers = e.features[(e.features["kind"] == "numeric") & ~e.features["missing"]]
     if len(numbers):  # percentiles mean something for numbers given, not levels or fill-ins
         out["features"] = row_vs_median(numbers, width=width)
@@ -199,11 +202,11 @@ def _contributions(e, names) -> str:
             f"(method: {sentence(c.method)}).</p>" + _table(frame, names, css="contributions"))
 
 
-def _charts(e) -> str:
+def _charts(e, trees) -> str:
     """Every figure of :func:`figures` as an SVG picture (or a note when one cannot be
-    drawn)."""
+    drawn); ``trees``: the trees the report draws."""
     parts = []
-    for fig in figures(e).values():
+    for fig in figures(e, trees=trees).values():
         title = plain_text(fig.layout.title.text).replace("\n", " ")
         try:
             parts.append(svg_image(figure_svg(fig), title, "chart"))
@@ -252,7 +255,7 @@ def _origin(context: ReportContext) -> str:
     return f'<p class="warning" role="alert">{sentence(context.origin_warning)}</p>\n'
 
 
-def _appendix(e, glance, context, names, edited, trees) -> str:
+def _appendix(e, glance, context, names, edited, trees, shown) -> str:
     """The technical appendix, from a new page: the model and its held-out metrics, the
     prediction in detail (class probabilities, rule, how the trees disagree), the contributions,
     the weights, the charts, the trees, the row and the similar rows in full."""
@@ -266,7 +269,7 @@ def _appendix(e, glance, context, names, edited, trees) -> str:
 <p>Effective number of trees 1/Σα² = {e.effective_trees:.1f} of {e.n_trees}
 (equal weights would give {e.n_trees}); the 5 heaviest trees carry
 {e.top5_share:.0%} of the weight.</p>
-{_charts(e)}
+{_charts(e, shown)}
 {trees}
 <h2>This row beside the training data</h2>
 <p>Percentile (numeric columns): the share of training rows with a lower value (ties count
@@ -318,7 +321,7 @@ def to_html(explanation, *, glance=None, appendix: bool = False,
         trees = _trees_heading(choice) + "".join(
             _tree_section(section, tree_svgs.get(section.tree), names)
             for section in tree_sections(e, choice, name=names))
-        rest = _appendix(e, glance, context, names, edited, trees)
+        rest = _appendix(e, glance, context, names, edited, trees, shown)
     created = html.escape(context.created.isoformat(timespec="seconds"))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -75,8 +75,9 @@ def contribution_waterfall(base_value: float, contributions, names, *, value_tex
 
 def contributions_by_tree(weighted_per_tree, names, trees, *, target: str = "prediction",
                           shown: int = SHOWN, width=WIDTH) -> go.Figure:
-    """α_k·φ_kj of the given ``trees`` (indices from 0) for the columns with the largest total
-    over them: which of the heavy trees carries which column's contribution.
+    """α_k·φ_kj of the given ``trees`` (indices from 0: the trees the page and the report draw,
+    chosen by weight, by ERF's tree score S or by what they give this row) for the columns with
+    the largest total over them: which of those trees carries which column's contribution.
 
     ``weighted_per_tree`` (T, m): each tree's contributions times its weight."""
     table = np.asarray(weighted_per_tree, dtype=float)
@@ -94,7 +95,7 @@ def contributions_by_tree(weighted_per_tree, names, trees, *, target: str = "pre
             hovertext=[f"{label}, {c}: {v:+.4g}" for c, v in
                        zip(columns, chosen[i, order], strict=True)], hoverinfo="text"))
     return finish(
-        fig, "Contributions through the heaviest trees",
+        fig, "Contributions through the trees drawn below",
         f"Each tree's contribution to {plain(target)} times its weight for this row, for the "
         "columns these trees use most. Bars of one column add up to what these trees give it.",
         width=width,
