@@ -6,14 +6,12 @@ held there: the range and median of a numeric column, the levels of a text colum
 left empty is a missing value, handled as the model handles one (the training median, or no
 level) and flagged by the explanation's missing-value alarm.
 
-The typed values are identified by :func:`typed_values_digest` (SHA-256 of a canonical JSON
-of the values), so that a record of who looked at which new patient need not store the values.
+The audit trail names typed values by their digest
+(:func:`forestviz.store.audit.typed_values_digest`), not by the values themselves.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from dataclasses import dataclass, replace
 
@@ -107,14 +105,6 @@ def outside_range(form: list[Field], row: pd.Series) -> list[str]:
     return [f.column for f in form if f.numeric and f.low is not None
             and row.get(f.column) is not None
             and not f.low <= float(row[f.column]) <= f.high]
-
-
-def typed_values_digest(row: pd.Series) -> str:
-    """SHA-256 (hex) of the row's values as canonical JSON (keys sorted, missing as null)."""
-    plain = {str(k): (None if v is None or (isinstance(v, float) and math.isnan(v))
-                      else (float(v) if isinstance(v, (int, float, np.number)) else str(v)))
-             for k, v in row.items()}
-    return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()
 
 
 @dataclass(frozen=True, eq=False)

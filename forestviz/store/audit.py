@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -34,12 +36,19 @@ COLUMNS = ["at", "subject", "email", "action", "model", "version", "detail"]
 
 
 def typed_values_digest(values: Mapping) -> str:
-    """The SHA-256 of a typed patient's values (column → value, keys sorted, as JSON; values
-    that are not JSON numbers or text are written as text): the same values, the same digest."""
-    text = json.dumps({str(k): v if isinstance(v, int | float | str | None) else str(v)
-                       for k, v in values.items()}, sort_keys=True, ensure_ascii=False,
-                      allow_nan=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The SHA-256 (hex) of a typed patient's values as canonical JSON: keys sorted, numbers as
+    floats (1 and 1.0 alike), a missing value (None or NaN) as null, anything else as text;
+    the same values, the same digest, whatever their order."""
+    plain = {str(k): _canonical(v) for k, v in values.items()}
+    return hashlib.sha256(json.dumps(plain, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _canonical(value):
+    if value is None or (isinstance(value, float | np.floating) and math.isnan(value)):
+        return None
+    if isinstance(value, int | float | np.number) and not isinstance(value, bool):
+        return float(value)
+    return str(value)
 
 
 def utc(moment: datetime | None) -> datetime | None:
