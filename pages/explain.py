@@ -108,9 +108,11 @@ def explained_row() -> None:
         appendix = place.checkbox("with technical appendix", key="explain_report_appendix",
                                   help="The model's settings and metrics, the weights, the "
                                        "trees and their paths, after the one-page summary.")
+        published = library.published_ref(bench.model)  # its "NAME@VERSION" in the record
         made = library.audited_report(  # on click
             partial(bench.report, explanation, glance=glance, appendix=appendix,
-                    tree_svgs=svgs, edited=edited), bench, detail)
+                    tree_svgs=svgs, edited=edited,
+                    published=None if published is None else published.ref), bench, detail)
         place.download_button("Download report (HTML)", made,
                               file_name=bench.report_name(explanation, "html",
                                                           edited=bool(edited)),

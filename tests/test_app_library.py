@@ -80,6 +80,9 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
     np.testing.assert_array_equal(opened.estimator.predict_proba(bundle.X_test),
                                   bundle.estimator.predict_proba(bundle.X_test))
     assert other.subheader[0].value == heading and metric(other, "P(Yes)") == risk
+    # the session's model is the published version: its reports name "Pima risk@1"
+    assert other.session_state[app_library.OPENED][0] is opened
+    assert other.session_state[app_library.OPENED][1].ref == "Pima risk@1"
     opened_events = [("model_opened", "Pima risk", 1, None),
                      ("row_explained", "Pima risk", 1, row_id)]
     assert events(data_dir)[-2:] == opened_events
