@@ -123,21 +123,29 @@ def app_url(app_server) -> str:
 
 
 @contextlib.contextmanager
+def running(server: AppServer):
+    """``server`` started (a start that fails fails the test with the server's one line) and
+    stopped when the block ends."""
+    try:
+        server.__enter__()
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    try:
+        yield server
+    finally:
+        server.__exit__()
+
+
+@contextlib.contextmanager
 def serve_app(log_dir: Path):
     """The app (:class:`bench.appserver.AppServer`) with a short job lease; yields its base
     ``url``, its ``pid``, its job ``lease`` and the ``time.monotonic()`` of its launch
     (``started``) and of its first health answer (``healthy``), then stops it."""
     server = AppServer(log_dir, env={"FORESTVIZ_JOB_LEASE_SECONDS": str(SERVER_JOB_LEASE)},
                        start_timeout=SERVER_START_TIMEOUT)
-    try:
-        server.__enter__()
-    except RuntimeError as error:
-        pytest.fail(str(error))
-    try:
+    with running(server):
         yield {"url": server.url, "started": server.started, "healthy": server.healthy,
                "pid": server.pid, "lease": SERVER_JOB_LEASE}
-    finally:
-        server.__exit__()
 
 
 @pytest.fixture(scope="session")

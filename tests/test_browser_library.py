@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from bench.appserver import AppServer
 from forestviz.store import StoreConfig, open_library
-from tests.conftest import SERVER_START_TIMEOUT
+from tests.conftest import SERVER_START_TIMEOUT, running
 from tests.test_browser_flows import (
     TIMEOUT,
     TRAIN_TIMEOUT,
@@ -32,14 +32,8 @@ def server_on(data_dir, log_dir):
     """The app served with its model library in ``data_dir``; yields its URL."""
     server = AppServer(log_dir, env={"FORESTVIZ_DATA_DIR": str(data_dir)},
                        start_timeout=SERVER_START_TIMEOUT)
-    try:
-        server.__enter__()
-    except RuntimeError as error:
-        pytest.fail(str(error))
-    try:
+    with running(server):
         yield server.url
-    finally:
-        server.__exit__()
 
 
 def events(data_dir) -> list[tuple]:

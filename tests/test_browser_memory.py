@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from bench.appserver import AppServer, status
 from bench.server_memory import write_csv
-from tests.conftest import SERVER_START_TIMEOUT
+from tests.conftest import SERVER_START_TIMEOUT, running
 from ui.session_end import FLUSH_WAIT, MARGIN
 
 pytestmark = pytest.mark.browser
@@ -43,14 +43,8 @@ def memory_server(tmp_path_factory):
                        options=["--server.disconnectedSessionTTL", str(TTL)],
                        env={"FORESTVIZ_UPLOAD_BUDGET_MB": str(BUDGET_MB)},
                        start_timeout=SERVER_START_TIMEOUT)
-    try:
-        server.__enter__()
-    except RuntimeError as error:
-        pytest.fail(str(error))
-    try:
+    with running(server):
         yield {"url": server.url, "pid": server.pid}
-    finally:
-        server.__exit__()
 
 
 @pytest.fixture(scope="module")
