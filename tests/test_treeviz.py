@@ -11,13 +11,8 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeRegressor
 
 from forestviz.explain import treeviz
-from forestviz.explain.treeviz import (
-    TreeContext,
-    TreeRenderError,
-    display_name,
-    display_names,
-    render_tree,
-)
+from forestviz.explain.drawn_names import display_name, display_names
+from forestviz.explain.treeviz import TreeContext, TreeRenderError, render_tree
 from forestviz.names import NAME_LIMIT
 from tests.treeviz_helpers import HOSTILE, drawn_nodes, path_names, texts
 

@@ -3,7 +3,7 @@
 :class:`ForestShadowTree` subclasses dtreeviz's public ``ShadowSKDTree`` (public constructor)
 and overrides its public methods instead of setting dtreeviz's attributes or copying the tree to
 change its ``classes_``. Hand it to ``dtreeviz.DTreeVizAPI``. Names are drawn as given: make them
-drawable first (:func:`forestviz.explain.treeviz.display_names`).
+drawable first (:func:`forestviz.explain.drawn_names.display_names`).
 """
 
 from __future__ import annotations

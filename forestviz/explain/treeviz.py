@@ -4,11 +4,9 @@
 training data; it comes in a :class:`TreeContext` (built once per data set, with a content
 fingerprint), so the call stays ``render_tree(model, tree_index, x, context=..., mode=...)``.
 
-* Names are data, never markup: :func:`display_name` maps ``& < > " '`` and control
-  characters to look-alikes DejaVu Sans can draw (``a&b`` → ``a and b``, ``<b>`` → ``‹b›``,
-  ``O'Brien`` → ``O’Brien``) so ``dot`` never fails, and matplotlib's mathtext is off (``$``
-  stays a dollar sign). Names are cut to ``NAME_LIMIT`` characters (:mod:`forestviz.names`),
-  so a drawing's width does not grow with a name's length.
+* Names are data, never markup (:mod:`~forestviz.explain.drawn_names`: look-alikes for
+  ``& < > " '`` and control characters, so ``dot`` never fails, cut to ``NAME_LIMIT``
+  characters), and matplotlib's mathtext is off (``$`` stays a dollar sign).
 * dtreeviz is not thread-safe (every render writes the same per-process temporary files), so
   renders are serialised by a process-wide lock; finished SVGs go to a bounded LRU cache
   (cachetools, behind a lock) keyed by content: (tree arrays' fingerprint, training-data
@@ -47,9 +45,7 @@ import hashlib
 import logging
 import shutil
 import threading
-import unicodedata
 from dataclasses import dataclass
-from itertools import cycle
 
 import cachetools
 import dtreeviz
@@ -59,13 +55,13 @@ from dtreeviz.utils import inline_svg_images
 from sklearn.base import is_classifier
 
 from forestviz.explain.drawing_files import TreeRenderError, private_tempdir, run_dot
+from forestviz.explain.drawn_names import display_name, display_names
 from forestviz.explain.drawn_numbers import drawn_numbers
 from forestviz.explain.dtreeviz_conventions import leaf_node, row_edge, split_node
 from forestviz.explain.leaf_plot import write_leaf_images
 from forestviz.explain.leaf_text import LeafWords, add_leaf_labels, dot_string
 from forestviz.explain.shadow import ForestShadowTree, class_codes, node_rows
 from forestviz.explain.tree_outputs import SCALED, origin, tree_outputs
-from forestviz.names import NAME_LIMIT, elide, elide_unique
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.rows import standard_scaling
 
@@ -85,39 +81,6 @@ CACHE_BYTES = 64 << 20
 
 _RENDER_LOCK = threading.Lock()  # dtreeviz + matplotlib + tempfile.tempdir: one at a time
 _log = logging.getLogger(__name__)
-
-
-_LOOKALIKES = {"<": "‹", ">": "›", "'": "’", "&": " and "}
-
-
-def display_name(name, limit: int = NAME_LIMIT) -> str:
-    """``name`` as graphviz can draw it (:func:`_drawable`), cut to ``limit`` characters
-    (:func:`forestviz.names.elide`)."""
-    return elide(_drawable(name), limit)
-
-
-def display_names(names) -> list[str]:
-    """:func:`display_name` of each name, kept distinct
-    (:func:`forestviz.names.elide_unique`): two features that look alike once cut would
-    make the drawing ambiguous."""
-    return elide_unique(_drawable(name) for name in names)
-
-
-def _drawable(name) -> str:
-    """``name`` with look-alikes for ``& < > " '``, control characters as spaces, runs of white
-    space collapsed (straight double quotes become “ ”, alternating)."""
-    quotes = cycle("“”")
-    out = []
-    for char in str(name):
-        if char == '"':
-            out.append(next(quotes))
-        elif char in _LOOKALIKES:
-            out.append(_LOOKALIKES[char])
-        elif unicodedata.category(char).startswith("C"):
-            out.append(" ")
-        else:
-            out.append(char)
-    return " ".join("".join(out).split())
 
 
 @dataclass(frozen=True, eq=False)
