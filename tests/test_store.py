@@ -210,12 +210,17 @@ def test_an_opened_version_is_loaded_once_and_a_changed_blob_is_still_refused(be
     restarted = library_at(folder)  # a server started anew warms its cache, recording nothing
     assert restarted.warm() == ["Pima risk@1"] and len(restarted.opened) == 1
     assert list(restarted.audit.query()["action"]) == ["model_published"]
+    fresh = library_at(folder)  # a version preloaded once published: in the cache, unrecorded
+    assert fresh.preload(fresh.show("Pima risk")) and len(fresh.opened) == 1
+    assert fresh.open_model("Pima risk").workbench.model is fresh.opened.get(
+        fresh.show("Pima risk").blob_sha256).model
+    assert list(fresh.audit.query()["action"]) == ["model_published", "model_opened"]
     first = restarted.open_model("Pima risk").workbench
     second = restarted.open_model("Pima risk").workbench
     assert first is not second and first.model is second.model  # one load, shared
     assert numbers(second, held_out(bench)) == numbers(bench, held_out(bench))
     assert list(restarted.audit.query()["action"]) == ["model_published", "model_opened",
-                                                       "model_opened"]
+                                                       "model_opened", "model_opened"]
     blob = folder / "blobs" / restarted.show("Pima risk").blob_sha256
     data = bytearray(blob.read_bytes())
     data[len(data) // 3] ^= 0xFF

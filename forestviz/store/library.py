@@ -261,13 +261,18 @@ class ModelLibrary:
         newest = {}
         for info in self.versions():
             newest.setdefault(info.name, info)
-        loaded = []
-        for info in sorted(newest.values(), key=lambda v: v.published_at,
-                           reverse=True)[:self.opened.models]:
-            with contextlib.suppress(StoreError):
-                self._workbench(info)
-                loaded.append(info.ref)
-        return loaded
+        newest = sorted(newest.values(), key=lambda v: v.published_at, reverse=True)
+        return [info.ref for info in newest[:self.opened.models] if self.preload(info)]
+
+    def preload(self, info: ModelVersion) -> bool:
+        """Load ``info`` into the cache, recording nothing (the app calls it in the background
+        once a model is published, so that its first opener does not wait for the load);
+        False when its blob is refused, which :meth:`open_model` then names."""
+        try:
+            self._workbench(info)
+        except StoreError:
+            return False
+        return True
 
     # ------------------------------------------------------------------ retire and tidy
     def retire(self, name: str, version: int, *, actor: Actor = LOCAL) -> ModelVersion:
