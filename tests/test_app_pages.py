@@ -63,6 +63,8 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
     riskiest = bundle.test_rows[np.argmax(proba)]
     assert at.session_state["explain_row"] == riskiest
     assert metric(at, "P(Yes)") == f"{proba.max():.2f}"
+    calibrated = bundle.intervals.calibrated_risk(proba.max())  # said next to the model's risk
+    assert metric(at, "Calibrated") == f"{float(calibrated):.2f}"
     assert metric(at, "Decision threshold") == f"{bundle.estimator.threshold_:.3f}"
     weights = bundle.estimator.tree_weights(bundle.X_test[[np.argmax(proba)]])[0]
     assert metric(at, "Effective number of trees") == f"{1 / np.sum(weights**2):.1f}"

@@ -291,3 +291,16 @@ def test_more_than_two_classes_carry_no_interval():
     settings = workflow.Settings(family="vanilla", n_estimators=10)
     assert workflow.train_bundle(data, choice, settings, lambda *_: None).intervals is None
     assert held_out.interval_model("regression", None, np.zeros(9), np.zeros(9)) is None
+
+
+def test_one_risk_computed_two_ways_gets_one_calibration():
+    """A calibration row's own risk, as predict_proba gives it and as the explainer's weighted
+    sum gives it (2e-16 apart), is calibrated alike: Venn-ABERS steps at that very risk."""
+    rng = np.random.default_rng(3)
+    risks = rng.uniform(size=200)
+    labels = np.where(rng.uniform(size=200) < risks, "yes", "no")
+    model = IntervalModel.from_outputs(risks, labels, task="classification", positive="yes")
+    for risk in risks:
+        for other in (np.nextafter(risk, 0.0), np.nextafter(risk, 1.0)):
+            assert model.calibrated_risk(other) == model.calibrated_risk(risk)
+            assert model.interval(other) == model.interval(risk)

@@ -23,14 +23,20 @@ WATERFALL_HEIGHT = 400
 
 
 def tiles(e: Explanation, g: Glance) -> None:
-    """The number and how sure: the risk (or value) with its calibrated interval, the
+    """The number and how sure: the risk (or value), its calibrated value and interval, the
     predicted class and the decision threshold."""
     row = st.container(horizontal=True, gap="medium", key="explain_tiles")
     if e.task == "classification":
         shown = e.classes[-1] if e.classes.size == 2 else e.predicted_class
         row.metric("Predicted class", as_text(elide(e.predicted_class)), width="content")
         row.metric(as_label(f"P({elide(shown)})"), f"{g.value:.2f}", width="content",
-                   help=as_text(f"The model's probability of {shown} for this row."))
+                   help=as_text(f"The model's probability of {shown} for this row: the reasons "
+                                "both ways add up to it."))
+        if e.calibrated_risk is not None:  # the same risk, as often as it came true
+            row.metric("Calibrated", f"{e.calibrated_risk:.2f}", width="content",
+                       help=as_text(f"How often rows given this risk turned out {shown} on "
+                                    "held-out rows (Venn-ABERS calibration of the model's "
+                                    "probability)."))
     else:
         row.metric("Predicted value", e.value_texts(e.prediction)[0], width="content")
     if e.interval is not None:
