@@ -12,8 +12,9 @@ import pytest
 from pyarrow import parquet as pq
 
 from forestviz import persistence
+from forestviz.app.model_file import model_payload
 from forestviz.app.workbench import Workbench
-from forestviz.app.workflow import Settings, model_payload
+from forestviz.app.workflow import Settings
 from forestviz.batch.model import BatchModel, read_model, training_dataset
 from forestviz.batch.rows import top_trees
 from forestviz.batch.run import backend, explain_file

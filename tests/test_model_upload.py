@@ -7,7 +7,7 @@ from dataclasses import asdict, replace
 import pytest
 
 from forestviz import persistence
-from forestviz.app import model_upload, workflow
+from forestviz.app import model_file, model_upload, workflow
 from forestviz.io.bundled import bundled_choice, load_dataset
 from forestviz.persistence import ModelFileError
 
@@ -18,7 +18,7 @@ def saved():
     choice = bundled_choice("pima_diabetes", dataset)
     settings = workflow.Settings(family="vanilla", n_estimators=5)
     bundle = workflow.train_bundle(dataset, choice, settings, progress=lambda *_: None)
-    return persistence.dumps(workflow.model_payload(bundle)), choice, settings
+    return persistence.dumps(model_file.model_payload(bundle)), choice, settings
 
 
 def test_a_saved_model_reads_back_with_its_settings(saved):
@@ -26,7 +26,7 @@ def test_a_saved_model_reads_back_with_its_settings(saved):
     upload = model_upload.read_model_upload(data, choice)
     assert upload.settings == settings
     assert upload.digest == hashlib.sha256(data).hexdigest() == model_upload.digest(data)
-    assert upload.payload.keys() >= workflow.PAYLOAD_KEYS
+    assert upload.payload.keys() >= model_file.PAYLOAD_KEYS
     assert upload.payload["settings"] == asdict(settings)
 
 

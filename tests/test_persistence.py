@@ -104,7 +104,7 @@ def preprocessor():
 
 
 def payload(estimator, preprocessor) -> dict:
-    """A model file's content as the app writes it (forestviz.app.workflow.model_payload)."""
+    """A model file's content as the app writes it (forestviz.app.model_file.model_payload)."""
     return {
         "settings": {"family": "abrf1_qp", "n_estimators": 5, "auto_tune": True,
                      "test_size": 0.25, "max_depth": None},

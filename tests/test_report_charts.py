@@ -98,7 +98,7 @@ def test_an_undrawable_figure_raises_and_the_report_says_so(explanation, monkeyp
     heatmap = go.Figure(go.Heatmap(z=[[1, 2], [3, 4]]), layout={"title": {"text": "A <map>"}})
     with pytest.raises(UndrawableFigure, match="heatmap"):
         figure_svg(heatmap)
-    monkeypatch.setattr(report, "figures", lambda e: {"map": heatmap})
+    monkeypatch.setattr(report, "figures", lambda e, **options: {"map": heatmap})
     document = report.to_html(explanation, appendix=True)
     assert "The chart “A &lt;map&gt;” is on the Explain page only." in document
     assert '<img class="chart"' not in document

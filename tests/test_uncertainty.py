@@ -12,7 +12,7 @@ from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.isotonic import IsotonicRegression
 
-from forestviz.app import held_out, workflow
+from forestviz.app import held_out, model_file, workflow
 from forestviz.explain.uncertainty import (
     MIN_EFFECTIVE_TREES,
     IntervalModel,
@@ -281,7 +281,7 @@ def test_a_trained_bundle_calibrates_on_its_held_out_rows_and_a_restored_one_ali
     else:
         assert model.kind == "venn-abers" and model.positive == "b"
         np.testing.assert_allclose(outputs, bundle.estimator.predict_proba(bundle.X_test)[:, 1])
-    restored = workflow.restore(workflow.model_payload(bundle), data, choice, lambda *_: None)
+    restored = model_file.restore(model_file.model_payload(bundle), data, choice, lambda *_: None)
     grid = np.linspace(0, 1, 11) if task == "binary" else outputs
     np.testing.assert_array_equal(restored.intervals.interval(grid)[0], model.interval(grid)[0])
 

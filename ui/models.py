@@ -136,7 +136,7 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
     # named, not imported: the worker imports the workflow (this server may still be at it)
     task, args = (("forestviz.app.workflow:train_bundle", (dataset, choice, settings))
                   if payload is None
-                  else ("forestviz.app.workflow:restore", (payload, dataset, choice)))
+                  else ("forestviz.app.model_file:restore", (payload, dataset, choice)))
     try:
         limits().check_training(n_rows=n_rows, n_trees=settings.n_estimators,
                                 max_depth=settings.max_depth)

@@ -4,7 +4,8 @@
 and Forest pages' views); ``families`` (the Train page's settings, checked against
 :mod:`forestviz.registry` and :mod:`forestviz.parameters`, importing no model); ``workflow``
 (the chosen family's estimator, the split, held-out metrics, the
-:class:`~forestviz.app.workflow.Bundle` every page reads, model-file payloads); ``jobs`` (the
+:class:`~forestviz.app.workflow.Bundle` every page reads); ``model_file`` (a bundle's model
+file written and read back); ``jobs`` (the
 worker processes that run it: bounded, cancellable, lower priority); ``warm`` (imported once by
 the workers' forkserver); ``limits`` (the server's caps) and ``uploads`` (the memory budget of
 uploaded tables shared by all sessions). ``ui/`` and ``pages/`` call these; nothing in

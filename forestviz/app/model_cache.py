@@ -9,7 +9,7 @@ Dockerfile) build the default model's file after installing (``python -m
 forestviz.app.model_cache``); a server that misses trains it, as before, and stores it.
 
 Loading is the model file's own check (no class outside the trusted set is built) followed by
-:func:`forestviz.app.workflow.restore`, which computes the held-out metrics and the baselines
+:func:`forestviz.app.model_file.restore`, which computes the held-out metrics and the baselines
 anew. Measured on the bundled Pima table: loading and restoring take about 0.5 s against
 about 2.5 s for a training in a fresh worker (``docs/performance.md``, "Cold start and page
 speed"). Uploaded tables are never written: what is learnt from an upload ends with its
@@ -33,7 +33,7 @@ import sklearn
 
 import forestviz
 from forestviz import persistence
-from forestviz.app import workflow
+from forestviz.app import model_file, workflow
 from forestviz.app.families import Settings
 from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice, load_dataset
 from forestviz.io.dataset import DataChoice, Dataset
@@ -86,7 +86,7 @@ def load(dataset: Dataset, choice: DataChoice, settings: Settings,
     except OSError:
         return None
     try:
-        return workflow.restore(persistence.loads(data), dataset, choice, progress)
+        return model_file.restore(persistence.loads(data), dataset, choice, progress)
     except ModelFileError:
         with contextlib.suppress(OSError):
             path.unlink()
@@ -104,7 +104,7 @@ def store(bundle: workflow.Bundle, dataset: Dataset) -> Path | None:
     path = path_of(dataset, bundle.choice, bundle.settings)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_file(path, persistence.dumps(workflow.model_payload(bundle)))
+        write_file(path, persistence.dumps(model_file.model_payload(bundle)))
         stored = sorted(path.parent.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime)
         for old in stored[:-KEEP]:
             old.unlink(missing_ok=True)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from forestviz.app.workflow import Bundle, model_payload
+from forestviz.app.model_file import model_payload
+from forestviz.app.workflow import Bundle
 from forestviz.batch.model import BatchModel
 from forestviz.batch.rows import explain_rows
 from forestviz.io.csv_input import DataError

@@ -28,6 +28,7 @@ from forestviz.app import (
     attention_lens,
     compare,
     forest_views,
+    model_file,
     new_rows,
     train_views,
     whole_model,
@@ -109,12 +110,12 @@ class Workbench:
 
     def save(self) -> bytes:
         """The model file (:func:`forestviz.persistence.dumps` of the model's payload)."""
-        return persistence.dumps(workflow.model_payload(self._model()))
+        return persistence.dumps(model_file.model_payload(self._model()))
 
     def load(self, data: bytes, progress: Progress = _quiet) -> Bundle:
         """Read a model file saved for this data set and score it anew (ModelFileError when the
         file is not one or does not fit)."""
-        return self.adopt(workflow.restore(persistence.loads(data), self.dataset, self.choice,
+        return self.adopt(model_file.restore(persistence.loads(data), self.dataset, self.choice,
                                            progress))
 
     def predictions_csv(self) -> bytes:

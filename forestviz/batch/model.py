@@ -1,7 +1,7 @@
 """A model file made ready to explain many rows: the fitted estimator and preprocessor of a
-Train-page model file (:func:`forestviz.app.workflow.model_payload`), the decision rule of
+Train-page model file (:func:`forestviz.app.model_file.model_payload`), the decision rule of
 :func:`forestviz.explain.explain`, and what is rebuilt from the training table when it is at
-hand: the calibrated interval (fitted on the held-out rows, as :func:`workflow.restore` does).
+hand: the calibrated interval (fitted on the held-out rows, as :func:`model_file.restore` does).
 
 A :class:`BatchModel` is plain data and pickles: the command line sends it once to every Dask
 worker (:mod:`forestviz.batch.run`).
@@ -68,16 +68,16 @@ class BatchModel:
         """Check a loaded model file's payload (:func:`forestviz.persistence.loads`): the keys
         and settings the Train page writes, a weighted tree ensemble and a fitted
         preprocessor of the same width; ModelFileError otherwise."""
-        from forestviz.app import workflow  # the model file's side only: not on the workers
+        from forestviz.app import model_file  # the model file's side only: not on the workers
 
-        if not isinstance(payload, dict) or not payload.keys() >= workflow.PAYLOAD_KEYS:
+        if not isinstance(payload, dict) or not payload.keys() >= model_file.PAYLOAD_KEYS:
             raise ModelFileError("This model file was not saved by forestviz's Train page.")
         try:
             choice = DataChoice(**{**payload["choice"],
                                    "exclude": tuple(payload["choice"]["exclude"])})
         except (TypeError, KeyError) as err:
             raise ModelFileError(f"This model file's settings could not be read: {err}") from err
-        settings = workflow.check_payload(payload, choice)
+        settings = model_file.check_payload(payload, choice)
         estimator, pre = payload["estimator"], payload["preprocessor"]
         try:
             as_ensemble(estimator)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from forestviz import persistence
+from forestviz.app.model_file import model_payload, restore
 from forestviz.app.workbench import Workbench
-from forestviz.app.workflow import model_payload, restore
 from forestviz.batch.model import BatchModel, read_bytes, training_dataset
 from forestviz.cli import progress as bars
 from forestviz.io.csv_input import DataError

@@ -1,6 +1,6 @@
 """A trained workbench as plain data for a published model's blob, and back.
 
-A model file (:func:`forestviz.app.workflow.model_payload`) holds the fitted estimator, the
+A model file (:func:`forestviz.app.model_file.model_payload`) holds the fitted estimator, the
 encoding and the split, but not the table: opening it needs the upload, and loading scores the
 baselines anew. A published model must explain without either, so its blob (written by
 :func:`forestviz.persistence.dumps`, never pickle) holds besides the model file's payload:
@@ -28,7 +28,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from forestviz.app import workflow
+from forestviz.app import model_file, workflow
 from forestviz.app.workbench import Workbench
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
@@ -43,7 +43,7 @@ def published_payload(bench: Workbench) -> dict:
     model, dataset = _current(bench), bench.dataset
     return {
         "format": FORMAT,
-        "model": workflow.model_payload(model),
+        "model": model_file.model_payload(model),
         "dataset": {"name": dataset.name, "task": dataset.task, "target": dataset.target,
                     "id_column": dataset.id_column, "exclude": list(bench.choice.exclude),
                     "description": dataset.description, "notes": list(dataset.notes),
@@ -69,7 +69,7 @@ def opened_workbench(payload) -> Workbench:
     try:
         model, about = payload["model"], payload["dataset"]
         choice = DataChoice(**{**model["choice"], "exclude": tuple(model["choice"]["exclude"])})
-        settings = workflow.check_payload(model, choice)
+        settings = model_file.check_payload(model, choice)
         dataset = Dataset.from_frame(table_frame(payload["table"]), about["target"],
                                      task=about["task"], id_column=about["id_column"],
                                      name=about["name"],
@@ -167,7 +167,7 @@ def describe(bench: Workbench) -> dict:
             "id_column": dataset.id_column, "excluded": list(choice.exclude),
             "task": dataset.task, "family": model.name, "n_trees": model.n_trees,
             "n_train": len(model.train_rows), "n_test": len(model.test_rows),
-            "settings": dict(workflow.model_payload(model)["settings"]),
+            "settings": dict(model_file.model_payload(model)["settings"]),
             "metrics": metrics, "columns": columns}
 
 
