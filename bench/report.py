@@ -34,17 +34,6 @@ GOAL_BYTES = 300_000
 TABLES = {"pima_diabetes": ("erf", {}), "friedman1": ("abrf1_qp", {"n_samples": 300})}
 
 
-def best_cpu(function, repeats: int) -> float:
-    """Smallest CPU time of this process over ``repeats`` calls, seconds (a shared machine's
-    comparable figure: it leaves out the waiting)."""
-    times = []
-    for _ in range(repeats):
-        start = time.process_time()
-        function()
-        times.append(time.process_time() - start)
-    return min(times)
-
-
 def measure(name: str, repeat: int) -> None:
     family, options = TABLES[name]
     bench = Workbench(load_dataset(name, **options))
@@ -58,7 +47,7 @@ def measure(name: str, repeat: int) -> None:
         document = bench.report(e, glance=glance, appendix=appendix)
         html = best_time(lambda a=appendix: bench.report(e, glance=glance, appendix=a), repeat)
         layout = best_time(lambda d=document: html_to_pdf(d), repeat)
-        cpu = best_cpu(lambda d=document: html_to_pdf(d), repeat)
+        cpu = best_time(lambda d=document: html_to_pdf(d), repeat, clock=time.process_time)
         pdf = bench.report(e, pdf=True, glance=glance, appendix=appendix)
         seconds = best_time(lambda a=appendix: bench.report(e, pdf=True, glance=glance,
                                                             appendix=a), repeat)
