@@ -49,9 +49,9 @@ from forestviz.trees.checks import (
     one_of,
     parameter_check,
 )
-from forestviz.trees.contamination import contaminate, weight_parts
+from forestviz.trees.contaminated import ContaminatedEnsemble
+from forestviz.trees.contamination import contaminate
 from forestviz.trees.diagnostics import Diagnostics, Search
-from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_values import tree_covers
 
 _MODES = ("abrf1", "abrf2", "abrf3", "softmax")
@@ -60,7 +60,7 @@ _BASES = {"random": (RandomForestRegressor, RandomForestClassifier),
           "extra": (ExtraTreesRegressor, ExtraTreesClassifier)}
 
 
-class _AttentionForest(WeightedEnsemble, BaseEstimator):
+class _AttentionForest(ContaminatedEnsemble, BaseEstimator):
     """Shared fit/predict machinery of the attention forests (see the module docstring)."""
 
     _task = "regression"
@@ -215,18 +215,6 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         d = distances(self.leaf_stats_, leaves, X, self._leaf_norms, self.z_**2)
         return leaves, softmax_weights(-0.5 * self.v_ * d)
 
-    def tree_weights(self, X) -> np.ndarray:
-        """Attention weights α_k(x) = (1 − ε)·D_k(x) + ε·w_k (n, T), rows sum to 1."""
-        D = self._softmax_part(self._check_X(X))[1]
-        return contaminate(D, self.w_, self.eps_)
-
-    def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
-        return self._weight_parts(self._softmax_part(self._check_X(X))[1])
-
-    def _weight_parts(self, D) -> tuple[np.ndarray, np.ndarray]:
-        return weight_parts(D, self.w_, self.eps_)
-
     def tree_predictions(self, X) -> np.ndarray:
         """Per-tree leaf values B_k(x) (n, T), or class frequencies p_k(x) (n, T, C)."""
         return self._leaf_predictions(self.leaf_stats_.global_leaf_ids(self._check_X(X)))
@@ -235,20 +223,11 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         values = np.take(self._values, leaves, axis=0)
         return values[:, :, 0] if self._task == "regression" else values
 
-    def ensemble_outputs(self, X) -> EnsembleOutputs:
-        """α, its two parts (1 − ε)·D(x) and ε·w, and the per-tree predictions (as
-        :meth:`tree_predictions`) from one leaf look-up
-        (:class:`~forestviz.trees.ensemble.WeightedEnsemble`)."""
+    def _attention(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """D(x) and the per-tree predictions (as :meth:`tree_predictions`) from one leaf
+        look-up (:class:`~forestviz.trees.contaminated.ContaminatedEnsemble`)."""
         leaves, D = self._softmax_part(self._check_X(X))
-        parts = self._weight_parts(D)
-        return EnsembleOutputs(parts[0] + parts[1], parts, self._leaf_predictions(leaves))
-
-    def lean_outputs(self, X) -> EnsembleOutputs:
-        """:meth:`ensemble_outputs` without the parts: α = (1 − ε)·D + ε·w formed as their sum
-        is, number for number."""
-        leaves, D = self._softmax_part(self._check_X(X))
-        return EnsembleOutputs(contaminate(D, self.w_, self.eps_), None,
-                               self._leaf_predictions(leaves))
+        return D, self._leaf_predictions(leaves)
 
     def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The leaf values the attention combines: the means of all training rows in each
@@ -259,11 +238,6 @@ class _AttentionForest(WeightedEnsemble, BaseEstimator):
         if self._own_leaf_values:
             return values, tree_covers(self.estimators_)
         return values, self.leaf_stats_.counts
-
-    def contamination(self) -> tuple[float, np.ndarray]:
-        """(ε, w): the contamination weight and the trained tree weights w (Eq. 15)."""
-        check_is_fitted(self)
-        return float(self.eps_), np.asarray(self.w_, dtype=float)
 
     def diagnostics(self) -> Diagnostics:
         """The search: every candidate with its held-out loss (``search_results_``) and

@@ -44,15 +44,15 @@ from forestviz.trees.checks import (
     one_of,
     parameter_check,
 )
-from forestviz.trees.contamination import contaminate, weight_parts
+from forestviz.trees.contaminated import ContaminatedEnsemble
+from forestviz.trees.contamination import contaminate
 from forestviz.trees.diagnostics import Diagnostics, Search
-from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import node_values, tree_covers
 from forestviz.trees.threads import row_blocks, run_in_threads, single_threaded_blas
 
 
-class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator):
+class AttentionBoostingRegressor(ContaminatedEnsemble, RegressorMixin, BaseEstimator):
     """AGBoost regressor (Konstantinov, Utkin & Kirpichenko): attention weights over the trees of
     a gradient boosting machine. See :mod:`forestviz.boosting.weights` for the model and the
     :mod:`forestviz.boosting.search` for how (ε, τ, γ) are chosen.
@@ -195,37 +195,18 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
     def _check_X(self, X):
         return check_rows(self, X, "w_")
 
-    def _attention(self, X):
-        """Softmax part D (n, T) and scaled tree values V (n, T) with one leaf lookup."""
+    def _attention(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Softmax part D (n, T) and scaled tree values V (n, T) (as :meth:`tree_predictions`)
+        with one leaf look-up (:class:`~forestviz.trees.contaminated.ContaminatedEnsemble`)."""
         X = self._check_X(X)
         d, V = self.leaf_stats_.query(X)
         return attention_softmax(d, self.tau_, self.discount_, self.discount_on, out=d), V
-
-    def tree_weights(self, X) -> np.ndarray:
-        """Attention weights α_k(x) = (1 − ε)·D_k(x) + ε·w_k (n, T), rows sum to 1."""
-        D = self._attention(X)[0]
-        return contaminate(D, self.w_, self.eps_)
-
-    def tree_weight_parts(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """The two parts of α: (1 − ε)·D(x) (n, T) and ε·w broadcast to (n, T)."""
-        return self._weight_parts(self._attention(X)[0])
-
-    def _weight_parts(self, D) -> tuple[np.ndarray, np.ndarray]:
-        return weight_parts(D, self.w_, self.eps_)
 
     def tree_predictions(self, X) -> np.ndarray:
         """Scaled tree values V_k(x) = T·ν·h_k(x) (n, T): their mean plus ``init_`` is the
         plain boosting prediction."""
         X = self._check_X(X)
         return self.leaf_stats_.values(X)
-
-    def ensemble_outputs(self, X) -> EnsembleOutputs:
-        """α, its two parts (1 − ε)·D(x) and ε·w, the scaled tree values V (as
-        :meth:`tree_predictions`) and the offset F_0, from one leaf look-up
-        (:class:`~forestviz.trees.ensemble.WeightedEnsemble`)."""
-        D, V = self._attention(X)
-        parts = self._weight_parts(D)
-        return EnsembleOutputs(parts[0] + parts[1], parts, V, offset=float(self.init_))
 
     def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The scaled tree values V_k = T·ν·h_k in every node (the boosting trees' own values
@@ -237,11 +218,6 @@ class AttentionBoostingRegressor(WeightedEnsemble, RegressorMixin, BaseEstimator
         """F_0, the boosting machine's initial prediction (added to every row's)."""
         check_is_fitted(self)
         return float(self.init_)
-
-    def contamination(self) -> tuple[float, np.ndarray]:
-        """(ε, w): the contamination weight and the trained (or uniform) tree weights w."""
-        check_is_fitted(self)
-        return float(self.eps_), np.asarray(self.w_, dtype=float)
 
     def diagnostics(self) -> Diagnostics:
         """The search: every candidate with its held-out loss, whether the plain machine won
