@@ -23,15 +23,21 @@ run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 	$(PY) -m ui.launch run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
 # Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
-# at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with
-# one BLAS thread; then the browser tests, also on TEST_WORKERS workers (each with its own app
-# server and Chromium; they spend much of their time waiting for pages), but the one that
-# times a server under load (marked serial) runs alone.
+# at the first failure, then the slow ones, each on TEST_WORKERS pytest-xdist workers with one
+# BLAS thread; beside them, from the start, the browser tests on TEST_WORKERS workers of their
+# own (each with its own app server and Chromium; they spend part of their time waiting for
+# pages and sessions, which the CPU tiers fill). The browser tier's output is kept and printed
+# when it ends; the target fails if any tier failed.
 test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 	$(PY) -m ruff check .
-	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser"
-	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"
-	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
+	browser_log=$$(mktemp); \
+	$(PY) -m pytest -n $(TEST_WORKERS) -m browser >"$$browser_log" 2>&1 & browser=$$!; \
+	echo "browser tier started beside the others (pid $$browser); its output follows them"; \
+	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser" \
+	&& $(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"; cpu=$$?; \
+	wait $$browser; browser_status=$$?; \
+	echo "== browser tier"; cat "$$browser_log"; rm -f "$$browser_log"; \
+	test $$cpu -eq 0 -a $$browser_status -eq 0
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
@@ -55,8 +61,10 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# --no-compile: Python compiles each module when it is first imported; pip would compile every
+# module of every package (about 20 s of a fresh set-up's 52 s, most of it never imported)
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-compile -r requirements.txt
 	touch $@
 
 # The numba kernels (ERF's, the leaf look-ups') are compiled on first use and cached beside
@@ -79,11 +87,11 @@ $(VENV)/.default-model: $(shell find forestviz -name '*.py') $(wildcard data/*.c
 	touch $@
 
 $(VENV)/.bench: requirements-bench.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet -r requirements-bench.txt
+	$(PY) -m pip install --quiet --no-compile -r requirements-bench.txt
 	touch $@
 
 $(VENV)/.test: requirements-test.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet -r requirements-test.txt
+	$(PY) -m pip install --quiet --no-compile -r requirements-test.txt
 	touch $@
 
 freeze: $(VENV)/.test
