@@ -254,20 +254,40 @@ EDITED = {  # issue 25: too few leaf values, a key row too many, NaN weights, a 
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("command", ["explain", "report"])
-@pytest.mark.parametrize("case", list(EDITED))
-def test_an_edited_model_file_is_one_line_and_exit_2_in_a_fresh_process(command, case,
-                                                                        cli_model, table,
-                                                                        tmp_path):
-    suffix, change, message = EDITED[case]
+def edited_run(cli_model, table, tmp_path, case, command) -> list[str]:
+    """The arguments of ``command`` on ``cli_model`` edited as ``EDITED[case]`` says."""
+    suffix, change, _ = EDITED[case]
     model = tmp_path / "edited.skops"
     model.write_bytes(edited(cli_model.read_bytes(), suffix, change))
     rows = ["--rows", "P0001"] if command == "report" else []
-    run = subprocess.run([sys.executable, "-m", "forestviz", "--quiet", command, str(model),
-                          str(table), *rows, "--out", str(tmp_path / "out.csv")],
+    return ["--quiet", command, str(model), str(table), *rows, "--out", str(tmp_path / "out.csv")]
+
+
+def assert_refused(err: str, case: str) -> None:
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("forestviz: error: This model file was refused"), err
+    assert EDITED[case][2] in err, err
+
+
+@pytest.mark.parametrize("command", ["explain", "report"])
+@pytest.mark.parametrize("case", list(EDITED))
+def test_an_edited_model_file_is_one_line_and_exit_2(command, case, cli_model, table, tmp_path,
+                                                     capsys):
+    assert main(edited_run(cli_model, table, tmp_path, case, command)) == 2
+    assert_refused(capsys.readouterr().err, case)
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command, case", [("explain", "NaN tree weights"),
+                                           ("report", "a tree whose child points back up")])
+def test_an_edited_model_file_is_one_line_and_exit_2_in_a_fresh_process(command, case,
+                                                                        cli_model, table,
+                                                                        tmp_path):
+    """As above, in a process that imports forestviz for this command alone (no module of the
+    test run already loaded); one case per command, each ~3 s of start-up."""
+    run = subprocess.run([sys.executable, "-m", "forestviz",
+                          *edited_run(cli_model, table, tmp_path, case, command)],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2, run.stderr
-    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
-    assert run.stderr.startswith("forestviz: error: This model file was refused")
-    assert message in run.stderr
+    assert_refused(run.stderr, case)

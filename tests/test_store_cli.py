@@ -31,21 +31,39 @@ def forestviz(folder, *arguments, code=0):
     return done
 
 
+def here(folder, *arguments) -> int:
+    """``forestviz ARGUMENTS`` in this process on the library in ``folder``: its exit code."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FORESTVIZ_DATA_DIR", str(folder))
+        patch.delenv("FORESTVIZ_DATABASE_URL", raising=False)
+        try:
+            return main(["--quiet", *map(str, arguments)])
+        except SystemExit as done:
+            return done.code
+
+
 @pytest.fixture(scope="module")
 def published(table, tmp_path_factory):
-    """A model trained by `forestviz train` on the upload, published twice as 'Pima risk'."""
+    """A model trained by `forestviz train` on the upload, published twice as 'Pima risk' (in
+    this process; the tests read the library from fresh processes too)."""
     folder = tmp_path_factory.mktemp("library")
     model = folder / "model.skops"
     assert main(["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop",
                  "note", "--model", "abrf1", "--trees", "10", "--seed", "3",
                  "--out", str(model)]) == 0
-    refused = forestviz(folder / "var", "models", "publish", model, "--name", "Pima risk",
-                        code=2)
-    assert "needs its training table: give it with --training" in refused.stderr
     for _ in range(2):
-        forestviz(folder / "var", "models", "publish", model, "--name", "Pima risk",
-                  "--training", table, "--description", "Diabetes risk\nwithin 5 years")
+        assert here(folder / "var", "models", "publish", model, "--name", "Pima risk",
+                    "--training", table, "--description", "Diabetes risk\nwithin 5 years") == 0
     return folder / "var", model
+
+
+def test_publishing_without_the_training_table_is_refused_in_a_fresh_process(published):
+    folder, model = published
+    refused = forestviz(folder, "models", "publish", model, "--name", "Pima risk", code=2)
+    assert refused.stderr.count("\n") == 1
+    assert "needs its training table: give it with --training" in refused.stderr
+    library = open_library(StoreConfig(folder))  # nothing published by the refused command
+    assert [v.version for v in library.versions(include_retired=True)] == [2, 1]
 
 
 def test_published_models_are_listed_shown_and_retired(published, monkeypatch, capsys):
@@ -110,10 +128,11 @@ def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, 
     (["explain", "--model", "Nobody@3", "rows.csv", "--out", "x.csv"],
      "No published model 'Nobody@3'"),
 ])
-def test_a_bad_reference_is_one_line_and_exit_2(published, arguments, message):
+def test_a_bad_reference_is_one_line_and_exit_2(published, arguments, message, capsys):
     folder, _ = published
-    done = forestviz(folder, *arguments, code=2)
-    assert done.stderr.count("\n") == 1 and message in done.stderr
+    assert here(folder, *arguments) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
 
 
 def test_an_unusable_library_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
