@@ -24,6 +24,7 @@ from forestviz.app.jobs import (
 )
 from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
 from forestviz.io.dataset import DataChoice
+from tests.job_targets import die, fail, spin, square
 
 DEADLINE = 60.0  # s for a job to start (the first one starts the forkserver)
 CANCEL_CEILING = 10.0  # s from cancel to the worker's end: SIGTERM, SIGKILL 1 s later (quiet: ms)
@@ -32,31 +33,6 @@ CANCEL_CEILING = 10.0  # s from cancel to the worker's end: SIGTERM, SIGKILL 1 s
 TRAINING_CEILING = 600.0
 FAIR_SHARE = 0.03  # the worker's CPU time against a busy loop's: 0.11 at nice 10, 0.003 idle
 RESPONSIVE_CEILING = 1.0  # s for a few ms of the caller's work while it trains
-
-
-def square(x, *, progress):
-    for k in range(5):
-        progress(f"step {k}", k / 5)
-        time.sleep(0.12)
-    return x * x
-
-
-def spin(pid_file, *, progress):
-    """Burn a CPU forever, with a grandchild process (its pid written to ``pid_file``)."""
-    child = subprocess.Popen(["sleep", "600"])
-    with open(pid_file, "w") as out:
-        out.write(str(child.pid))
-    progress("spinning", 0.5)
-    while True:
-        sum(range(10_000))
-
-
-def fail(*, progress):
-    raise ValueError("the target has one class")
-
-
-def die(*, progress):
-    os._exit(3)
 
 
 def alive(pid: int) -> bool:
@@ -84,7 +60,7 @@ def pool():
 
 
 def test_a_job_named_by_module_and_function_runs_it(pool):
-    job = pool.submit("tests.test_jobs:square", 3)
+    job = pool.submit("tests.job_targets:square", 3)
     assert job.wait(DEADLINE) and job.result() == 9
 
 
