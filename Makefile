@@ -23,21 +23,16 @@ run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 	$(PY) -m ui.launch run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
 # Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
-# at the first failure, then the slow ones, each on TEST_WORKERS pytest-xdist workers with one
-# BLAS thread; beside them, from the start, the browser tests on TEST_WORKERS workers of their
-# own (each with its own app server and Chromium; they spend part of their time waiting for
-# pages and sessions, which the CPU tiers fill). The browser tier's output is kept and printed
-# when it ends; the target fails if any tier failed.
+# at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with
+# one BLAS thread; then the browser tests, also on TEST_WORKERS workers (each with its own app
+# server and Chromium), but the one that times a server under load (marked serial) runs alone.
+# The tiers run one after another: run beside the others, the browser tier made the whole
+# take longer, not shorter (every tier is CPU-bound; docs/performance.md, "Test suite").
 test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 	$(PY) -m ruff check .
-	browser_log=$$(mktemp); \
-	$(PY) -m pytest -n $(TEST_WORKERS) -m browser >"$$browser_log" 2>&1 & browser=$$!; \
-	echo "browser tier started beside the others (pid $$browser); its output follows them"; \
-	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser" \
-	&& $(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"; cpu=$$?; \
-	wait $$browser; browser_status=$$?; \
-	echo "== browser tier"; cat "$$browser_log"; rm -f "$$browser_log"; \
-	test $$cpu -eq 0 -a $$browser_status -eq 0
+	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser"
+	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"
+	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
