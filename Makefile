@@ -56,10 +56,8 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# --no-compile: Python compiles each module when it is first imported; pip would compile every
-# module of every package (about 20 s of a fresh set-up's 52 s, most of it never imported)
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
-	$(PY) -m pip install --quiet --no-compile -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
 # The numba kernels (ERF's, the leaf look-ups') are compiled on first use and cached beside
@@ -82,11 +80,11 @@ $(VENV)/.default-model: $(shell find forestviz -name '*.py') $(wildcard data/*.c
 	touch $@
 
 $(VENV)/.bench: requirements-bench.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet --no-compile -r requirements-bench.txt
+	$(PY) -m pip install --quiet -r requirements-bench.txt
 	touch $@
 
 $(VENV)/.test: requirements-test.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet --no-compile -r requirements-test.txt
+	$(PY) -m pip install --quiet -r requirements-test.txt
 	touch $@
 
 freeze: $(VENV)/.test
