@@ -100,3 +100,46 @@ def difference_texts(value, reference, spread=None) -> tuple[str, str, str]:
     places = max(len(text.partition(".")[2]) for text in (shown, base))
     return shown, base, fixed(float(shown) - float(base), places)
 
+
+
+def plain_number(value, digits: int = 3, *, sign: bool = False, minus: str = "−") -> str:
+    """``value`` for a person to read: ``digits`` significant digits, never scientific notation,
+    thousands grouped with commas, trailing zeros dropped: 123.4 → "123", 1234.5 → "1,234"
+    (an integer part is never cut), 0.0996 → "0.0996", 0.000012345 → "0.0000123". ``sign``
+    prints "+" before a positive number; ``minus`` is the character before a negative one (a
+    true minus by default, "-" where a machine reads the text back). "—" when not finite; a
+    number that rounds to zero prints "0" (never "−0")."""
+    value = float(value)
+    if not math.isfinite(value):
+        return "—"
+    places = significant_places(value, digits)
+    text = f"{abs(value):,.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if float(text.replace(",", "")) == 0:
+        return "0"
+    head = minus if value < 0 else "+" if sign else ""
+    return head + text
+
+
+def signed_number(value, digits: int = 2) -> str:
+    """A push with its sign and a true minus, ``digits`` significant digits, no scientific
+    notation: "+0.061", "−0.058", "+120" (not "+1.2e+02")."""
+    return plain_number(value, digits, sign=True)
+
+
+def percent_shares(shares, places: int = 0) -> list[str]:
+    """Shares of one whole (summing to 1) as percentages with ``places`` decimals that add up
+    to exactly 100 % (the largest remainder method: each share is rounded down, and the
+    leftover units go to the largest remainders), so "99 %" and "2 %" of one weight never print
+    side by side. Shares that do not sum to 1 are printed as they are rounded."""
+    shares = [float(s) for s in shares]
+    unit = 10.0 ** places
+    scaled = [100 * unit * s for s in shares]
+    if not shares or not math.isclose(sum(shares), 1.0, rel_tol=1e-9, abs_tol=1e-9):
+        return [f"{s / unit:.{places}f} %" for s in (round(v) for v in scaled)]
+    low = [math.floor(v + 1e-9) for v in scaled]
+    order = sorted(range(len(shares)), key=lambda i: low[i] - scaled[i])
+    for i in order[:round(100 * unit) - sum(low)]:
+        low[i] += 1
+    return [f"{v / unit:.{places}f} %" for v in low]

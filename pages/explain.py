@@ -35,9 +35,7 @@ def pick_row(bench: Workbench, how: str) -> int:
     if current is None or not 0 <= current < len(dataset.frame):
         current = positions[0]
     if how == "ranked":
-        label = ranked.columns[2]
-        text = {p: f"{i} · {r:.3g} · recorded: {a}" for p, i, r, a in
-                ranked[["position", "ID", label, "actual"]].itertuples(index=False)}
+        text = bench.row_labels()
         # keyed by the model: the browser keeps a kept widget's shown text, so under the same
         # key another model's numbers would stay in the box until the next choice
         left, right = st.columns([3, 2], vertical_alignment="bottom")

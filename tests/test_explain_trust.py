@@ -125,9 +125,13 @@ def test_the_spread_sentence_quotes_the_weighted_quantiles_and_votes(forest):
         for p in e.tree_predictions:  # a tree tied between the classes gives each half
             top = np.flatnonzero(p == p.max())
             votes[top] += 1.0 / top.size / e.n_trees
-        sides = [f"{v:.0%} on trees favouring {c}" for c, v in zip(e.classes, votes,
-                                                                     strict=True) if v > 0]
-        assert f"of this row's tree weight, {', '.join(sides)} (" in said
+        shown = re.search(r"of this row's tree weight, (.*?) \(", said).group(1).split(", ")
+        sides = [(c, v) for c, v in zip(e.classes, votes, strict=True) if v > 0]
+        assert [s.partition(" on trees favouring ")[2] for s in shown] == [str(c) for c, _ in sides]
+        percents = [int(s.partition(" %")[0]) for s in shown]
+        # whole percentages within one point of the votes, adding up to 100 (never 99 % + 2 %)
+        assert all(abs(p - 100 * v) < 1 for p, (_, v) in zip(percents, sides, strict=True))
+        assert sum(percents) == 100
 
 
 def test_the_trees_sides_are_not_said_as_a_second_risk(forest):
@@ -141,8 +145,7 @@ def test_the_trees_sides_are_not_said_as_a_second_risk(forest):
         said = spread_text(e)
         assert "votes" not in said and "not a probability" in said
         assert f"the model's risk, {e.prediction[1]:.2f}," in said
-        assert f"{e.spread.vote_shares[1]:.0%} on trees favouring {e.classes[1]}" in said \
-            or e.spread.vote_shares[1] == 0
+        assert (f"% on trees favouring {e.classes[1]}" in said) == (e.spread.vote_shares[1] > 0)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

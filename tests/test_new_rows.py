@@ -10,6 +10,7 @@ from forestviz.app.workflow import Settings
 from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import Dataset
+from forestviz.numbers import signed_number
 from forestviz.store.audit import typed_values_digest
 
 
@@ -91,8 +92,9 @@ def test_several_rows_are_explained_as_each_alone(bench):
         totals = alone.contributions.total[:, 1]
         names = alone.contributions.feature_names
         up, down = int(np.argmax(totals)), int(np.argmin(totals))
-        expected_up = f"{names[up]} ({totals[up]:+.3g})" if totals[up] > 0 else "—"
-        expected_down = f"{names[down]} ({totals[down]:+.3g})" if totals[down] < 0 else "—"
+        expected_up = f"{names[up]} ({signed_number(totals[up], 3)})" if totals[up] > 0 else "—"
+        expected_down = (f"{names[down]} ({signed_number(totals[down], 3)})"
+                         if totals[down] < 0 else "—")
         assert found.summary["pushes up most"].iloc[i] == expected_up
         assert found.summary["pushes down most"].iloc[i] == expected_down
         base = found.outputs["base_value"].iloc[i]

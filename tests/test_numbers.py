@@ -5,6 +5,8 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from forestviz.numbers import (
     aligned_texts,
@@ -12,7 +14,10 @@ from forestviz.numbers import (
     difference_texts,
     distinct_texts,
     number_text,
+    percent_shares,
+    plain_number,
     range_text,
+    signed_number,
 )
 
 
@@ -74,3 +79,49 @@ def test_a_range_keeps_the_decimals_of_its_longer_end():
     assert range_text(0.14, 0.14, spread=0.05) == "0.14"
     assert range_text(0.1404, 0.1406, spread=0.05) == "0.1404–0.1406"  # told apart first
     assert range_text(123456.0, 234567.0) == "1.235e+05–2.346e+05"
+
+
+def _read(text: str) -> float:
+    return float(text.replace("−", "-").replace(",", "").replace("+", ""))
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15),
+       st.integers(1, 6))
+@example(230.0, 2)  # printed "2.3e+02" by the sentence of issue 35
+@example(881.2115099303014, 4)  # printed whole in the held-out picker
+@example(-0.0001, 2)
+def test_plain_numbers_never_use_an_exponent_and_read_back_to_their_digits(value, digits):
+    text = plain_number(value, digits)
+    assert "e" not in text.lower()
+    assert not text.startswith("-")  # a true minus for people
+    shown = _read(text)
+    # the printed number is the value rounded to `digits` significant digits (the integer part
+    # never cut): the error is at most half a unit of the last printed place
+    places = len(text.partition(".")[2])
+    assert abs(shown - value) <= 0.5 * 10.0 ** -places * (1 + 1e-9) + 1e-300
+    if abs(value) >= 1:
+        assert len(text.replace(",", "").replace("−", "").replace(".", "").lstrip("0")) >= min(
+            digits, len(str(int(abs(value)))))
+    if abs(shown) >= 1000:
+        assert "," in text
+
+
+def test_plain_numbers_of_issue_35():
+    assert signed_number(230.0) == "+230"
+    assert plain_number(881.2115099303014, 4) == "881.2"
+    assert plain_number(1234567.8, 3) == "1,234,568"
+    assert plain_number(float("nan")) == "—"
+    assert plain_number(-0.00001, 2) == "−0.00001"
+    assert plain_number(-1e-20, 2) == "0"  # past the last decimal printed: never "−0"
+
+
+@given(st.lists(st.floats(0.001, 1.0), min_size=1, max_size=8), st.integers(0, 1))
+@example([0.985, 0.015], 0)  # "99 % … 2 %": tree sides that added to 101 %
+@example([1, 1, 1], 0)
+def test_percent_shares_add_up_to_a_hundred(weights, places):
+    shares = np.asarray(weights) / np.sum(weights)
+    texts = percent_shares(shares, places)
+    numbers = [float(t.removesuffix(" %")) for t in texts]
+    assert sum(numbers) == pytest.approx(100.0)
+    unit = 10.0 ** -places
+    assert all(abs(n - 100 * s) < unit + 1e-9 for n, s in zip(numbers, shares, strict=True))

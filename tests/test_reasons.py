@@ -2,6 +2,7 @@
 constructed contributions (one side only, both sides, cancelling) and on fitted models; the
 compact waterfall's bars against them."""
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -10,8 +11,9 @@ from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from forestviz.explain import TrainingSummary, explain
+from forestviz.explain.plots.conventions import BAR_ROW, BOTTOM
 from forestviz.explain.plots.reasons import reasons_waterfall, waterfall_steps
-from forestviz.explain.reasons import argument, two_sided
+from forestviz.explain.reasons import Reason, Reasons, argument, two_sided
 from forestviz.numbers import number_text
 
 
@@ -69,7 +71,7 @@ def test_sides_that_cancel_are_called_mostly_balanced(regression):
     e = _with(regression, [0.3, -0.28, 0.01, -0.02, 0.0])
     r = two_sided(e)
     assert r.balanced and abs(r.net) < 0.25 * max(r.up, -r.down)
-    assert "up by 0.01 from the trees' weighted base 10, the two sides mostly balanced" in (
+    assert "up by 0.01 from the trees' weighted base 10.00, the two sides mostly balanced" in (
         argument(e))
     assert not two_sided(_with(regression, [0.3, -0.2, 0, 0, 0])).balanced  # 0.1 ≥ 0.075
 
@@ -124,3 +126,40 @@ def test_a_missing_number_shows_what_stood_in_for_it(binary):
     for reason in (*r.raising, *r.lowering):
         j = e.feature_names.index(reason.column)
         assert reason.value == f"missing (imputed {number_text(np.median(X[:, j]), X[:, j].std())})"
+
+
+def test_the_waterfall_ends_print_as_the_tiles_and_pushes_never_in_e_notation(regression, binary):
+    """Issue 35: a waterfall ended at 0.0996 beside a 0.10 tile, and a regression's sentence said
+    "up by 1.2e+02": the ends are the tiles' texts (Explanation.outcome_texts), and every push
+    and the net move print without an exponent."""
+    model, X, summary = binary
+    for e in (*(explain(model, x, summary=summary) for x in X[:10]),
+              _with(regression, [120.4, -0.004, 3.3e-5, 2.5e4, -1.7e3], base=152.0)):
+        r = two_sided(e)
+        texts = list(reasons_waterfall(r).data[0].text)
+        column = None if e.task == "regression" else 1
+        answer = e.prediction if column is None else e.prediction[column]
+        assert texts[-1] == e.outcome_texts(answer)[0]
+        assert texts[0] == e.outcome_texts(r.base)[0]
+        if column is not None:
+            assert texts[-1] == f"{answer:.2f}"  # the tile's two decimals
+        said = argument(e)
+        assert not re.search(r"\de[+-]?\d", " ".join([*texts, said])), (texts, said)
+    assert "+25,000" in texts and "+120" in texts and "−1,700" in texts
+    assert f"up by {2.5e4 + 120.4 - 1.7e3 - 0.004 + 3.3e-5:,.0f}"[:11] in said
+
+
+def test_a_two_line_label_gets_a_row_of_its_own():
+    """Issue 35: two-line waterfall labels overlapped their neighbours: the figure is tall
+    enough for every line of its labels at the bar rows' spacing (BAR_ROW)."""
+    long = [Reason(f"a rather long laboratory column {i}", "12.5", 0.1 * (i + 1))
+            for i in range(3)]
+    r = Reasons(target="the risk", base=0.2, prediction=0.8, raising=tuple(long),
+                lowering=(Reason("Age", "40", -0.1),), rest=0.1, folded=("BMI",), up=0.7,
+                down=-0.1, toward=1, side_names=("toward Yes", "toward No"), ends=("0.20", "0.80"))
+    fig = reasons_waterfall(r, height=100)
+    lines = sum(label.count("<br>") + 1 for label in fig.data[0].y)
+    assert lines == 7 + 3  # three labels on two lines
+    plot = fig.layout.height - fig.layout.margin.t - (fig.layout.margin.b or BOTTOM)
+    assert plot >= BAR_ROW * lines
+    assert list(fig.data[0].text) == ["0.20", "+0.1", "+0.2", "+0.3", "−0.1", "+0.1", "0.80"]

@@ -106,6 +106,11 @@ def shown(value: float) -> float:
     return float(f"{value:.4g}")
 
 
+def read(text: str) -> float:
+    """A number printed for people ("−1,234.5": a true minus, thousands grouped), read back."""
+    return float(text.replace("−", "-").replace(",", ""))
+
+
 @pytest.fixture(scope="module")
 def clinic():
     """A small ward table (hostile names, a missing glucose) with an attention forest trained
@@ -212,7 +217,7 @@ def test_prediction_interval_and_contributions_are_the_explanations(whatif):
     *_, e, _, _, report = whatif
     doc = Document(report)
     probabilities = doc.column(doc.table(head="class"), "probability")
-    assert {c: float(p) for c, p in probabilities.items()} == {
+    assert {c: read(p) for c, p in probabilities.items()} == {
         str(c): shown(p) for c, p in zip(e.classes, e.prediction, strict=True)}
     low, high = e.interval
     said = [t for t in doc.text if t.startswith("Calibrated ")]
@@ -222,7 +227,7 @@ def test_prediction_interval_and_contributions_are_the_explanations(whatif):
     total = e.contributions.total[:, 1]
     order = np.argsort(-np.abs(total), kind="stable")
     assert [row[0] for row in table["rows"]] == [e.contributions.feature_names[j] for j in order]
-    assert [float(row[2]) for row in table["rows"]] == [shown(total[j]) for j in order]
+    assert [read(row[2]) for row in table["rows"]] == [shown(total[j]) for j in order]
     base = float(e.contributions.base_value[1])
     sentence = next(t for t in doc.text if t.startswith("What each column adds"))
     numbers = re.search(r"tree weights\), ([0-9.e-]+), to ([0-9.e-]+)", sentence)
@@ -293,11 +298,11 @@ def test_similar_rows_stand_side_by_side_however_many_columns():
     assert table["head"] == ["column", "this row", *neighbors["id"]]
     assert [row[0] for row in table["rows"]] == ["id", "distance", "outcome", *names]
     distances = table["rows"][1]
-    assert [float(d) for d in distances[2:]] == [shown(d) for d in neighbors["distance"]]
+    assert [read(d) for d in distances[2:]] == [shown(d) for d in neighbors["distance"]]
     assert all(len(row) == 2 + len(neighbors) for row in table["rows"])
     values = {row[0]: row for row in table["rows"]}
     assert values["lab value 0"][1] == number_text(X[7, 0], X[:, 0].std())  # to its spread
-    assert [float(v) for v in values["lab value 0"][2:]] == [
+    assert [read(v) for v in values["lab value 0"][2:]] == [
         shown(v) for v in neighbors["lab value 0"]]
 
 

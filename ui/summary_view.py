@@ -29,19 +29,18 @@ def tiles(e: Explanation, g: Glance) -> None:
     if e.task == "classification":
         shown = e.classes[-1] if e.classes.size == 2 else e.predicted_class
         row.metric("Predicted class", as_text(elide(e.predicted_class)), width="content")
-        row.metric(as_label(f"P({elide(shown)})"), f"{g.value:.2f}", width="content",
+        row.metric(as_label(f"P({elide(shown)})"), e.outcome_texts(g.value)[0], width="content",
                    help=as_text(f"The model's probability of {shown} for this row: the reasons "
                                 "both ways add up to it."))
         if e.calibrated_risk is not None:  # the same risk, as often as it came true
-            row.metric("Calibrated", f"{e.calibrated_risk:.2f}", width="content",
+            row.metric("Calibrated", e.outcome_texts(e.calibrated_risk)[0], width="content",
                        help=as_text(f"How often rows given this risk turned out {shown} on "
                                     "held-out rows (Venn-ABERS calibration of the model's "
                                     "probability)."))
     else:
         row.metric("Predicted value", e.value_texts(e.prediction)[0], width="content")
     if e.interval is not None:
-        low, high = (e.value_texts(*e.interval) if e.task == "regression"
-                     else (f"{e.interval[0]:.2f}", f"{e.interval[1]:.2f}"))
+        low, high = e.outcome_texts(*e.interval)
         row.metric(as_label(e.interval_name[:1].upper() + e.interval_name[1:]),
                    f"{low}–{high}", width="content", help=as_text(g.interval))
     if e.threshold is not None:
@@ -74,6 +73,6 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             st.caption(as_text(" ".join(line for line in lines if line)))
             buttons(st.container(horizontal=True, key="explain_reports"))
         if g.reasons is not None:
-            right.plotly_chart(reasons_waterfall(g.reasons, width=WATERFALL_WIDTH)
-                               .update_layout(height=WATERFALL_HEIGHT),
+            right.plotly_chart(reasons_waterfall(g.reasons, width=WATERFALL_WIDTH,
+                                                 height=WATERFALL_HEIGHT),
                                key="explain_reasons", width="stretch")

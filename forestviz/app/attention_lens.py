@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from forestviz.app.workflow import Bundle
+from forestviz.numbers import plain_number
 from forestviz.trees.ensemble import as_ensemble
 
 LOSSES = {"l2": "squared error", "l1": "absolute error"}
@@ -45,10 +46,11 @@ class Lens:
     n_rows: int
 
     def sentence(self) -> str:
-        return (f"The search's best attention setting, ε = {self.eps:.2g} and τ = "
-                f"{self.tau:.3g}, had a validation loss ({self.loss_name}) of {self.loss:.4g} "
-                f"± {self.loss_se:.2g} on the {self.n_rows} rows held out in training, against "
-                f"{self.base_loss:.4g} ± {self.base_se:.2g} for the plain forest, which the "
+        n = plain_number
+        return (f"The search's best attention setting, ε = {n(self.eps, 2)} and τ = "
+                f"{n(self.tau, 3)}, had a validation loss ({self.loss_name}) of {n(self.loss, 4)} "
+                f"± {n(self.loss_se, 2)} on the {self.n_rows} rows held out in training, against "
+                f"{n(self.base_loss, 4)} ± {n(self.base_se, 2)} for the plain forest, which the "
                 "model kept: attention did not beat it by more than noise. Below is what "
                 "attention at that setting would say for this row; it is not the model's "
                 "prediction.")

@@ -15,6 +15,7 @@ import pandas as pd
 from sklearn.metrics import confusion_matrix
 
 from forestviz.app.workflow import Bundle
+from forestviz.numbers import plain_number
 from forestviz.trees.ensemble import as_ensemble
 
 SPLIT = "held-out rows"
@@ -35,7 +36,7 @@ def chosen_in_words(bundle: Bundle) -> str:
         said.append(f"the search kept the plain {plain} (equal tree weights)")
     elif search is not None and "tau" in search.table:
         chosen = search.chosen()
-        setting = f"ε = {chosen['eps']:.2f}, τ = {chosen['tau']:.3g}"
+        setting = f"ε = {chosen['eps']:.2f}, τ = {plain_number(chosen['tau'], 3)}"
         if search.discount is not None:
             setting += f", γ = {search.discount:.2f}"
         tuned = np.isfinite(search.table["validation_loss"]).any()
@@ -101,8 +102,9 @@ def row_across_models(explanations: Mapping[str, object]) -> pd.DataFrame:
                 e.classes == e.predicted_class)[0])
             prediction = f"{e.predicted_class} (P = {e.prediction[shown]:.2f})"
         else:
-            prediction = f"{e.prediction:.4g}"
-        interval = "—" if e.interval is None else f"{e.interval[0]:.3g}–{e.interval[1]:.3g}"
+            prediction = plain_number(e.prediction, 4)
+        interval = ("—" if e.interval is None
+                    else "–".join(plain_number(end, 3) for end in e.interval))
         first = int(e.top_trees[0])
         path = " and ".join(e.step_sentence(step) for step in e.paths[0]) or "a single leaf"
         rows.append({"model": label, "prediction": prediction, "interval": interval,

@@ -23,6 +23,7 @@ from forestviz.app.workflow import Bundle
 from forestviz.batch.model import BatchModel
 from forestviz.batch.rows import explain_rows
 from forestviz.io.csv_input import DataError
+from forestviz.numbers import plain_number, signed_number
 
 MAX_ROWS = 5_000  # rows of one upload of new patients (explained at once, kept in the session)
 MAX_BYTES = 10 * 2**20  # bytes of that upload
@@ -51,8 +52,10 @@ class Field:
     def range_text(self) -> str:
         """What the training rows held: "training 0–199, median 117" or "levels: a, b"."""
         if self.numeric:
-            return (f"training {self.low:.4g}–{self.high:.4g}, median {self.median:.4g}"
-                    if self.low is not None else "no value in training")
+            if self.low is None:
+                return "no value in training"
+            low, high, median = (plain_number(v, 4) for v in (self.low, self.high, self.median))
+            return f"training {low}–{high}, median {median}"
         return "levels: " + ", ".join(self.levels)
 
 
@@ -181,7 +184,7 @@ def _summary(bundle: Bundle, outputs: pd.DataFrame, rows: pd.DataFrame) -> pd.Da
     else:
         summary[target] = outputs["prediction"]
     if "interval_low" in outputs:
-        summary["interval"] = [f"{lo:.3g}–{hi:.3g}" for lo, hi in
+        summary["interval"] = [f"{plain_number(lo, 3)}–{plain_number(hi, 3)}" for lo, hi in
                                zip(outputs["interval_low"], outputs["interval_high"],
                                    strict=True)]
     parts = outputs.filter(like="contribution[")
@@ -198,5 +201,5 @@ def _strongest(names: np.ndarray, values: np.ndarray, *, up: bool) -> list[str]:
     """Per row "column (+0.12)": the largest contribution of that sign, or "—"."""
     signed = values if up else -values
     best = np.argmax(signed, axis=1)
-    return [f"{names[j]} ({values[i, j]:+.3g})" if signed[i, j] > 0 else "—"
+    return [f"{names[j]} ({signed_number(values[i, j], 3)})" if signed[i, j] > 0 else "—"
             for i, j in enumerate(best)]

@@ -33,6 +33,7 @@ from forestviz.explain.trust import (
     same_reasons_share,
     stability,
 )
+from forestviz.numbers import plain_number
 from forestviz.trees.ensemble import as_ensemble
 
 _POPULATIONS: weakref.WeakKeyDictionary[Bundle, Population] = weakref.WeakKeyDictionary()
@@ -168,7 +169,7 @@ def cohort_masks(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None
         cut = float(np.nanmedian(numbers)) if cut is None else float(cut)
         known = np.isfinite(numbers)
         return (known & (numbers <= cut), known & (numbers > cut),
-                (f"{column} ≤ {cut:.4g}", f"{column} > {cut:.4g}"))
+                (f"{column} ≤ {plain_number(cut, 4)}", f"{column} > {plain_number(cut, 4)}"))
     text = values.astype("string")
     cut = str(text.mode().iloc[0]) if cut is None else str(cut)
     level = (text == cut).fillna(False).to_numpy(dtype=bool)

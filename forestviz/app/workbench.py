@@ -47,6 +47,7 @@ from forestviz.explain.tree_drawings import tree_drawings
 from forestviz.explain.tree_section import TreeSection, tree_sections
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.names import elide
+from forestviz.numbers import plain_number
 from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 
@@ -196,6 +197,19 @@ class Workbench:
         frame = pd.DataFrame({"position": model.test_rows, "ID": model.ids_test, label: risk,
                               "actual": model.y_test})
         return frame.sort_values(label, ascending=False, kind="stable").reset_index(drop=True)
+
+    def row_labels(self) -> dict[int, str]:
+        """The held-out rows' picker texts by position, in :meth:`ranked_rows`' order: "ID ·
+        its predicted risk or value · recorded: its outcome", numbers as a person reads them
+        (a risk to two decimals as the tiles print it, a value to four significant digits):
+        "403 · 269.3 · recorded: 275", never "881.2115099303014"."""
+        ranked = self.ranked_rows()
+        classes = self._model().task == "classification"
+        label = ranked.columns[2]
+        return {int(p): f"{i} · {f'{r:.2f}' if classes else plain_number(r, 4)} · recorded: "
+                        f"{a if classes else plain_number(a, 4)}"
+                for p, i, r, a in ranked[["position", "ID", label, "actual"]].itertuples(
+                    index=False)}
 
     def highest_risk_row(self) -> int:
         return int(self.ranked_rows()["position"].iloc[0])

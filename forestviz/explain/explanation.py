@@ -30,7 +30,7 @@ from forestviz.explain.narrative import beyond_outcomes
 from forestviz.explain.narrative import why as why_sentence
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel, TreeSpread, spread_warnings, tree_spread
-from forestviz.numbers import aligned_texts
+from forestviz.numbers import aligned_texts, plain_number
 from forestviz.trees.diagnostics import Scores
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees
@@ -147,11 +147,20 @@ class Explanation:
             shown.extend(np.ravel(self.spread.quantiles))
         return aligned_texts(*shown, *values)[len(shown):]
 
+    def outcome_texts(self, *values) -> list[str]:
+        """Numbers on the scale of what the model answers, as every view prints them: a
+        probability to two decimals ("0.10", the tiles' and the headline's risk), a regression's
+        outcome as :meth:`value_texts`. The tiles, the waterfall's ends and the sentences print
+        the same quantity through this one method, so they never show 0.0996 beside 0.10."""
+        if self.task == "classification":
+            return [f"{float(v):.2f}" for v in values]
+        return self.value_texts(*values)
+
     def tree_value_text(self, value) -> str:
         """What one tree says for a value: a forest's tree says an outcome (to the decimals of
         :meth:`value_texts`), a boosting tree a leaf value V_k, which lives on another scale
         (four significant digits)."""
-        return f"{value:.4g}" if self.offset else self.value_texts(value)[0]
+        return plain_number(value, 4) if self.offset else self.value_texts(value)[0]
 
     def imputed_features(self) -> frozenset[int]:
         """The encoded features whose value in :attr:`row` stood in for a missing one (every

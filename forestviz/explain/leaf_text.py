@@ -31,6 +31,7 @@ from forestviz.explain.drawn_numbers import short
 from forestviz.explain.dtreeviz_conventions import colours, leaf_image, leaf_node
 from forestviz.explain.tree_outputs import BOOTSTRAP, MODEL, OWN, ROWS, SCALED, TreeOutputs
 from forestviz.names import elide
+from forestviz.numbers import plain_number
 
 CLASSES_LISTED = 4
 """Leaves list every class up to this many; beyond, the most probable ones and "…"."""
@@ -91,7 +92,7 @@ class LeafWords:
             return said + (["no training rows"] if rows == 0 else [])
         lines = [f"this tree says: {self.says(leaf)}"]
         if self.source == SCALED:
-            T, nu = self.outputs.n_trees, f"{self.outputs.learning_rate:.4g}"
+            T, nu = self.outputs.n_trees, f"{plain_number(self.outputs.learning_rate, 4)}"
             return [*lines, f"(= {T} trees × ν {nu} × leaf value {short(self.outputs.own[leaf])})",
                     f"dots: residuals of the {rows} training rows",  # two short lines: graphviz
                     f"in this leaf, × {T} × {nu}"]  # sizes the box narrower than browsers draw
@@ -117,7 +118,7 @@ class LeafWords:
     def note(self) -> str:
         """What every leaf of a full drawing shows, in two lines."""
         if self.source == SCALED:
-            T, nu = self.outputs.n_trees, f"{self.outputs.learning_rate:.4g}"
+            T, nu = self.outputs.n_trees, f"{plain_number(self.outputs.learning_rate, 4)}"
             return (f"Leaves: V_k = {T} trees × ν {nu} × the tree's leaf value, this tree's "
                     f"contribution to the prediction;\ndots: the training rows' residuals × {T} "
                     f"× {nu}; n: the training rows in the leaf")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from forestviz.numbers import range_text
+from forestviz.numbers import percent_shares, plain_number, range_text
 
 SECOND_REASON = 0.5  # a second column is named when it moves the prediction at least half as much
 
@@ -73,8 +73,9 @@ def spread_text(e, name=str) -> str | None:
         low, high = e.value_texts(low, high)
         return (f"the trees, weighted for this row, range from {low} to {high} "
                 "(5–95 %): how much they disagree, not where the outcome will fall")
-    sides = ", ".join(f"{v:.0%} on trees favouring {name(c)}" for c, v in
-                      zip(e.classes, s.vote_shares, strict=True) if v > 0)
+    shares = percent_shares(s.vote_shares)  # adding up to 100 %
+    sides = ", ".join(f"{p} on trees favouring {name(c)}" for c, v, p in
+                      zip(e.classes, s.vote_shares, shares, strict=True) if v > 0)
     shown = target_column(e)
     what = "risk" if e.classes.size == 2 else f"P({name(e.classes[shown])})"
     return (f"the trees take sides: of this row's tree weight, {sides} (a count of the trees' "
@@ -106,10 +107,10 @@ def beyond_outcomes(low: float, high: float, y_train) -> str:
     y = np.asarray(y_train, dtype=float)
     said = []
     if high > y.max():
-        said.append(f"above the largest outcome of the training rows, {y.max():.4g}")
+        said.append(f"above the largest outcome of the training rows, {plain_number(y.max(), 4)}")
     if low < y.min():
-        said.append(f"below the smallest, {y.min():.4g}" if said else
-                    f"below the smallest outcome of the training rows, {y.min():.4g}")
+        said.append(f"below the smallest, {plain_number(y.min(), 4)}" if said else
+                    f"below the smallest outcome of the training rows, {plain_number(y.min(), 4)}")
     if not said:
         return ""
     return (f"; it reaches {' and '.join(said)} (the interval is equally wide for every row, so "
@@ -189,4 +190,4 @@ def why(e, name=str) -> str:
         parts.append(value_text(e, column, name) + (f" ({evidence})" if evidence else ""))
     direction = "up" if move > 0 else "down"
     return (f"{head} mainly because {' and '.join(parts)}: these move it {direction} from "
-            f"{base:.3g}, the trees' weighted expected output.")
+            f"{e.outcome_texts(base)[0]}, the trees' weighted expected output.")

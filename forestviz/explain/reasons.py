@@ -20,6 +20,7 @@ import numpy as np
 
 from forestviz.explain.columns import NUMERIC
 from forestviz.explain.narrative import SECOND_REASON, headline, target_column, value_text
+from forestviz.numbers import plain_number, signed_number
 
 SHOWN = 3  # columns each way drawn one by one; the others share one bar
 BALANCED = 0.25
@@ -59,6 +60,9 @@ class Reasons:
     down: float  # Σ of every negative contribution (≤ 0)
     toward: int
     side_names: tuple[str, str]
+    ends: tuple[str, str]
+    """``base`` and ``prediction`` printed as the tiles print the model's answer
+    (:meth:`~forestviz.explain.explanation.Explanation.outcome_texts`)."""
 
     @property
     def net(self) -> float:
@@ -114,7 +118,8 @@ def two_sided(e, *, shown: int = SHOWN, name=str) -> Reasons | None:
                    rest=float(total[folded].sum()),
                    folded=tuple(c.feature_names[j] for j in folded),
                    up=float(total[total > 0].sum()), down=float(total[total < 0].sum()),
-                   toward=toward, side_names=sides)
+                   toward=toward, side_names=sides,
+                   ends=tuple(e.outcome_texts(base, base + net)))
 
 
 def _values(features) -> dict[str, str]:
@@ -136,8 +141,8 @@ def argument(e, name=str) -> str:
     if r is None or e.columns is None:
         return head + "."
     move = "up" if r.net > 0 else "down"
-    said = (f"{head}: this row's columns move {r.target} {move} by {abs(r.net):.2g} from the "
-            f"trees' weighted base {r.base:.3g}")
+    said = (f"{head}: this row's columns move {r.target} {move} by {plain_number(abs(r.net), 2)} "
+            f"from the trees' weighted base {r.ends[0]}")
     if r.balanced:
         said += ", the two sides mostly balanced"
     sides = [(r.side_names[0], r.raising), (r.side_names[1], r.lowering)]
@@ -159,5 +164,6 @@ def _named(e, reasons, name) -> str:
 
 
 def signed(value: float) -> str:
-    """A push with its sign, two significant digits, a true minus: "+0.061", "−0.058"."""
-    return f"{value:+.2g}".replace("-", "−")
+    """A push with its sign, two significant digits, a true minus: "+0.061", "−0.058", "+120"
+    (:func:`~forestviz.numbers.signed_number`)."""
+    return signed_number(value)

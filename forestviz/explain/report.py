@@ -57,6 +57,7 @@ from forestviz.explain.report_record import (
 from forestviz.explain.report_summary import summary_section
 from forestviz.explain.tree_section import tree_sections
 from forestviz.names import DisplayNames, elide
+from forestviz.numbers import plain_number, signed_number
 
 _STYLE = """
 @page{size:A4;margin:12mm 10mm;@bottom-right{content:"page " counter(page) " of "
@@ -148,7 +149,7 @@ def _prediction(e, names) -> str:
     if e.task == "regression":
         card = f"Predicted value: <b>{e.value_texts(e.prediction)[0]}</b>"
         if e.offset:
-            card += (f" = initial value {e.offset:.4g} + Σ<sub>k</sub> α<sub>k</sub>·"
+            card += (f" = initial value {plain_number(e.offset, 4)} + Σ<sub>k</sub> α<sub>k</sub>·"
                      "V<sub>k</sub> (weighted tree values)")
         return f'<p class="card">{card}</p>'
     probabilities = pd.DataFrame({"class": e.classes, "probability": e.prediction})
@@ -192,9 +193,9 @@ def _contributions(e, names) -> str:
     order = np.argsort(-np.abs(total), kind="stable")
     frame = pd.DataFrame({"column": [c.feature_names[j] for j in order],
                           "value": [values[c.feature_names[j]] for j in order],
-                          "contribution": [f"{total[j]:+.4g}" for j in order]})
+                          "contribution": [f"{signed_number(total[j], 4)}" for j in order]})
     base = float(pick(c.base_value))
-    ends = ([f"{v:.4g}" for v in (base, base + total.sum())] if column is not None
+    ends = ([f"{plain_number(v, 4)}" for v in (base, base + total.sum())] if column is not None
             else e.value_texts(base, base + total.sum()))  # as the predicted value prints
     return (f"<h2>Contributions</h2><p>What each column adds to {html.escape(target)} through "
             "the trees that carry this row, from the base value (the trees' expected output "

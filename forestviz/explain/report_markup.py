@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from forestviz.names import NAME_LIMIT, DisplayNames, with_length
+from forestviz.numbers import plain_number
 
 VALUE_LIMIT = 100  # characters of one value (a cell, a level) in a report
 SENTENCE_LIMIT = 1_000  # characters of one sentence the report composes
@@ -50,7 +51,7 @@ def plain(value, limit: int = VALUE_LIMIT) -> str:
     if value is None or (isinstance(value, float | np.floating) and np.isnan(value)):
         return "—"
     if isinstance(value, float | np.floating):
-        return f"{value:.4g}"
+        return f"{plain_number(value, 4)}"
     return with_length(str(value), limit)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from forestviz.numbers import plain_number, signed_number
 from forestviz.trees.diagnostics import Search
 
 LOSS_NAMES = {
@@ -76,8 +77,8 @@ def selection_note(search: Search | None, *, plain: str, task: str, loss: str,
         why = "a difference within its standard error"
         if beat and confirmed:
             why = ("but the search, redone without each fifth of those rows, did not beat "
-                   f"it on the fifth left out: its gain{unit} was {gain:+.3g} ± "
-                   f"{gain_se:.3g}, not above zero by two standard errors")
+                   f"it on the fifth left out: its gain{unit} was {signed_number(gain, 3)} ± "
+                   f"{plain_number(gain_se, 3)}, not above zero by two standard errors")
         return (f"{method} did not beat {plain} on this data set ({held}, {why}), so the "
                 f"model is {plain}{means}: the explanation shows its own trees with equal "
                 "weights.")
@@ -90,10 +91,10 @@ def selection_note(search: Search | None, *, plain: str, task: str, loss: str,
                  f"{simplest} was chosen ({score(chosen['validation_loss'])}).")
     confirmation = "" if not confirmed else (
         "; redone without each fifth of those rows, it beat it on the fifth left out by "
-        f"{gain:.3g} ± {gain_se:.3g}{unit}")
+        f"{plain_number(gain, 3)} ± {plain_number(gain_se, 3)}{unit}")
     return (f"{method} improved on {plain} ({held}; the paired difference, "
-            f"{base['difference_to_best']:.3g}, is larger than its standard error, "
-            f"{base['difference_se']:.3g}{confirmation}).{smoothest}")
+            f"{plain_number(base['difference_to_best'], 3)}, is larger than its standard error, "
+            f"{plain_number(base['difference_se'], 3)}{confirmation}).{smoothest}")
 
 
 def _score_text(name: str, variance: float | None) -> Callable[[float], str]:

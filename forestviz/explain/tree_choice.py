@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from forestviz.explain.narrative import target_column
+from forestviz.numbers import plain_number
 from forestviz.trees.paths import Alternative, PathStep
 
 EQUAL_WEIGHTS = 1e-9  # relative spread of the weights under which they count as equal
@@ -154,6 +155,6 @@ def _note(e, criterion: str, equal: bool) -> str | None:
                     f"{reason}.")
     if e.offset:
         said.append(f"Each tree adds a correction (its weight × its value V_k) to a running "
-                    f"total that starts at the initial value {e.offset:.4g} and ends at the "
-                    "prediction.")
+                    f"total that starts at the initial value {plain_number(e.offset, 4)} and ends "
+                    "at the prediction.")
     return " ".join(said) or None

@@ -16,6 +16,7 @@ from forestviz.explain.plots.conventions import (
     tree_names,
     unique_labels,
 )
+from forestviz.numbers import plain_number, signed_number
 
 SHOWN = 10  # columns drawn one by one; the rest share one bar
 
@@ -51,15 +52,15 @@ def contribution_waterfall(base_value: float, contributions, names, *, value_tex
     texts = dict(zip(names, value_texts, strict=True)) if value_texts is not None else {}
     kept, labels, numbers = _largest(contributions, list(names), shown)
     prediction = float(base_value) + float(contributions.sum())
-    hover = [f"{label}: {number:+.4g}" if name not in texts
-             else f"{plain(name)} = {plain(texts[name])}: {number:+.4g}"
+    hover = [f"{label}: {signed_number(number, 4)}" if name not in texts
+             else f"{plain(name)} = {plain(texts[name])}: {signed_number(number, 4)}"
              for name, label, number in zip(kept, labels, numbers, strict=True)]
     fig = go.Figure(go.Waterfall(
         orientation="h", y=["base value", *labels, plain(target)],
         x=[float(base_value), *numbers, prediction],
         measure=["absolute"] + ["relative"] * len(numbers) + ["total"],
-        hovertext=[f"weighted base value: {float(base_value):.4g}", *hover,
-                   f"{plain(target)}: {prediction:.4g}"], hoverinfo="text",
+        hovertext=[f"weighted base value: {plain_number(float(base_value), 4)}", *hover,
+                   f"{plain(target)}: {plain_number(prediction, 4)}"], hoverinfo="text",
         increasing={"marker": {"color": STRONG[1]}},
         decreasing={"marker": {"color": STRONG[0]}},
         totals={"marker": {"color": "#888888"}}))
@@ -92,7 +93,7 @@ def contributions_by_tree(weighted_per_tree, names, trees, *, target: str = "pre
     for i, label in enumerate(labels):
         fig.add_trace(go.Bar(
             y=columns, x=chosen[i, order], orientation="h", name=label,
-            hovertext=[f"{label}, {c}: {v:+.4g}" for c, v in
+            hovertext=[f"{label}, {c}: {signed_number(v, 4)}" for c, v in
                        zip(columns, chosen[i, order], strict=True)], hoverinfo="text"))
     return finish(
         fig, "Contributions through the trees drawn below",

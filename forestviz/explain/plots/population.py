@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import PALE, STRONG, WIDTH, finish, plain
 from forestviz.names import elide
+from forestviz.numbers import plain_number, signed_number
 
 BLUE, GREY, LIGHT = STRONG[0], "#bbbbbb", PALE[0]
 SCALE = "RdBu_r"  # low values blue, high values red, as shap's summary plot
@@ -35,7 +36,8 @@ def contribution_importance(table: pd.DataFrame, target: str, *, width=WIDTH) ->
         error_x={"type": "data", "array": shown["spread (SD of |contribution|)"],
                  "color": "#888"},
         marker_color=BLUE,
-        hovertext=[f"{plain(c)}: mean |contribution| {m:.4g} (SD {s:.3g}), mean {v:+.4g}, "
+        hovertext=[f"{plain(c)}: mean |contribution| {plain_number(m, 4)} (SD "
+                   f"{plain_number(s, 3)}), mean {signed_number(v, 4)}, "
                    f"{share:.0%} of all movement" for c, m, s, v, share in shown[
                        ["column", "mean |contribution|", "spread (SD of |contribution|)",
                         "mean contribution", "share of all movement"]].itertuples(index=False)],
@@ -85,7 +87,8 @@ def beeswarm(population, *, columns=None, random_state=0, width=WIDTH) -> go.Fig
                 x=population.contributions[mask, j],
                 y=y + rng.uniform(-0.3, 0.3, int(mask.sum())), mode="markers",
                 marker={"size": 5, **marker}, showlegend=False,
-                hovertext=[f"{plain(i)}: {plain(column)} = {plain(v)}, contribution {c:+.4g}"
+                hovertext=[f"{plain(i)}: {plain(column)} = {plain(v)}, contribution "
+                           f"{signed_number(c, 4)}"
                            for i, v, c in zip(population.ids[mask], values[mask],
                                               population.contributions[mask, j], strict=True)],
                 hoverinfo="text"))
@@ -119,7 +122,8 @@ def dependence_figure(frame: pd.DataFrame, column: str, target: str, *,
             x=[plain(v) if isinstance(v, str) else v for v in part["value"]],
             y=part["contribution"], mode="markers", marker={"size": 6, **marker},
             showlegend=False, hoverinfo="text",
-            hovertext=[f"{plain(i)}: {plain(column)} = {plain(v)}, contribution {c:+.4g}"
+            hovertext=[f"{plain(i)}: {plain(column)} = {plain(v)}, contribution "
+                       f"{signed_number(c, 4)}"
                        + ("" if other is None else f"; {plain(other)} = {plain(o)}")
                        for i, v, c, o in part[["id", "value", "contribution", "colour"]]
                        .itertuples(index=False)]))
@@ -144,7 +148,7 @@ def partial_dependence_figure(found, target: str, *, width=WIDTH) -> go.Figure:
                                  name="one row (ICE)", hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=grid, y=found.average, mode="lines+markers",
                              line={"color": BLUE, "width": 3}, name="average (partial "
-                             "dependence)", hovertemplate="%{x}: %{y:.4g}<extra></extra>"))
+                             "dependence)", hovertemplate="%{x}: %{y:,.4~r}<extra></extra>"))
     n = found.ice.shape[0]
     return finish(fig, f"Partial dependence on {plain(elide(found.column))}",
                   f"The model's {plain(target)} when {plain(elide(found.column))} is set to "
@@ -180,7 +184,7 @@ def cohort_figure(comparison, target: str, *, width=WIDTH) -> go.Figure:
                                   strict=True):
         fig.add_trace(go.Bar(x=table[f"mean in {name}"], y=labels, orientation="h",
                              name=f"{plain(elide(name))} ({size} rows)", marker_color=colour,
-                             hovertemplate="%{y}: %{x:+.4g}<extra></extra>"))
+                             hovertemplate="%{y}: %{x:+,.4~r}<extra></extra>"))
     return finish(fig, "What moves the two groups' predictions",
                   f"Mean contribution to {plain(target)} of each column in each group, the "
                   "largest difference on top.", width=width, barmode="group",

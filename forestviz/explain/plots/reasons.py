@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import HALF, STRONG, finish, plain, unique_labels
 from forestviz.names import elide_unique
+from forestviz.numbers import signed_number
 
 WRAP = 22  # characters of a bar's label beyond which its value goes on a second line
 
@@ -21,18 +22,22 @@ def waterfall_steps(reasons) -> tuple[list[str], list[float], list[str]]:
     labels = unique_labels([f"{r.column} = {r.value}" for r in shown], "", len(shown))
     numbers = [r.contribution for r in shown]
     if reasons.folded:
-        labels.append(f"{len(reasons.folded)} other columns")
+        count = len(reasons.folded)
+        labels.append(f"{count} other column{'s' if count > 1 else ''}")
         numbers.append(reasons.rest)
     return (["base value", *labels, plain(reasons.target)],
             [reasons.base, *numbers, reasons.prediction],
             ["absolute", *(["relative"] * len(numbers)), "total"])
 
 
-def reasons_waterfall(reasons, *, width: int = HALF) -> go.Figure:
-    """The compact two-sided waterfall of ``reasons``; each bar's push printed on it."""
+def reasons_waterfall(reasons, *, width: int = HALF, height: int | None = None) -> go.Figure:
+    """The compact two-sided waterfall of ``reasons``; each bar's push printed on it, the
+    prediction's and the base's as the tiles print them. Tall enough for every line of its
+    labels (a two-line label takes two rows), so no label overlaps its neighbour: ``height``
+    when that is enough."""
     labels, numbers, measures = waterfall_steps(reasons)
-    texts = [f"{n:.3g}" if m != "relative" else f"{n:+.2g}".replace("-", "−")
-             for n, m in zip(numbers, measures, strict=True)]
+    texts = [signed_number(n) for n in numbers]
+    texts[0], texts[-1] = reasons.ends  # the base and the prediction as the tiles print them
     # a long "column = value" on two lines, the column cut to WRAP characters (whole on
     # hover): the waterfall sits in half a narrow window
     heads = elide_unique([label.partition(" = ")[0] for label in labels], WRAP)
@@ -52,4 +57,4 @@ def reasons_waterfall(reasons, *, width: int = HALF) -> go.Figure:
         xaxis={"title": {"text": target}},
         margin={"r": 70},  # the pushes printed outside the bars, right of the last
         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
-        showlegend=False)
+        showlegend=False, height=height, bars=sum(label.count("<br>") + 1 for label in shown))

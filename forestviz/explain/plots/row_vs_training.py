@@ -18,6 +18,7 @@ from forestviz.explain.plots.conventions import (
 )
 from forestviz.explain.plots.inputs import records
 from forestviz.names import wrap_name
+from forestviz.numbers import plain_number
 
 
 def row_vs_median_table(row, X_train, feature_names=None) -> pd.DataFrame:
@@ -41,7 +42,7 @@ def row_vs_median_table(row, X_train, feature_names=None) -> pd.DataFrame:
 
 def _hover(value) -> str:
     """A number to 4 digits, or a text whole and escaped, in lines of 80 characters."""
-    return f"{value:.4g}" if isinstance(value, int | float | np.number) else "<br>".join(
+    return plain_number(value, 4) if isinstance(value, int | float | np.number) else "<br>".join(
         map(plain, wrap_name(value)))
 
 

@@ -10,6 +10,7 @@ from plotly.subplots import make_subplots
 from forestviz.explain.plots.conventions import WIDTH, finish, plain
 from forestviz.explain.plots.inputs import records
 from forestviz.names import elide
+from forestviz.numbers import plain_number
 
 EPS_MARKERS = ("circle", "triangle-up", "square", "diamond", "x", "star", "cross", "pentagon")
 METRICS = {  # known score columns: axis title, word in hover texts, higher is better
@@ -51,7 +52,8 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
         fig.add_trace(go.Scatter(
             x=curve["tau"].to_numpy(float), y=curve[value].to_numpy(float), name=f"ε = {eps:.2f}",
             mode="lines+markers", marker={"symbol": EPS_MARKERS[i % len(EPS_MARKERS)], "size": 8},
-            hovertemplate=f"ε = {eps:.2f}, τ = %{{x:.3g}}: {word} %{{y:.4g}}<extra></extra>"))
+            hovertemplate=f"ε = {eps:.2f}, τ = %{{x:,.3~r}}: {word} %{{y:,.4~r}}"
+                          "<extra></extra>"))
     scores = frame[value].to_numpy(float)
     caption = ("τ sets how sharply the weights favour trees whose leaf is close to the row "
                "(small τ: a few trees; large τ: all trees alike); ε is the share of learned "
@@ -71,7 +73,7 @@ def tau_curves(search_results, *, value="validation_loss", target_variance=None,
         fig.add_trace(go.Scatter(
             x=[best["tau"]], y=[best[value]], mode="markers", name=label,
             marker={"symbol": "star", "size": 16, "color": "gold", "line": {"width": 1}},
-            hovertext=[f"{label}: ε = {best['eps']:.2f}, τ = {best['tau']:.3g}"],
+            hovertext=[f"{label}: ε = {best['eps']:.2f}, τ = {plain_number(best['tau'], 3)}"],
             hoverinfo="text"))
     else:
         caption += " No held-out scores were recorded, so no pair is marked."
