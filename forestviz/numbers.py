@@ -15,6 +15,7 @@ drawing's numbers and the text's numbers are the same.
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 SPREAD_DIGITS = 3
 """Significant digits of the spread that a feature's numbers show."""
@@ -120,6 +121,14 @@ def plain_number(value, digits: int = 3, *, sign: bool = False, minus: str = "âˆ
         return "0"
     head = minus if value < 0 else "+" if sign else ""
     return head + text
+
+
+def outcome_text(value) -> str:
+    """A recorded outcome as people read it: a number to four significant digits ("275",
+    "23.52", not "23.520193194084815"), a class as its label."""
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return plain_number(value, 4)
+    return str(value)
 
 
 def signed_number(value, digits: int = 2) -> str:

@@ -14,6 +14,7 @@ from forestviz.numbers import (
     difference_texts,
     distinct_texts,
     number_text,
+    outcome_text,
     percent_shares,
     plain_number,
     range_text,
@@ -125,3 +126,9 @@ def test_percent_shares_add_up_to_a_hundred(weights, places):
     assert sum(numbers) == pytest.approx(100.0)
     unit = 10.0 ** -places
     assert all(abs(n - 100 * s) < unit + 1e-9 for n, s in zip(numbers, shares, strict=True))
+
+
+def test_a_recorded_outcome_prints_as_people_read_it():
+    assert outcome_text(np.float64(23.520193194084815)) == "23.52"
+    assert outcome_text(881.2115099303014) == "881.2" and outcome_text(np.int64(275)) == "275"
+    assert outcome_text("Yes") == "Yes" and outcome_text(True) == "True"

@@ -17,6 +17,7 @@ from forestviz.explain.glance import Glance
 from forestviz.explain.tree_drawings import draw_tree
 from forestviz.explain.tree_section import MARGIN, TreeSection
 from forestviz.names import elide
+from forestviz.numbers import outcome_text
 from ui.display import as_label, as_text
 
 MISSING = "(missing: no level)"
@@ -60,7 +61,7 @@ def prediction_card(e: Explanation, g: Glance, actual) -> None:
     if e.decision_rule:
         notes.append(f"Rule: {e.decision_rule}")
     if actual is not None:
-        notes.append(f"Recorded outcome: {actual}")
+        notes.append(f"Recorded outcome: {outcome_text(actual)}")
     st.caption(as_text(" · ".join(notes)))
 
 

@@ -47,7 +47,7 @@ from forestviz.explain.tree_drawings import tree_drawings
 from forestviz.explain.tree_section import TreeSection, tree_sections
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.names import elide
-from forestviz.numbers import plain_number
+from forestviz.numbers import outcome_text, plain_number
 from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 
@@ -207,7 +207,7 @@ class Workbench:
         classes = self._model().task == "classification"
         label = ranked.columns[2]
         return {int(p): f"{i} · {f'{r:.2f}' if classes else plain_number(r, 4)} · recorded: "
-                        f"{a if classes else plain_number(a, 4)}"
+                        f"{outcome_text(a)}"
                 for p, i, r, a in ranked[["position", "ID", label, "actual"]].itertuples(
                     index=False)}
 
