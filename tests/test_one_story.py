@@ -54,10 +54,12 @@ def test_the_explain_page_and_its_record_tell_one_story(table, family):
     at.switch_page("pages/explain.py").run()
     assert not at.exception, at.exception
     bench = Workbench(at.session_state["dataset"], bundle.choice, model=bundle)
+    (picker,) = [box for box in at.selectbox if box.key.startswith("explain_ranked@")]
     for position in bench.ranked_rows()["position"].iloc[[0, 7]]:
-        at.session_state["explain_row"] = int(position)
+        picker.set_value(int(position)).run()
+        assert not at.exception, at.exception
         e = bench.explain(int(position))
-        assert _story(at.run(), bench, e) == []
+        assert _story(at, bench, e) == []
 
 
 @pytest.mark.slow
