@@ -17,6 +17,7 @@ from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main
+from forestviz.explain.uncertainty import IntervalModel
 from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import Dataset
@@ -161,3 +162,15 @@ def test_every_family_trains_and_explains_at_the_bound(family):
             e = bench.explain(values=row, row_id="x")
             assert np.isfinite(e.prediction).all() and np.isfinite(e.contributions.total).all()
             bench.glance(e)
+
+
+def test_a_conformal_interval_calibrates_on_targets_at_the_bound():
+    """MAPIE's consistency check (y_pred + (y - y_pred) == y within 1e-8) failed on a
+    regression target spanning ±MAX_MAGNITUDE: the sum's rounding is ~1e14 there."""
+    rng = np.random.default_rng(0)
+    y = np.linspace(-1, 1, 200) * MAX_MAGNITUDE
+    outputs = y * rng.uniform(0.3, 1.7, y.size) + rng.normal(0, MAX_MAGNITUDE / 3, y.size)
+    interval = IntervalModel.from_outputs(outputs, y, task="regression", confidence=0.9)
+    low, high = interval.interval(outputs[:5])
+    width = np.quantile(np.abs(y - outputs), 0.9, method="higher")
+    np.testing.assert_allclose(high - low, 2 * width, rtol=1e-9)
