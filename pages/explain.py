@@ -8,7 +8,7 @@ import streamlit as st
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.narrative import tree_value_note
-from forestviz.explain.report_names import NEW_PATIENT
+from forestviz.explain.report_names import typed_identifier
 from forestviz.explain.report_record import edited_values
 from ui import explain_view as view
 from ui import library, models, patients, signin, summary_view
@@ -73,10 +73,10 @@ def explained_row() -> None:
     how = st.radio("Choose the row", list(pickers), format_func=pickers.get, horizontal=True,
                    key="explain_picker", label_visibility="collapsed")
     if how == "new":
-        original = patients.new_patient(bench, key=f"explain_new@{dataset.name}")
-        if original is None:
+        typed = patients.new_patient(bench, key=f"explain_new@{dataset.name}")
+        if typed is None:
             return
-        position, row_id, actual = None, NEW_PATIENT, None
+        (original, row_id), position, actual = typed, None, None
     elif how == "several":
         picked = patients.several_patients(bench, key="explain_several")
         if picked is None:
@@ -96,7 +96,9 @@ def explained_row() -> None:
         st.caption("This row was used for training: its prediction is optimistic.")
 
     explanation = bench.explain(values=original, row_id=row_id)
-    detail = library.row_detail(row_id if how in ("ranked", "id") else None, original)
+    typed = typed_identifier(row_id) if how == "new" else None  # the patient's identifier
+    detail = library.row_detail(row_id if how in ("ranked", "id") else None, original,
+                                patient=typed)
     library.row_explained(bench, detail)
     glance = bench.glance(explanation)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
@@ -120,7 +122,7 @@ def explained_row() -> None:
             view.pdf_report(partial(made, pdf=True),
                             bench.report_name(explanation, "pdf", edited=bool(edited)))
 
-    title = "New patient" if row_id == NEW_PATIENT else f"Row {row_id}"
+    title = f"Row {row_id}" if typed is None else f"New patient {typed}".strip()
     summary_view.summary(explanation, glance, title=title,
                          notes=[bench.whole().stability(explanation).sentence()],
                          buttons=report_buttons)

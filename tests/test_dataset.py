@@ -86,8 +86,11 @@ def test_rows_without_a_target_are_dropped_and_reported():
     assert ds.notes == ("3 rows were dropped because 'y' is empty there.",)
     assert ds.frame.index.tolist() == list(range(3, N))
     regression = RNG.normal(size=N)
-    regression[[4, 5]] = [np.inf, np.nan]
+    regression[[4, 5]] = [np.nan, np.nan]
     assert Dataset.from_frame(table(y=regression), "y").dropped_rows == 2
+    regression[4] = np.inf  # not a missing target: refused in one line (issue 36)
+    with pytest.raises(DataError, match=r"^'y' holds inf"):
+        Dataset.from_frame(table(y=regression), "y")
 
 
 def test_task_override():

@@ -62,7 +62,10 @@ def test_typed_values_are_checked(bench):
         new_rows.typed_row(form, {"Glucose (mg/dL)": float("inf")})
     with pytest.raises(ValueError, match="not one of the training levels"):
         new_rows.typed_row(form, {"Clinic": "east"})
-    row = new_rows.typed_row(form, {"Glucose (mg/dL)": 10_000.0, "Age (years)": 30})
+    high = {f.column: f.high for f in form}["Glucose (mg/dL)"]  # just outside: a warning
+    row = new_rows.typed_row(form, {"Glucose (mg/dL)": high + 1, "Age (years)": 30})
+    assert new_rows.outside_range(form, row) == ["Glucose (mg/dL)"]
+    row = new_rows.typed_row(form, {"Glucose (mg/dL)": 10_000.0}, confirmed=True)  # far
     assert new_rows.outside_range(form, row) == ["Glucose (mg/dL)"]
 
 

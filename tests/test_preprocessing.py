@@ -68,9 +68,9 @@ def test_names_sources_and_values_match_get_dummies():
     np.testing.assert_array_equal(Z[:, 4], incomes)
 
 
-def test_missing_and_non_finite_numbers_become_the_training_median():
+def test_missing_numbers_become_the_training_median_and_non_finite_ones_are_refused():
     X = patients()
-    X.loc[[0, 5, 9], "Glucose (mg/dL)"] = [np.nan, np.inf, -np.inf]
+    X.loc[[0, 5, 9], "Glucose (mg/dL)"] = np.nan
     pre = TablePreprocessor().fit(X)
     finite = X["Glucose (mg/dL)"].to_numpy()
     median = np.median(finite[np.isfinite(finite)])
@@ -78,6 +78,12 @@ def test_missing_and_non_finite_numbers_become_the_training_median():
     Z = pre.transform(X)
     np.testing.assert_array_equal(Z[[0, 5, 9], 0], median)
     np.testing.assert_array_equal(np.delete(Z[:, 0], [0, 5, 9]), np.delete(finite, [0, 5, 9]))
+    for bad in (np.inf, -np.inf):  # issue 36: refused in one line (forestviz.io.values)
+        X.loc[5, "Glucose (mg/dL)"] = bad
+        with pytest.raises(DataError, match=r"^'Glucose \(mg/dL\)' holds -?inf"):
+            pre.transform(X)
+        with pytest.raises(DataError, match="Glucose"):
+            TablePreprocessor().fit(X)
     test = X.head(2).copy()
     test["Glucose (mg/dL)"] = [np.nan, 300.0]
     np.testing.assert_array_equal(pre.transform(test)[:, 0], [median, 300.0])
@@ -169,9 +175,9 @@ def test_wrong_inputs():
 
 # ------------------------------------------------- against an independent computation
 def clinic(n_rows=None):
-    """Missing and non-finite numbers; 'City' has levels of 4, 3, 2, 1 and 1 rows and a gap."""
+    """Missing numbers; 'City' has levels of 4, 3, 2, 1 and 1 rows and a gap."""
     frame = pd.DataFrame({
-        "Age": [30, np.nan, 50, 41, np.inf, 62, 28, 35, 47, 58, 39, 44],
+        "Age": [30, np.nan, 50, 41, np.nan, 62, 28, 35, 47, 58, 39, 44],
         "City": ["A", "A", "B", "A", "C", "B", None, "A", "C", "D", "E", "B"],
         "Dose": ["1,000", "2,500", None, "750", "1,250", "900", "3,000", "1,100", "800",
                  "2,000", "1,500", "1,700"],
@@ -198,7 +204,7 @@ def expected_matrix(train: pd.DataFrame, test: pd.DataFrame, kept: list[str]) ->
 
 def test_matches_get_dummies_and_median_filling_with_missing_unseen_and_rare_levels():
     train = clinic()
-    test = pd.DataFrame({"Age": [np.nan, -np.inf, 70.0, 33.0, 45.0],
+    test = pd.DataFrame({"Age": [np.nan, np.nan, 70.0, 33.0, 45.0],
                          "City": ["D", "Z", None, "A", "E"],  # rare, unseen, missing
                          "Dose": ["5,000", None, "abc", "1,000", "600"]})
     pre = TablePreprocessor(max_levels=3).fit(train)

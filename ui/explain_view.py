@@ -16,6 +16,8 @@ from forestviz.explain.drawing_files import TreeRenderError
 from forestviz.explain.glance import Glance
 from forestviz.explain.tree_drawings import draw_tree
 from forestviz.explain.tree_section import MARGIN, TreeSection
+from forestviz.io.errors import DataError
+from forestviz.io.values import check_numbers
 from forestviz.names import elide
 from forestviz.numbers import outcome_text
 from ui.display import as_label, as_text
@@ -24,18 +26,25 @@ MISSING = "(missing: no level)"
 
 
 def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
-    """Editable values of the row's original columns (numbers or the known categories)."""
+    """Editable values of the row's original columns (numbers or the known categories); a
+    number the value check refuses (infinite or absurd, :mod:`forestviz.io.values`) is said
+    in one line and the row's own value kept."""
     values = {}
     grid = st.columns(4)
     for i, (column, median, levels) in enumerate(bench.editable_columns()):
         cell = grid[i % 4]
         value = original[column]
         if levels is None:  # an empty field stays missing: the model then uses the median
-            values[column] = cell.number_input(
+            values[column] = edited = cell.number_input(
                 as_label(column), value=None if pd.isna(value) else float(value),
                 key=f"{key}@{column}", format="%g", placeholder=f"missing → {median:.4g}",
                 help=f"Leave empty for a missing value: the model then uses the training "
                      f"median, {median:.4g}.")
+            try:
+                check_numbers(column, [np.nan if edited is None else edited])
+            except DataError as refused:
+                cell.error(as_text(refused), icon=":material/error:")
+                values[column] = value
         else:
             options = (MISSING, *levels)
             current = MISSING if pd.isna(value) else str(value)

@@ -184,14 +184,16 @@ def record(action: str, *, model: tuple[str, int] | None = None,
                    icon=":material/warning:")
 
 
-def row_detail(row_id: str | None, values: pd.Series) -> str:
+def row_detail(row_id: str | None, values: pd.Series, *, patient: str | None = None) -> str:
     """What the trail records of a row: its ``row_id`` (a row of the data set), else the
-    SHA-256 of its ``values`` (typed or uploaded by hand)."""
+    SHA-256 of its ``values`` (typed or uploaded by hand), followed by the ``patient``
+    identifier typed with them when one was."""
     from forestviz.store.audit import typed_values_digest
 
     if row_id is not None:
         return str(row_id)
-    return TYPED + typed_values_digest(values.to_dict())
+    typed = TYPED + typed_values_digest(values.to_dict())
+    return f"{typed} patient {patient}" if patient else typed
 
 
 def row_explained(bench: Workbench, detail: str) -> None:

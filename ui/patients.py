@@ -11,6 +11,7 @@ import streamlit as st
 
 from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
+from forestviz.explain.report_names import new_patient_id
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.export import csv_bytes
 from forestviz.names import elide, elide_cells
@@ -20,15 +21,20 @@ from ui.explain_view import MISSING
 SEVERAL = "explain_several"  # session key: (file digest, model label, Several)
 
 
-def new_patient(bench: Workbench, key: str) -> pd.Series | None:
-    """A form with one empty field per column (a new patient is no training row), each with
-    the training range or levels; the typed row once "Explain this patient" was pressed (kept
-    in the session until the form is sent again), else None."""
+def new_patient(bench: Workbench, key: str) -> tuple[pd.Series, str] | None:
+    """A form with the patient's identifier and one empty field per column (a new patient is
+    no training row), each with the training range or levels; once "Explain this patient" was
+    pressed with values the form accepts, the typed row and its row ID
+    (:func:`~forestviz.explain.report_names.new_patient_id`), kept in the session until the
+    form is sent again; else None (a refusal is said in one line)."""
     form = bench.new_row_fields()
     with st.form(key, border=True):
         st.caption("Type the patient's values. A field left empty is a missing value: the model "
                    "then uses the training median (or no level), and the explanation says "
                    "whether that guess could change the prediction.")
+        identifier = st.text_input(
+            "Patient identifier (optional)", max_chars=new_rows.ID_CHARS, key=f"{key}@id",
+            help="Names the patient in the report, its file name and the audit trail.")
         grid = st.columns(4)
         values = {}
         for i, field in enumerate(form):
@@ -42,22 +48,31 @@ def new_patient(bench: Workbench, key: str) -> pd.Series | None:
             else:
                 values[field.column] = cell.selectbox(
                     label, (MISSING, *field.levels), key=f"{key}@{field.column}", help=note)
+        confirmed = st.checkbox(new_rows.CONFIRM, key=f"{key}@confirmed",
+                                help=f"A value beyond the training range by more than "
+                                     f"{new_rows.FAR:.0%} of its width is refused unless "
+                                     "you tick this.")
         sent = st.form_submit_button("Explain this patient", type="primary",
                                      icon=":material/person_search:", key=f"{key}_send")
     if sent:
         typed = {c: None if v == MISSING else v for c, v in values.items()}
+        st.session_state.pop(f"{key}@typed", None)  # no earlier patient under a refusal
         try:
-            st.session_state[f"{key}@typed"] = new_rows.typed_row(form, typed)
+            row_id = new_patient_id(new_rows.patient_identifier(identifier))
+            st.session_state[f"{key}@typed"] = new_rows.typed_row(form, typed,
+                                                                  confirmed=confirmed)
+            st.session_state[f"{key}@row_id"] = row_id
         except ValueError as error:
             st.error(as_text(error), icon=":material/error:")
     row = st.session_state.get(f"{key}@typed")
-    if row is not None:
-        outside = new_rows.outside_range(form, row)
-        if outside:
-            st.warning(as_text("Outside the training range: " + ", ".join(map(elide, outside))
-                               + ". The trees have seen no such value; they treat it as the "
-                               "nearest value they have seen."), icon=":material/warning:")
-    return row
+    if row is None:
+        return None
+    outside = new_rows.outside_range(form, row)
+    if outside:
+        st.warning(as_text("Outside the training range: " + ", ".join(map(elide, outside))
+                           + ". The trees have seen no such value; they treat it as the "
+                           "nearest value they have seen."), icon=":material/warning:")
+    return row, st.session_state[f"{key}@row_id"]
 
 
 def several_patients(bench: Workbench, key: str) -> tuple[pd.Series, str] | None:

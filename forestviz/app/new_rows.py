@@ -6,13 +6,21 @@ held there: the range and median of a numeric column, the levels of a text colum
 left empty is a missing value, handled as the model handles one (the training median, or no
 level) and flagged by the explanation's missing-value alarm.
 
-The audit trail names typed values by their digest
-(:func:`forestviz.store.audit.typed_values_digest`), not by the values themselves.
+The form refuses what cannot be a measurement of this column, in one line naming it: an
+infinite or absurdly large number (:mod:`forestviz.io.values`, the check every input path
+shares), a negative number where the training rows never hold one; and a number far outside
+the training range (beyond it by more than :data:`FAR` of its width: age 0 where the
+training ages run 21–81) unless the user ticks that the values are checked. A value outside
+the range but not far from it is explained with a warning.
+
+The patient's identifier is untrusted text (:func:`patient_identifier`): it names the row in
+the record, the report's file name and the audit event. The audit trail names typed values by
+their digest (:func:`forestviz.store.audit.typed_values_digest`), not by the values themselves.
 """
 
 from __future__ import annotations
 
-import math
+import unicodedata
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -23,10 +31,20 @@ from forestviz.app.workflow import Bundle
 from forestviz.batch.model import BatchModel
 from forestviz.batch.rows import explain_rows
 from forestviz.io.csv_input import DataError
+from forestviz.io.values import check_numbers
+from forestviz.names import clean
 from forestviz.numbers import plain_number, signed_number
 
 MAX_ROWS = 5_000  # rows of one upload of new patients (explained at once, kept in the session)
 MAX_BYTES = 10 * 2**20  # bytes of that upload
+FAR = 0.1  # beyond the training range by this share of its width: "far", to be confirmed
+ID_CHARS = 40  # characters of a patient's identifier
+CONFIRM = "The values far outside the training range are right"  # the form's checkbox
+# invisible characters that are not of Unicode's format category (Cf): the combining grapheme
+# joiner, Hangul fillers, Mongolian and other variation selectors
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u3164\uffa0\u180b\u180c\u180d\u180f"
+                       + "".join(map(chr, range(0xFE00, 0xFE10)))
+                       + "".join(map(chr, range(0xE0100, 0xE01F0))))
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,21 @@ class Field:
     @property
     def numeric(self) -> bool:
         return self.levels is None
+
+    def refusal(self, number: float, *, confirmed: bool) -> str | None:
+        """Why the form refuses ``number`` here, in one line, or None: negative where the
+        training rows never are; far outside the training range unless ``confirmed``."""
+        if not self.numeric or self.low is None:
+            return None
+        training = f"the training rows hold {self.low:.4g}–{self.high:.4g}"
+        if number < 0 <= self.low:
+            return f"{self.column}: {number:g} is impossible here ({training}, none negative)."
+        width = self.high - self.low or max(abs(self.high), 1.0)
+        far = not self.low - FAR * width <= number <= self.high + FAR * width
+        if far and not confirmed:
+            return (f"{self.column}: {number:g} lies far outside the training range "
+                    f"({training}); correct it, or tick '{CONFIRM}'.")
+        return None
 
     def range_text(self) -> str:
         """What the training rows held: "training 0–199, median 117" or "levels: a, b"."""
@@ -82,25 +115,49 @@ def fields(bundle: Bundle) -> list[Field]:
     return out
 
 
-def typed_row(form: list[Field], values: dict) -> pd.Series:
+def typed_row(form: list[Field], values: dict, *, confirmed: bool = False) -> pd.Series:
     """The row the form's ``values`` (column → number, level, or None/NaN/"" for missing)
-    describe, one entry per field (missing as None). A numeric value must be finite; a text
-    value one of the field's levels."""
-    row = {}
+    describe, one entry per field (missing as None). ValueError, in one line naming the first
+    column, for a number that is infinite or absurd (:func:`~forestviz.io.values.check_numbers`),
+    impossible or, unless ``confirmed``, far outside the training range (:meth:`Field.refusal`),
+    and for a text value that is not one of the field's levels."""
+    row, refused = {}, []
     for field in form:
         value = values.get(field.column)
         if value is None or (isinstance(value, str) and not value.strip()):
             row[field.column] = None
         elif field.numeric:
             number = float(value)
-            if not math.isfinite(number):
-                raise ValueError(f"{field.column}: a number is needed, got {value!r}")
+            check_numbers(field.column, [number])
+            refused.append(field.refusal(number, confirmed=confirmed))
             row[field.column] = number
         else:
             if str(value) not in field.levels:
                 raise ValueError(f"{field.column}: {value!r} is not one of the training levels")
             row[field.column] = str(value)
+    refused = [reason for reason in refused if reason is not None]
+    if refused:
+        more = f" ({len(refused) - 1} more values to check)" if len(refused) > 1 else ""
+        raise ValueError(refused[0] + more)
     return pd.Series(row, dtype=object)
+
+
+def patient_identifier(text) -> str:
+    """A typed patient identifier as plain text: NFKC-normalised, without control, format
+    (zero-width, bidirectional, tag) or other invisible characters, on one line with its white
+    space collapsed ("" when none is given). ValueError beyond :data:`ID_CHARS` characters
+    (checked on the raw text first, before any work on a pasted page)."""
+    raw = "" if text is None else str(text)
+    if len(raw) > 4 * ID_CHARS:
+        raise ValueError(f"A patient identifier has at most {ID_CHARS} characters; this one has "
+                         f"{len(raw):,}.")
+    normal = unicodedata.normalize("NFKC", raw)
+    found = clean("".join(c for c in normal if unicodedata.category(c) != "Cf"
+                          and c not in _INVISIBLE))
+    if len(found) > ID_CHARS:
+        raise ValueError(f"A patient identifier has at most {ID_CHARS} characters; this one has "
+                         f"{len(found)}.")
+    return found
 
 
 def outside_range(form: list[Field], row: pd.Series) -> list[str]:

@@ -47,7 +47,7 @@ from forestviz.explain.report_markup import (
 )
 from forestviz.explain.report_markup import name as _name
 from forestviz.explain.report_markup import table as _table
-from forestviz.explain.report_names import NEW_PATIENT
+from forestviz.explain.report_names import typed_identifier
 from forestviz.explain.report_record import (
     ReportContext,
     marks,
@@ -311,8 +311,12 @@ def to_html(explanation, *, glance=None, appendix: bool = False,
     names = DisplayNames()
     glance = glance_of(None, e, None, name=names) if glance is None else glance
     subject = heading = "this row"
-    if e.row_id == NEW_PATIENT:
+    typed = typed_identifier(e.row_id)
+    if typed == "":
         subject = heading = "a new patient"
+    elif typed:
+        subject, heading = (f"new patient {html.escape(names(typed))}",
+                            f"new patient {_name(names, typed)}")
     elif e.row_id is not None:  # <title> holds text only: no title attribute there
         subject, heading = f"row {html.escape(names(e.row_id))}", f"row {_name(names, e.row_id)}"
     summary = summary_section(glance, record_section(e, context, names, edited),

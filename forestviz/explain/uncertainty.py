@@ -35,6 +35,7 @@ from decimal import Decimal
 
 import numpy as np
 from mapie.calibration import VennAbersCalibrator
+from mapie.conformity_scores import AbsoluteConformityScore
 from mapie.regression import SplitConformalRegressor
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 
@@ -206,8 +207,14 @@ class IntervalModel:
                 raise ValueError(
                     f"a {confidence:.0%} interval needs at least "
                     f"{min_calibration_rows(confidence)} calibration rows, got {outputs.size}")
+            score = AbsoluteConformityScore()
+            # MAPIE checks y_pred + |y - y_pred| == y within an absolute 1e-8; for targets
+            # beyond about 1e8 the sum's rounding is larger (a few units in the last place)
+            score.eps = max(score.eps, 4 * float(np.spacing(np.abs(np.r_[outputs, y_cal])
+                                                            .astype(float).max())))
             conformal = SplitConformalRegressor(_Predicted().fit(outputs[:, None]),
-                                                confidence_level=confidence, prefit=True)
+                                                confidence_level=confidence,
+                                                conformity_score=score, prefit=True)
             conformal.conformalize(outputs[:, None], y_cal.astype(float))
             return cls("conformal", float(confidence), outputs.size, None, conformal)
         if task != "classification":

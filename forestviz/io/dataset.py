@@ -16,6 +16,7 @@ import pandas as pd
 from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 from forestviz.io.csv_input import DataError, unique_names
+from forestviz.io.values import check_table
 
 MAX_LEVELS = 20  # categorical columns with at most this many levels are one-hot encoded in full
 MAX_TEXT_LEVELS = 50  # above this many distinct values a text column is treated as free text
@@ -194,6 +195,7 @@ class Dataset:
             if numbers is not None:
                 notes.append(_numbers_note(column, frame[column]))
                 frame[column] = numbers
+        check_table(frame, [c for c in frame.columns if c not in {id_column, *exclude}])
         keep = _has_value(frame[target])
         dropped = int((~keep).sum())
         frame = frame.loc[keep]

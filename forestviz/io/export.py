@@ -3,27 +3,44 @@
 A cell that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is read as a
 formula by spreadsheet programs (OWASP, "CSV Injection"), so text that came from an uploaded
 file — IDs, class labels, column names — could run a formula in the next program that opens
-the download. Following OWASP's advice such a text cell is prefixed with a single quote
-``'``; numbers (including negative ones, and text that parses as a number) are left as they are.
+the download. Some programs also start a new cell (or line) at a carriage return, line feed or
+tab inside a quoted cell, so ``"P1\\r=cmd|' /C calc'!A0"`` would put a formula in a cell of its
+own. Following OWASP's advice every such start gets a single quote ``'``: at the beginning of
+the cell and right after each CR, LF or tab inside it. Numbers (including negative ones, and
+text that parses as a number) are left as they are. Every CSV the product writes goes through
+:func:`neutralised` (:func:`csv_bytes` for the downloads, the command line's ``explain`` sink).
 """
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+CELL_BREAKS = "\r\n\t"  # where a spreadsheet may start another cell or line inside one cell
+# a position that starts the cell or follows a break, before a formula start: gets a "'"
+_UNSAFE_START = re.compile(r"(?:^|(?<=[\r\n\t]))(?=[=+\-@\t\r])")
 
 
 def neutralise(value):
-    """``value`` made inert for a spreadsheet: text starting like a formula gets a leading
-    ``'``; numbers, missing values and other text are returned unchanged."""
-    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
+    """``value`` made inert for a spreadsheet: text whose start, or whose text after a CR, LF
+    or tab, begins like a formula gets a ``'`` there; numbers, missing values and other text
+    are returned unchanged."""
+    if not isinstance(value, str) or _is_number(value):
         return value
+    return _UNSAFE_START.sub("'", value)
+
+
+def _is_number(text: str) -> bool:
+    """"-1.5" is a number written as text, not a formula (but "-1\r=cmd" is no number)."""
+    if any(char in text for char in CELL_BREAKS):
+        return False
     try:
-        float(value)
+        float(text)
     except ValueError:
-        return "'" + value
-    return value  # "-1.5" is a number written as text, not a formula
+        return False
+    return True
 
 
 def neutralised(frame: pd.DataFrame) -> pd.DataFrame:
@@ -39,6 +56,8 @@ def neutralised(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """``frame`` as UTF-8 CSV without the index, neutralised against formula injection."""
-    return neutralised(frame).to_csv(index=False).encode("utf-8")
+    """``frame`` as UTF-8 CSV without the index, neutralised against formula injection.
+    Lines end in CR LF (RFC 4180), so a cell holding a CR or an LF is quoted: with pandas'
+    default LF ending a lone CR went out unquoted and a spreadsheet split the cell there."""
+    return neutralised(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 

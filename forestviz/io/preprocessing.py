@@ -29,6 +29,7 @@ from forestviz.io.dataset import (
     numbers_from_text,
     unique_names,
 )
+from forestviz.io.values import MAX_MAGNITUDE, check_numbers
 
 OTHER = "(other)"
 INFREQUENT = "infrequent_sklearn"  # the name OneHotEncoder gives its group of infrequent levels
@@ -48,8 +49,9 @@ class TablePreprocessor(TransformerMixin, BaseEstimator):
     """Features of a DataFrame → float64 matrix with readable column names.
 
     * numeric columns (also booleans and numbers written as text, e.g. ``"265,000"``) pass
-      through as they are; missing or non-finite values become the training median
-      (``SimpleImputer(strategy="median")``);
+      through as they are; missing values become the training median
+      (``SimpleImputer(strategy="median")``); an infinite or absurdly large value is refused
+      (:mod:`forestviz.io.values`, DataError naming the column);
     * a text column with at most ``max_text_levels`` distinct values is one-hot encoded as
       ``column=level`` (``OneHotEncoder``); when it has more than ``max_levels`` levels, the
       ``max_levels`` most frequent are kept and the rest share ``column=(other)``
@@ -165,12 +167,14 @@ class TablePreprocessor(TransformerMixin, BaseEstimator):
 
     @staticmethod
     def _table(X: pd.DataFrame, numeric, categorical) -> pd.DataFrame:
-        """The columns the encoder reads: numbers as float64 (non-finite ones missing), levels
-        as text (missing ones NaN)."""
+        """The columns the encoder reads: numbers as float64 (missing ones NaN; an infinite
+        or absurd one raises DataError, :func:`~forestviz.io.values.check_numbers`), levels as
+        text (missing ones NaN)."""
         table = {}
         for column in numeric:
             numbers = as_numbers(X[column]).to_numpy(dtype=np.float64)
-            table[column] = np.where(np.isfinite(numbers), numbers, np.nan)
+            check_numbers(column, numbers)
+            table[column] = numbers
         for column in categorical:
             present = X[column].notna().to_numpy()
             text = np.full(len(X), np.nan, dtype=object)
@@ -294,7 +298,7 @@ def _check_state(state) -> None:
     columns, medians = state["feature_names_in_"], state["medians_"]
     kept, grouped, dropped = state["categories_"], state["other_levels_"], state["dropped_columns_"]
     if not (texts(columns) and len(columns) == state["n_features_in_"] <= MAX_REBUILD_COLUMNS
-            and table(medians, lambda m: type(m) is float and math.isfinite(m))
+            and table(medians, lambda m: type(m) is float and abs(m) <= MAX_MAGNITUDE)
             and table(kept, lambda v: texts(v, state["max_levels"]))
             and table(grouped, texts) and table(dropped, lambda v: isinstance(v, str))
             and sorted([*medians, *kept, *dropped]) == sorted(columns) and (medians or kept)
