@@ -49,7 +49,7 @@ def test_a_negative_value_where_training_never_is_is_refused_even_when_confirmed
     for confirmed in (False, True):
         with pytest.raises(ValueError) as refused:
             new_rows.typed_row(list(form.values()), {GLUCOSE: -5}, confirmed=confirmed)
-        assert str(refused.value) == (f"{GLUCOSE}: -5 is impossible here (the training rows "
+        assert str(refused.value) == (f"{GLUCOSE}: −5 is impossible here (the training rows "
                                       f"hold {form[GLUCOSE].low:.4g}–{form[GLUCOSE].high:.4g}, "
                                       "none negative).")
 
@@ -165,7 +165,7 @@ def test_the_form_refuses_confirms_and_names_the_patient(tmp_path, monkeypatch):
     at.button(key=f"{key}_send").click().run()
     assert not at.exception
     (error,) = [e.value for e in at.error]
-    assert error.startswith(as_text(f"{GLUCOSE}: -5 is impossible here"))
+    assert error.startswith(as_text(f"{GLUCOSE}: −5 is impossible here"))
     assert not [m for m in at.metric if m.label == "P(Yes)"]  # nothing explained
     at.number_input(key=f"{key}@{GLUCOSE}").set_value(1e308)
     at.button(key=f"{key}_send").click().run()

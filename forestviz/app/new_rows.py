@@ -72,13 +72,15 @@ class Field:
         training rows never are; far outside the training range unless ``confirmed``."""
         if not self.numeric or self.low is None:
             return None
-        training = f"the training rows hold {self.low:.4g}–{self.high:.4g}"
+        low, high = (plain_number(v, 4) for v in (self.low, self.high))
+        training = f"the training rows hold {low}–{high}"
+        shown = plain_number(number, 6)
         if number < 0 <= self.low:
-            return f"{self.column}: {number:g} is impossible here ({training}, none negative)."
+            return f"{self.column}: {shown} is impossible here ({training}, none negative)."
         width = self.high - self.low or max(abs(self.high), 1.0)
         far = not self.low - FAR * width <= number <= self.high + FAR * width
         if far and not confirmed:
-            return (f"{self.column}: {number:g} lies far outside the training range "
+            return (f"{self.column}: {shown} lies far outside the training range "
                     f"({training}); correct it, or tick '{CONFIRM}'.")
         return None
 
