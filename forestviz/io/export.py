@@ -38,7 +38,8 @@ def neutralised(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """``frame`` as UTF-8 CSV without the index, neutralised against formula injection."""
-    return neutralised(frame).to_csv(index=False).encode("utf-8")
+def csv_bytes(frame: pd.DataFrame, *, header: bool = True) -> bytes:
+    """``frame`` as UTF-8 CSV without the index, neutralised against formula injection
+    (without the header line: a later piece of a CSV written piece by piece)."""
+    return neutralised(frame).to_csv(index=False, header=header).encode("utf-8")
 
