@@ -67,16 +67,18 @@ def shown(filters: dict) -> dict:
 def show_trail(trail: AuditTrail, filters: dict) -> None:
     """One page of the matching events (the newest first: page 1), recorded as seen, and
     the CSV of all of them once asked for."""
-    pages = max(1, -(-trail.count(**filters) // PAGE_EVENTS))
-    page = 1 if pages == 1 else st.number_input(
-        f"Page (of {pages:,}; 1 holds the newest events)", 1, pages, 1,
-        key=f"audit_page@{sorted(shown(filters).items())}")  # new filters: page 1
-    detail = facts(**shown(filters), page=int(page))
+    key = f"audit_page@{sorted(shown(filters).items())}"  # new filters: page 1
+    page = int(st.session_state.get(key, 1))  # the page picker's value, set before this run
+    detail = facts(**shown(filters), page=page)
     seen = st.session_state.setdefault(VIEWED, set())
     if detail not in seen:  # before the query: the page shows its own viewing
         seen.add(detail)
         library.record("audit_viewed", detail=detail)
     total = trail.count(**filters)
+    pages = max(1, -(-total // PAGE_EVENTS))
+    if pages > 1:
+        st.number_input(f"Page (of {pages:,}; 1 holds the newest events)", 1, pages, 1,
+                        key=key)
     events = trail.query(**filters, limit=PAGE_EVENTS, offset=(page - 1) * PAGE_EVENTS)
     if events.empty:
         st.info("No event matches these filters.", icon=":material/info:")
