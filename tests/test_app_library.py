@@ -5,6 +5,10 @@ step lands in the audit trail once; names stay plain text; an admin retires behi
 confirmation and a viewer no longer sees it; an unsigned model file warns on every page and in
 its report; a library that cannot be used leaves the app working in memory only."""
 
+import hashlib
+import hmac
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,13 +16,16 @@ import pytest
 from forestviz import persistence
 from forestviz.app import model_file
 from forestviz.app.workbench import Workbench
+from forestviz.io.csv_input import load_csv
+from forestviz.io.export import csv_bytes
 from forestviz.store import Actor, StoreConfig, open_library
-from forestviz.store.audit import typed_values_digest
+from forestviz.store.audit import facts
+from forestviz.store.digests import PREFIX, canonical
 from forestviz.store.signing import WARNING
 from tests.apptest_helpers import app, finish_jobs, metric, train
 from tests.store_helpers import trained
 from ui import library as app_library
-from ui import publish
+from ui import patients, publish
 from ui.display import as_text
 from ui.identity import Identity
 
@@ -42,6 +49,12 @@ def events(folder) -> list[tuple]:
              None if pd.isna(detail) else detail)
             for action, model, version, detail
             in frame[["action", "model", "version", "detail"]].itertuples(index=False)]
+
+
+def keyed(folder, data: bytes) -> str:
+    """HMAC-SHA256 of ``data`` under the audit key in ``folder``, computed here."""
+    key = (folder / "audit.key").read_text().strip().encode("ascii")
+    return PREFIX + hmac.new(key, data, hashlib.sha256).hexdigest()
 
 
 def publish_current(at, name: str, description: str = "", use: str = ""):
@@ -95,21 +108,36 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
     other.number_input(key=f"{key}@Glucose (mg/dL)").set_value(180.0)
     other.button(key=f"{key}_send").click().run()
     assert not other.exception
-    typed = other.session_state[f"{key}@typed"]
+    typed = other.session_state[f"{key}@typed"]  # its values under the server's key
     assert events(data_dir)[-1] == ("row_explained", "Pima risk", 1,
-                                    "sha256:" + typed_values_digest(typed.to_dict()))
+                                    keyed(data_dir, canonical(typed.to_dict())))
 
     other.radio(key="explain_picker").set_value("several").run()  # several new patients
     dataset = other.session_state["dataset"]
     rows = dataset.frame.iloc[bundle.test_rows[:3]].drop(columns=dataset.target)
+    uploaded = rows.to_csv(index=False).encode()
     other.file_uploader(key="explain_several@file").set_value(
-        ("patients.csv", rows.to_csv(index=False).encode(), "text/csv"))
+        ("patients.csv", uploaded, "text/csv"))
     other.run()
     assert not other.exception and not other.error
     (table,) = [d.value for d in other.dataframe if "pushes up most" in d.value.columns]
     encoded = bundle.preprocessor.transform(rows.reindex(columns=dataset.X.columns))
     assert table["P(Yes)"].to_numpy() == pytest.approx(
         bundle.estimator.predict_proba(encoded)[:, 1], abs=1e-12)
+    # the batch is in the trail: its rows' count and keyed digest, once (issue 36)
+    lines = b"".join(canonical(row) + b"\n" for row in load_csv(uploaded).to_dict("records"))
+    batch = {"rows": 3, "rows_digest": keyed(data_dir, lines)}
+    assert events(data_dir)[-1] == ("rows_explained", "Pima risk", 1, facts(**batch))
+    other.run()
+    assert [e[0] for e in events(data_dir)].count("rows_explained") == 1
+    # and each download of its explanations: the file's name and keyed digest
+    outputs = other.session_state[patients.SEVERAL][2].outputs
+    other.get("download_button")[0].click().run()
+    assert events(data_dir)[-1] == ("explanations_downloaded", "Pima risk", 1, facts(
+        **batch, file=patients.CSV_NAME, file_digest=keyed(data_dir, csv_bytes(outputs))))
+    other.get("download_button")[1].click().run()
+    parquet = events(data_dir)[-1]
+    assert json.loads(parquet[3])["file"] == patients.PARQUET_NAME
 
 
 def test_home_offers_the_published_models(data_dir):

@@ -11,7 +11,6 @@ from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import Dataset
 from forestviz.numbers import signed_number
-from forestviz.store.audit import typed_values_digest
 
 
 @pytest.fixture(scope="module")
@@ -67,15 +66,6 @@ def test_typed_values_are_checked(bench):
     assert new_rows.outside_range(form, row) == ["Glucose (mg/dL)"]
     row = new_rows.typed_row(form, {"Glucose (mg/dL)": 10_000.0}, confirmed=True)  # far
     assert new_rows.outside_range(form, row) == ["Glucose (mg/dL)"]
-
-
-def test_the_digest_names_the_values_not_their_order():
-    a = pd.Series({"x": 1.0, "y": None, "z": "a"}, dtype=object)
-    b = pd.Series({"z": "a", "x": 1, "y": float("nan")}, dtype=object)
-    assert typed_values_digest(a) == typed_values_digest(b)
-    c = pd.Series({"x": 1.5, "y": None, "z": "a"}, dtype=object)
-    assert typed_values_digest(a) != typed_values_digest(c)
-    assert len(typed_values_digest(a)) == 64
 
 
 def test_several_rows_are_explained_as_each_alone(bench):

@@ -1,5 +1,8 @@
-"""The Audit page's parts: the trail's filters, its newest events as a table and the whole
-filtered trail as a CSV download (:class:`forestviz.store.audit.AuditTrail`)."""
+"""The Audit page's parts: the trail's filters, its matching events a page at a time (newest
+first) and, on request, the whole filtered trail as a CSV download
+(:class:`forestviz.store.audit.AuditTrail`). Looking at the trail is itself in the trail: each
+page seen (its filters and number) once per session, and each export (its filters, events,
+file name and keyed digest)."""
 
 from __future__ import annotations
 
@@ -8,12 +11,14 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from forestviz.store.audit import ACTIONS
+from forestviz.store.audit import ACTIONS, facts
+from ui import library
 
 if TYPE_CHECKING:
     from forestviz.store.audit import AuditTrail
 
-SHOWN_EVENTS = 1_000  # the newest events the table shows; the CSV holds every match
+PAGE_EVENTS = 1_000  # events a page of the table shows; the CSV holds every match
+VIEWED = "audit_viewed"  # session key: the pages of the trail recorded as seen
 DEFAULT_DAYS = 30  # the date range first offered ends today and covers this many days
 ANY = "any"
 ACTION_LABELS = {ANY: "any action", **{action: action.replace("_", " ") for action in ACTIONS}}
@@ -54,16 +59,42 @@ def matching(count: int) -> str:
     return f"{count:,} matching event{'' if count == 1 else 's'}"
 
 
+def shown(filters: dict) -> dict:
+    """The filters as an event's facts (times in ISO 8601)."""
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in filters.items()}
+
+
 def show_trail(trail: AuditTrail, filters: dict) -> None:
-    """The newest :data:`SHOWN_EVENTS` matching events (oldest first) and the CSV of all."""
-    events = trail.query(**filters, limit=SHOWN_EVENTS)
+    """One page of the matching events (the newest first: page 1), recorded as seen, and
+    the CSV of all of them once asked for."""
+    key = f"audit_page@{sorted(shown(filters).items())}"  # new filters: page 1
+    page = int(st.session_state.get(key, 1))  # the page picker's value, set before this run
+    detail = facts(**shown(filters), page=page)
+    seen = st.session_state.setdefault(VIEWED, set())
+    if detail not in seen:  # before the query: the page shows its own viewing
+        seen.add(detail)
+        library.record("audit_viewed", detail=detail)
+    total = trail.count(**filters)
+    pages = max(1, -(-total // PAGE_EVENTS))
+    if pages > 1:
+        st.number_input(f"Page (of {pages:,}; 1 holds the newest events)", 1, pages, 1,
+                        key=key)
+    events = trail.query(**filters, limit=PAGE_EVENTS, offset=(page - 1) * PAGE_EVENTS)
     if events.empty:
         st.info("No event matches these filters.", icon=":material/info:")
     else:
-        st.caption(f"The newest {SHOWN_EVENTS:,} matching events; the CSV has them all."
-                   if len(events) == SHOWN_EVENTS else matching(len(events)))
+        first = (page - 1) * PAGE_EVENTS + 1
+        st.caption(matching(total) if total <= PAGE_EVENTS else
+                   f"{matching(total)}; this page holds numbers {first:,} to "
+                   f"{first + len(events) - 1:,} counted from the newest (shown oldest first); "
+                   "the CSV has them all.")
         st.dataframe(events, hide_index=True, key="audit_table")
-    st.download_button("Download the matching events (CSV)",
-                       trail.export_csv(**filters), file_name=CSV_NAME,
-                       mime="text/csv", icon=":material/download:", key="audit_csv",
-                       on_click="ignore")
+    if st.button(f"Prepare the CSV of the {matching(total)}", key="audit_csv_make",
+                 icon=":material/table_view:"):
+        data = trail.export_csv(**filters)  # read and written a piece at a time
+        library.record("audit_exported", detail=facts(
+            **shown(filters), events=total, file=CSV_NAME,
+            file_digest=library.digest(lambda found: found.data(data))))
+        st.download_button("Download the matching events (CSV)", data, file_name=CSV_NAME,
+                           mime="text/csv", icon=":material/download:", key="audit_csv",
+                           on_click="ignore")

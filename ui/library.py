@@ -13,8 +13,8 @@ package.
 
 Every event names :func:`ui.identity.who`'s actor (:func:`identity`). A row explained is
 recorded once per distinct row and model in a session (a rerun of the same row adds nothing):
-its ID, or for values typed or uploaded by hand the SHA-256 of the values
-(:func:`forestviz.store.audit.typed_values_digest`).
+its ID, or for values typed or uploaded by hand their keyed digest
+(:mod:`forestviz.store.digests`: HMAC-SHA256 under the server's audit key).
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
     from forestviz.app.workflow import Bundle
     from forestviz.store import ModelLibrary, ModelVersion
+    from forestviz.store.digests import Digests
     from ui.identity import Identity
 
 RETRY_SECONDS = 30.0  # an unavailable library is tried again after this long
 OPEN_WAIT = 20.0  # s a page waits for the library's first opening (a database server's answer)
 OPENED = "library_opened"  # (Bundle, ModelVersion): the published model opened in this session
 EXPLAINED = "library_explained"  # {(model, detail)} recorded as row_explained in this session
-TYPED = "sha256:"  # the detail of a row typed by hand: this, then the values' digest
 STILL_OPENING = "The model library is still opening (its database answers slowly); try again."
 
 
@@ -180,20 +180,57 @@ def record(action: str, *, model: tuple[str, int] | None = None,
     try:
         found.audit.record(identity().actor, action, model=model, detail=detail)
     except StoreError as err:
-        st.warning(as_text(f"Not recorded in the audit trail: {err}"),
-                   icon=":material/warning:")
+        _not_recorded(err)
+
+
+def _not_recorded(err: StoreError) -> None:
+    st.warning(as_text(f"Not recorded in the audit trail: {err}"), icon=":material/warning:")
+
+
+def digest(make: Callable[[Digests], str]) -> str | None:
+    """``make(digests)``, a keyed digest of values for the trail
+    (:class:`forestviz.store.digests.Digests`); None in memory-only mode (nothing is
+    recorded) or, said in one line, when the server's audit key cannot be used."""
+    found = library()
+    if found is None:
+        return None
+    try:
+        return make(found.audit.digests)
+    except StoreError as err:
+        _not_recorded(err)
+        return None
 
 
 def row_detail(row_id: str | None, values: pd.Series, *, patient: str | None = None) -> str:
     """What the trail records of a row: its ``row_id`` (a row of the data set), else the
-    SHA-256 of its ``values`` (typed or uploaded by hand), followed by the ``patient``
+    keyed digest of its ``values`` (typed or uploaded by hand), followed by the ``patient``
     identifier typed with them when one was."""
-    from forestviz.store.audit import typed_values_digest
-
     if row_id is not None:
         return str(row_id)
-    typed = TYPED + typed_values_digest(values.to_dict())
+    typed = digest(lambda digests: digests.values(values.to_dict())) or "typed values"
     return f"{typed} patient {patient}" if patient else typed
+
+
+def batch_explained(bench: Workbench, rows: pd.DataFrame) -> dict:
+    """Record that this session explained the uploaded ``rows`` with the current model, by
+    their count and keyed digest; those facts, for the downloads' events."""
+    from forestviz.store.audit import facts
+
+    batch = {"rows": len(rows), "rows_digest": digest(lambda found: found.rows(rows)
+                                                      .hexdigest())}
+    record("rows_explained", model=model_key(bench.model), detail=facts(**batch))
+    return batch
+
+
+def downloaded(model: tuple[str, int] | None, batch: dict, file_name: str,
+               data: bytes) -> None:
+    """Record that this session downloaded ``data`` as ``file_name``, the explanations of
+    the ``batch`` (:func:`batch_explained`): the file's name and keyed digest (a download
+    button's ``on_click``, which runs in the session)."""
+    from forestviz.store.audit import facts
+
+    record("explanations_downloaded", model=model, detail=facts(
+        **batch, file=file_name, file_digest=digest(lambda found: found.data(data))))
 
 
 def row_explained(bench: Workbench, detail: str) -> None:

@@ -15,10 +15,12 @@ from forestviz.explain.report_names import new_patient_id
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.export import csv_bytes
 from forestviz.names import elide, elide_cells
+from ui import library
 from ui.display import as_label, as_text, show_error
 from ui.explain_view import MISSING
 
-SEVERAL = "explain_several"  # session key: (file digest, model label, Several)
+SEVERAL = "explain_several"  # session key: (file digest, model label, Several, batch facts)
+CSV_NAME, PARQUET_NAME = "forestviz-explanations.csv", "forestviz-explanations.parquet"
 
 
 def new_patient(bench: Workbench, key: str) -> tuple[pd.Series, str] | None:
@@ -97,8 +99,9 @@ def several_patients(bench: Workbench, key: str) -> tuple[pd.Series, str] | None
             st.session_state.pop(SEVERAL, None)
             show_error(err)
             return None
-        held = st.session_state[SEVERAL] = (digest, bench.label, found)
-    found = held[2]
+        batch = library.batch_explained(bench, frame)
+        held = st.session_state[SEVERAL] = (digest, bench.label, found, batch)
+    found, batch = held[2], held[3]
     if found.ignored:
         st.caption(as_text("Not read by the model, so ignored: "
                            + ", ".join(map(elide, found.ignored)) + "."))
@@ -107,15 +110,16 @@ def several_patients(bench: Workbench, key: str) -> tuple[pd.Series, str] | None
     picked = st.dataframe(elide_cells(found.summary), hide_index=True, key=f"{key}@table",
                           on_select="rerun", selection_mode="single-row")
     buttons = st.container(horizontal=True)
-    buttons.download_button("Download the explanations (CSV)", csv_bytes(found.outputs),
-                            file_name="forestviz-explanations.csv", mime="text/csv",
-                            on_click="ignore", icon=":material/download:")
     parquet = io.BytesIO()
     found.outputs.to_parquet(parquet, index=False)
-    buttons.download_button("Download the explanations (Parquet)", parquet.getvalue(),
-                            file_name="forestviz-explanations.parquet",
-                            mime="application/vnd.apache.parquet", on_click="ignore",
-                            icon=":material/download:")
+    model = library.model_key(bench.model)
+    for kind, name, data, mime in (
+            ("CSV", CSV_NAME, csv_bytes(found.outputs), "text/csv"),
+            ("Parquet", PARQUET_NAME, parquet.getvalue(), "application/vnd.apache.parquet")):
+        # the click reruns the session, which records the download (its file's digest)
+        buttons.download_button(f"Download the explanations ({kind})", data, file_name=name,
+                                mime=mime, key=f"{key}@{kind}", on_click=library.downloaded,
+                                args=(model, batch, name, data), icon=":material/download:")
     rows = picked.selection.rows
     if not rows:
         return None

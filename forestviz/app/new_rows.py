@@ -15,7 +15,7 @@ the range but not far from it is explained with a warning.
 
 The patient's identifier is untrusted text (:func:`patient_identifier`): it names the row in
 the record, the report's file name and the audit event. The audit trail names typed values by
-their digest (:func:`forestviz.store.audit.typed_values_digest`), not by the values themselves.
+their keyed digest (:mod:`forestviz.store.digests`), not by the values themselves.
 """
 
 from __future__ import annotations

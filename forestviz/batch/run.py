@@ -94,18 +94,22 @@ def backend(*, scheduler: str | None = None, local_cluster: int | None = None,
 def explain_file(model: BatchModel, source: RowSource, sink: RowSink, *, top_k: int = 5,
                  contributions: bool = False, chunk_rows: int = CHUNK_ROWS,
                  id_column: str | None = None,
-                 progress: Callable[[int], None] | None = None) -> int:
+                 progress: Callable[[int], None] | None = None,
+                 read: Callable[[Chunk], None] | None = None) -> int:
     """Explain every row of ``source`` into ``sink`` with joblib's active backend (see
     :func:`backend`, whose ``scatter`` should hold ``model``, with its contributions built
     first when they are asked for: :meth:`BatchModel.with_contributions`); returns the number
     of rows.
-    ``progress(rows)`` is called after each chunk is written."""
+    ``progress(rows)`` is called after each chunk is written, ``read(chunk)`` on each chunk
+    as it is read, in the file's order (the audit trail's digest of the rows)."""
     check_columns(model, source)
     id_column = id_column_of(model, source, id_column)
     if contributions:
         model = model.with_contributions()
     columns = [*model.used, *([id_column] if id_column else [])]
     chunks = source.chunks(columns, chunk_rows)
+    if read is not None:
+        chunks = _told(chunks, read)
     tasks = (delayed(explain_chunk)(model, chunk, id_column, top_k, contributions)
              for chunk in chunks)
     parallel = Parallel(batch_size=1, pre_dispatch="2*n_jobs", return_as="generator")
@@ -120,3 +124,9 @@ def explain_file(model: BatchModel, source: RowSource, sink: RowSink, *, top_k: 
     if sink.rows == 0:
         raise DataError("The file has no rows to explain.")
     return sink.rows
+
+
+def _told(chunks: Iterator[Chunk], read: Callable[[Chunk], None]) -> Iterator[Chunk]:
+    for chunk in chunks:
+        read(chunk)
+        yield chunk

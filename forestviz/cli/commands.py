@@ -11,6 +11,7 @@ import hashlib
 import importlib.util
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from forestviz import persistence
 from forestviz.app import workflow
@@ -26,6 +27,9 @@ from forestviz.io.safe_write import OutputError, check_target, write_file
 from forestviz.names import elide
 from forestviz.parameters import PARAMETERS
 from forestviz.registry import options
+
+if TYPE_CHECKING:
+    from forestviz.cli.library import Trail
 
 MAX_TABLE_BYTES = 200 * 1024 * 1024  # load_csv's cap: a training table is read whole
 
@@ -71,10 +75,12 @@ def train(args) -> int:
 
 # ---------------------------------------------------------------------------------- explain
 def explain(args) -> int:
+    trail = rows = None
     if args.published is not None:  # its interval comes from its own stored table
         from forestviz.cli.library import published_batch_model
 
-        model = published_batch_model(args.published)
+        model, trail = published_batch_model(args.published)
+        rows = trail.rows()  # the audit trail's keyed digest of the rows explained
     else:
         model = read_model(args.model)
     source = RowSource(args.data)
@@ -91,7 +97,11 @@ def explain(args) -> int:
             "explaining rows", source.estimated_rows(), args.quiet) as progress:
         n = explain_file(model, source, sink, top_k=args.top_trees,
                          contributions=args.contributions, chunk_rows=args.chunk_rows,
-                         id_column=id_column, progress=progress)
+                         id_column=id_column, progress=progress,
+                         read=None if rows is None else (
+                             lambda chunk: rows.update(chunk.table.to_pandas())))
+    if trail is not None:
+        trail.explained(rows, sink.path)
     seconds = time.perf_counter() - started
     bars.OUTPUT.print(bars.Text(f"Explained {n:,} rows into {args.out} in {seconds:.1f} s "
                                 f"({n / seconds:,.0f} rows/s)."))
@@ -127,8 +137,9 @@ def _training(model: BatchModel, training, data_path) -> Dataset | None:
 
 # ---------------------------------------------------------------------------------- report
 def report(args) -> int:
-    bench, frame, where, published = (_published_rows(args) if args.published is not None
-                                      else (*_model_file_rows(args), None))
+    bench, frame, where, trail = (_published_rows(args) if args.published is not None
+                                  else (*_model_file_rows(args), None))
+    published = None if trail is None else f"{trail.model[0]}@{trail.model[1]}"
     dataset = bench.dataset
     ids = _row_ids(frame, bench.choice.id_column)
     wanted = [ids.get(str(row)) for row in args.rows]
@@ -157,6 +168,8 @@ def report(args) -> int:
                     raise OutputError(f"{err} The {len(written):,} report files written "
                                       "before it are complete.") from err
                 written.append(name)
+                if trail is not None:
+                    trail.reported(row_id, values.to_dict(), name)
             progress(1)
     for target in written:
         bars.OUTPUT.print(bars.Text(str(target)))
@@ -185,18 +198,19 @@ def _model_file_rows(args) -> tuple[Workbench, object, str]:
     return bench, frame, f"'{path.name}'"
 
 
-def _published_rows(args) -> tuple[Workbench, object, str, str]:
+def _published_rows(args) -> tuple[Workbench, object, str, Trail]:
     """The workbench of a published model, the rows to report (DATA.csv when given, else the
-    model's own stored table), their name in messages, and the model's "NAME@VERSION"."""
+    model's own stored table), their name in messages, and the model's audit
+    :class:`~forestviz.cli.library.Trail` (its "NAME@VERSION" too)."""
     from forestviz.cli.library import open_published
 
-    opened = open_published(args.published)
-    bench, published = opened.workbench, f"{opened.info.name}@{opened.info.version}"
+    opened, trail = open_published(args.published)
+    bench = opened.workbench
     if args.data is None:
-        return bench, bench.dataset.frame, f"the table of '{args.published}'", published
+        return bench, bench.dataset.frame, f"the table of '{args.published}'", trail
     path = Path(args.data)
     frame = load_csv(read_bytes(path, MAX_TABLE_BYTES, "table"), max_bytes=MAX_TABLE_BYTES)
-    return bench, frame, f"'{path.name}'", published
+    return bench, frame, f"'{path.name}'", trail
 
 
 # ---------------------------------------------------------------------------------- global

@@ -1,12 +1,15 @@
 """The ``models`` and ``audit`` commands (arguments in :mod:`forestviz.cli.library_args`) and
 the published models ``explain`` and ``report`` open with ``--model NAME[@VERSION]``. The
-command line acts as the actor ``local`` in the audit trail.
+command line acts as the actor ``local`` in the audit trail, which records what it did with
+a published model's patients (:class:`Trail`: the rows it explained, the reports it wrote,
+each file by name and keyed digest) and each export of the trail itself.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +20,10 @@ from forestviz.app.workbench import Workbench
 from forestviz.batch.model import BatchModel, read_bytes, training_dataset
 from forestviz.cli import progress as bars
 from forestviz.io.csv_input import DataError
-from forestviz.store import LOCAL, OpenedModel, open_library, parse_ref
+from forestviz.io.safe_write import write_pieces
+from forestviz.store import LOCAL, ModelLibrary, OpenedModel, open_library, parse_ref
+from forestviz.store.audit import facts
+from forestviz.store.digests import RowsDigest
 
 MAX_MODEL_BYTES = 1 << 30
 MAX_TABLE_BYTES = 200 * 1024 * 1024
@@ -101,24 +107,65 @@ def models_retire(args) -> int:
 
 
 def audit_export(args) -> int:
-    data = open_library().audit.export_csv(since=args.since, until=args.until,
-                                           action=args.event, who=args.who, model=args.model)
+    filters = {"since": args.since, "until": args.until, "action": args.event,
+               "who": args.who, "model": args.model}
+    trail = open_library().audit
+    pieces = trail.export(**filters)  # read and written a piece at a time
     if args.out is None:
-        sys.stdout.write(data.decode("utf-8"))
-        return 0
-    Path(args.out).write_bytes(data)
-    bars.OUTPUT.print(bars.Text(f"Wrote the audit trail to {args.out}."))
+        for piece in pieces:
+            sys.stdout.buffer.write(piece)
+        sys.stdout.flush()
+    else:
+        write_pieces(args.out, pieces, force=args.force)  # never through a link
+    out = None if args.out is None else Path(args.out)
+    trail.record(LOCAL, "audit_exported", detail=facts(
+        **{k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in filters.items()},
+        file="stdout" if out is None else out.name,
+        file_digest=None if out is None else trail.digests.file(out)))
+    if out is not None:
+        bars.OUTPUT.print(bars.Text(f"Wrote the audit trail to {args.out}."))
     return 0
 
 
 # --------------------------------------------------------------------- explain and report
-def open_published(ref: str) -> OpenedModel:
-    """The published model ``NAME[@VERSION]``, opened as the actor ``local``."""
-    return open_library().open_model(*parse_ref(ref), actor=LOCAL)
+@dataclass(frozen=True)
+class Trail:
+    """What the command line records of its use of a published model's patients."""
+
+    library: ModelLibrary
+    model: tuple[str, int]
+
+    def rows(self) -> RowsDigest:
+        """The running keyed digest of the rows to be explained."""
+        return self.library.audit.digests.rows()
+
+    def explained(self, rows: RowsDigest, out: Path) -> None:
+        """``rows`` explained into the file ``out``."""
+        self._record("rows_explained", rows=rows.rows, rows_digest=rows.hexdigest(),
+                     file=out.name, file_digest=self.library.audit.digests.file(out))
+
+    def reported(self, row_id, values, out: Path) -> None:
+        """A report of the row ``row_id`` (its ``values``) written to ``out``."""
+        digests = self.library.audit.digests
+        self._record("report_written", row=str(row_id), values_digest=digests.values(values),
+                     file=out.name, file_digest=digests.file(out))
+
+    def _record(self, action: str, **items) -> None:
+        self.library.audit.record(LOCAL, action, model=self.model, detail=facts(**items))
 
 
-def published_batch_model(ref: str) -> BatchModel:
+def open_published(ref: str) -> tuple[OpenedModel, Trail]:
+    """The published model ``NAME[@VERSION]``, opened as the actor ``local``, and its
+    :class:`Trail`."""
+    library = open_library()
+    opened = library.open_model(*parse_ref(ref), actor=LOCAL)
+    return opened, Trail(library, (opened.info.name, opened.info.version))
+
+
+def published_batch_model(ref: str) -> tuple[BatchModel, Trail]:
     """The :class:`BatchModel` of a published model, its calibrated interval fitted on its
-    own stored held-out rows (no --training needed)."""
-    bench = open_published(ref).workbench
-    return BatchModel.from_payload(model_payload(bench.model)).with_training(bench.dataset)
+    own stored held-out rows (no --training needed), and its :class:`Trail`."""
+    opened, trail = open_published(ref)
+    bench = opened.workbench
+    return (BatchModel.from_payload(model_payload(bench.model)).with_training(bench.dataset),
+            trail)

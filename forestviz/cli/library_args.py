@@ -30,8 +30,9 @@ example:
       --description "Risk of diabetes within 5 years" --intended-use "Screening clinic\""""
 
 AUDIT = """\
-Write the audit trail (who opened which model, explained which row, published or retired a
-model, was refused at sign-in) as CSV, oldest first, optionally filtered.
+Write the audit trail (who opened which model, explained which rows, wrote or downloaded
+which file, published or retired a model, was refused at sign-in, looked at the trail) as CSV,
+oldest first, optionally filtered. The export is itself recorded.
 
 example:
   forestviz audit export --since 2026-11-01 --action row_explained --out audit.csv"""
@@ -67,11 +68,16 @@ def add_commands(commands, raw) -> None:
     audit_actions = audit.add_subparsers(dest="action", required=True, metavar="ACTION")
     export = audit_actions.add_parser("export", help="the trail as CSV")
     export.add_argument("--out", metavar="FILE.csv", help="file to write (default: stdout)")
+    export.add_argument("--force", action="store_true", help="replace an output that is a "
+                        "symbolic link or not a regular file (the link itself is replaced, "
+                        "never the file it points to); without it such an output is refused")
     export.add_argument("--since", type=_moment, metavar="DATE", help="from this ISO date/time")
     export.add_argument("--until", type=_moment, metavar="DATE", help="before this date/time")
     export.add_argument("--action", dest="event", metavar="ACTION",
-                        help="one kind: model_opened, row_explained, report_downloaded, "
-                             "model_published, model_retired, signin_refused, signed_in")
+                        help="one kind: model_opened, row_explained, rows_explained, "
+                             "report_downloaded, explanations_downloaded, report_written, "
+                             "model_published, model_retired, signin_refused, signed_in, "
+                             "audit_viewed, audit_exported")
     export.add_argument("--who", metavar="SUBJECT", help="one actor (subject or e-mail)")
     export.add_argument("--model", metavar="NAME", help="one model's events")
 

@@ -55,9 +55,11 @@ def neutralised(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """``frame`` as UTF-8 CSV without the index, neutralised against formula injection.
-    Lines end in CR LF (RFC 4180), so a cell holding a CR or an LF is quoted: with pandas'
-    default LF ending a lone CR went out unquoted and a spreadsheet split the cell there."""
-    return neutralised(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
+def csv_bytes(frame: pd.DataFrame, *, header: bool = True) -> bytes:
+    """``frame`` as UTF-8 CSV without the index, neutralised against formula injection
+    (without the header line: a later piece of a CSV written piece by piece). Lines end in
+    CR LF (RFC 4180), so a cell holding a CR or an LF is quoted: with pandas' default LF ending
+    a lone CR went out unquoted and a spreadsheet split the cell there."""
+    return neutralised(frame).to_csv(index=False, header=header,
+                                     lineterminator="\r\n").encode("utf-8")
 

@@ -22,6 +22,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -126,18 +127,30 @@ class SafeOutput:
 def write_file(path, data: bytes, *, force: bool = False) -> int:
     """Write ``data`` to ``path`` through :class:`SafeOutput`; the number of bytes.
     OutputError when ``path`` may not be written or the write fails (nothing is left)."""
+    view = memoryview(data)
+    return write_pieces(path, (view[start : start + _PIECE]
+                               for start in range(0, len(data), _PIECE)),
+                        force=force, size=len(data))
+
+
+def write_pieces(path, pieces: Iterable[bytes], *, force: bool = False,
+                 size: int | None = None) -> int:
+    """Write ``pieces`` one after the other to ``path`` through :class:`SafeOutput` (an
+    output made a piece at a time, never held whole); the number of bytes. OutputError as
+    :func:`write_file` (``size``, when known, is said beside the bytes written)."""
     output, done = SafeOutput(path, force=force), 0
     try:
-        handle, view = output.open(), memoryview(data)
-        for start in range(0, len(data), _PIECE):
-            handle.write(view[start : start + _PIECE])
-            done = min(start + _PIECE, len(data))
+        handle = output.open()
+        for piece in pieces:
+            handle.write(piece)
+            done += len(piece)
         output.commit()
     except OSError as err:
-        raise incomplete(path, f"{done:,} of {len(data):,} bytes", err) from err
+        written = f"{done:,} bytes" if size is None else f"{done:,} of {size:,} bytes"
+        raise incomplete(path, written, err) from err
     finally:
         output.discard()
-    return len(data)
+    return done
 
 
 def _sync_folder(folder: Path) -> None:

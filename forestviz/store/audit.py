@@ -2,53 +2,56 @@
 
 Each event names the actor (the ID token's subject and e-mail, or ``"local"`` for the command
 line and a server without sign-in), the time (UTC), the action (:data:`ACTIONS`), the model
-(name and version) and a detail: the row's ID when a row is explained, or for a patient typed
-by hand the SHA-256 of the typed values (:func:`typed_values_digest`: the trail proves what was
-asked without holding the values). There is no API to change or remove an event, and the
-migration adds database triggers that refuse UPDATE and DELETE on the table.
+(name and version) and a detail: the row's ID when a row of the data set is explained; for
+values typed or uploaded by hand, their keyed digest (:mod:`forestviz.store.digests`: the
+trail proves what was asked without holding the values, and without the server's key nobody
+can match or brute-force them); for a batch of rows, a download, a report written or the
+trail itself viewed or exported, the facts as compact JSON (:func:`facts`: rows' count and
+digest, file name and digest, the trail's filters). There is no API to change or remove an
+event, and the migration adds database triggers that refuse UPDATE and DELETE on the table.
+
+Reading never builds more than it is asked for: :meth:`AuditTrail.query` one page of the
+newest events (SQL ``LIMIT``/``OFFSET``), :meth:`AuditTrail.count` their number, and
+:meth:`AuditTrail.export` the CSV a piece at a time, each piece its own short read.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
-from collections.abc import Mapping
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
-import numpy as np
 import pandas as pd
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from forestviz.io.export import csv_bytes
 from forestviz.store.actor import Actor
-from forestviz.store.config import StoreError
+from forestviz.store.config import StoreConfig, StoreError
+from forestviz.store.digests import Digests
 from forestviz.store.engine import reached
 from forestviz.store.tables import SUBJECT_CHARS, AuditEvent
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
-           "model_retired", "signin_refused", "signed_in")
+           "model_retired", "signin_refused", "signed_in", "rows_explained",
+           "explanations_downloaded", "report_written", "audit_viewed", "audit_exported")
 DETAIL_CHARS = 500
+FILE_NAME_CHARS = 120  # of a file's name in an event (the digest names the file exactly)
 COLUMNS = ["at", "subject", "email", "action", "model", "version", "detail"]
+EXPORT_ROWS = 5_000  # events read and written at a time by :meth:`AuditTrail.export`
+_SELECTED = (AuditEvent.id, AuditEvent.at, AuditEvent.subject, AuditEvent.email,
+             AuditEvent.action, AuditEvent.model_name, AuditEvent.model_version,
+             AuditEvent.detail)
 
 
-
-
-def typed_values_digest(values: Mapping) -> str:
-    """The SHA-256 (hex) of a typed patient's values as canonical JSON: keys sorted, numbers as
-    floats (1 and 1.0 alike), a missing value (None or NaN) as null, anything else as text;
-    the same values, the same digest, whatever their order."""
-    plain = {str(k): _canonical(v) for k, v in values.items()}
-    return hashlib.sha256(json.dumps(plain, sort_keys=True).encode("utf-8")).hexdigest()
-
-
-def _canonical(value):
-    if value is None or (isinstance(value, float | np.floating) and math.isnan(value)):
-        return None
-    if isinstance(value, int | float | np.number) and not isinstance(value, bool):
-        return float(value)
-    return str(value)
+def facts(**items) -> str:
+    """An event's detail as compact JSON (keys sorted; None items left out; a ``file`` name
+    cut to :data:`FILE_NAME_CHARS`), within :data:`DETAIL_CHARS`."""
+    found = {k: v for k, v in items.items() if v is not None}
+    if "file" in found:
+        found["file"] = str(found["file"])[:FILE_NAME_CHARS]
+    return json.dumps(found, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=str)
 
 
 def utc(moment: datetime | None) -> datetime | None:
@@ -72,10 +75,12 @@ def event_row(actor: Actor, action: str, model: tuple[str, int] | None = None,
 
 
 class AuditTrail:
-    """Append and read the trail of one library database."""
+    """Append and read the trail of one library database; :attr:`digests` names values
+    typed or uploaded by hand under the server's key."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, config: StoreConfig):
         self.engine = engine
+        self.digests = Digests(config)
 
     def record(self, actor: Actor, action: str, *, model: tuple[str, int] | None = None,
                detail: str | None = None) -> None:
@@ -83,13 +88,55 @@ class AuditTrail:
         with reached(), Session(self.engine) as session, session.begin():
             session.add(event_row(actor, action, model, detail))
 
-    def query(self, *, since: datetime | None = None, until: datetime | None = None,
-              action: str | None = None, who: str | None = None, model: str | None = None,
-              limit: int | None = None) -> pd.DataFrame:
-        """Events oldest first, filtered: from ``since`` (inclusive) to ``until``
-        (exclusive), one ``action``, ``who`` (subject or e-mail), one model name; at most
-        ``limit`` (the newest)."""
-        statement = select(AuditEvent)
+    def query(self, *, limit: int | None = None, offset: int = 0, **filters) -> pd.DataFrame:
+        """Events oldest first, filtered (:meth:`_where`): at most ``limit``, the newest
+        after skipping the ``offset`` newest (page ``p`` of ``n`` events: ``offset=p * n``).
+        Newest by time, then by order of arrival: the time's index serves the order, so a
+        page does not sort every match (0.005 s instead of 0.24 s of CPU at 100,000)."""
+        statement = self._where(select(*_SELECTED), **filters).order_by(
+            AuditEvent.at.desc(), AuditEvent.id.desc())
+        if limit is not None:
+            statement = statement.limit(limit)
+        if offset:
+            statement = statement.offset(offset)
+        return _frame(list(reversed(self._rows(statement))))
+
+    def count(self, **filters) -> int:
+        """How many events match ``filters`` (:meth:`_where`)."""
+        statement = self._where(select(func.count(AuditEvent.id)), **filters)
+        with reached(), Session(self.engine) as session:
+            return int(session.scalar(statement))
+
+    def export(self, **filters) -> Iterator[bytes]:
+        """The matching events as CSV, oldest first, a piece of :data:`EXPORT_ROWS` events at
+        a time (times in ISO 8601 UTC), safe to open in a spreadsheet
+        (:func:`forestviz.io.export.csv_bytes`). Each piece is its own short read, so a long
+        export holds no lock; it ends at the newest event there was when it began."""
+        with reached(), Session(self.engine) as session:
+            newest = session.scalar(select(func.max(AuditEvent.id))) or 0
+        after, header = 0, True
+        while True:
+            statement = (self._where(select(*_SELECTED), **filters)
+                         .where(AuditEvent.id > after, AuditEvent.id <= newest)
+                         .order_by(AuditEvent.id).limit(EXPORT_ROWS))
+            rows = self._rows(statement)
+            frame = _frame(rows)
+            frame["at"] = [moment.isoformat() for moment in frame["at"]]
+            if rows or header:
+                yield csv_bytes(frame, header=header)
+            if len(rows) < EXPORT_ROWS:
+                return
+            after, header = rows[-1].id, False
+
+    def export_csv(self, **filters) -> bytes:
+        """:meth:`export` in one piece."""
+        return b"".join(self.export(**filters))
+
+    @staticmethod
+    def _where(statement, *, since: datetime | None = None, until: datetime | None = None,
+               action: str | None = None, who: str | None = None, model: str | None = None):
+        """``statement`` filtered: from ``since`` (inclusive) to ``until`` (exclusive), one
+        ``action``, ``who`` (subject or e-mail), one model name."""
         if since is not None:
             statement = statement.where(AuditEvent.at >= utc(since))
         if until is not None:
@@ -100,20 +147,15 @@ class AuditTrail:
             statement = statement.where((AuditEvent.subject == who) | (AuditEvent.email == who))
         if model is not None:
             statement = statement.where(AuditEvent.model_name == model)
-        statement = statement.order_by(AuditEvent.id.desc())
-        if limit is not None:
-            statement = statement.limit(limit)
-        with reached(), Session(self.engine) as session:
-            rows = session.scalars(statement).all()
-        frame = pd.DataFrame(
-            [[utc(r.at), r.subject, r.email, r.action, r.model_name, r.model_version, r.detail]
-             for r in reversed(rows)], columns=COLUMNS)
-        frame["version"] = frame["version"].astype("Int64")
-        return frame
+        return statement
 
-    def export_csv(self, **filters) -> bytes:
-        """:meth:`query` as CSV (times in ISO 8601 UTC), safe to open in a spreadsheet
-        (:func:`forestviz.io.export.csv_bytes`)."""
-        frame = self.query(**filters)
-        frame["at"] = [moment.isoformat() for moment in frame["at"]]
-        return csv_bytes(frame)
+    def _rows(self, statement) -> list:
+        with reached(), Session(self.engine) as session:
+            return list(session.execute(statement))
+
+
+def _frame(rows) -> pd.DataFrame:
+    frame = pd.DataFrame([[utc(r.at), r.subject, r.email, r.action, r.model_name,
+                           r.model_version, r.detail] for r in rows], columns=COLUMNS)
+    frame["version"] = frame["version"].astype("Int64")
+    return frame

@@ -4,19 +4,22 @@
 ``FORESTVIZ_DATABASE_URL`` names another database (any SQLAlchemy URL, e.g.
 ``postgresql+psycopg://forestviz@db/forestviz`` for several app replicas), the SQLite file
 ``forestviz.db``. ``FORESTVIZ_SIGNING_KEY`` sets the key that signs downloaded model files
-(:mod:`forestviz.store.signing`) instead of ``DATA_DIR/signing.key``.
+(:mod:`forestviz.store.signing`) instead of ``DATA_DIR/signing.key``, ``FORESTVIZ_AUDIT_KEY``
+the key of the audit trail's digests of patients' values (:mod:`forestviz.store.digests`)
+instead of ``DATA_DIR/audit.key``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DATA_DIR_VARIABLE = "FORESTVIZ_DATA_DIR"
 DATABASE_URL_VARIABLE = "FORESTVIZ_DATABASE_URL"
 SIGNING_KEY_VARIABLE = "FORESTVIZ_SIGNING_KEY"
+AUDIT_KEY_VARIABLE = "FORESTVIZ_AUDIT_KEY"
 DEFAULT_DATA_DIR = "var"
 DATABASE_FILE = "forestviz.db"
 
@@ -42,13 +45,15 @@ class StoreConfig:
     data_dir: Path
     database_url: str | None = None
     signing_key: str | None = None
+    audit_key: str | None = field(default=None, repr=False)  # a secret: never in a message
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> StoreConfig:
         environ = os.environ if environ is None else environ
         return cls(data_dir=Path(environ.get(DATA_DIR_VARIABLE) or DEFAULT_DATA_DIR),
                    database_url=environ.get(DATABASE_URL_VARIABLE) or None,
-                   signing_key=environ.get(SIGNING_KEY_VARIABLE) or None)
+                   signing_key=environ.get(SIGNING_KEY_VARIABLE) or None,
+                   audit_key=environ.get(AUDIT_KEY_VARIABLE) or None)
 
     @property
     def blob_dir(self) -> Path:

@@ -161,7 +161,7 @@ class ModelLibrary:
 
     def __init__(self, config: StoreConfig, bound: Engine, cache: OpenedCache | None = None):
         self.config, self.engine = config, bound
-        self.audit = AuditTrail(bound)
+        self.audit = AuditTrail(bound, config)
         self.opened = OpenedCache() if cache is None else cache
 
     # ------------------------------------------------------------------ publish

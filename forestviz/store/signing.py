@@ -63,7 +63,13 @@ def signing_key(config: StoreConfig) -> bytes:
             raise StoreError(f"FORESTVIZ_SIGNING_KEY must have at least {MIN_KEY_CHARS} "
                              "characters.")
         return config.signing_key.encode("utf-8")
-    path = blobs.private_folder(config.data_dir) / KEY_FILE
+    return key_file(blobs.private_folder(config.data_dir) / KEY_FILE)
+
+
+def key_file(path) -> bytes:
+    """The secret in the file ``path`` (32 random bytes as hex, created mode 0600 on first
+    use): the signing key, and the audit trail's digest key beside it
+    (:mod:`forestviz.store.digests`); StoreError when it is empty or too short."""
     with contextlib.suppress(FileExistsError):
         handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, blobs.FILE_MODE)
         with os.fdopen(handle, "w") as out:
@@ -72,7 +78,7 @@ def signing_key(config: StoreConfig) -> bytes:
             os.fsync(out.fileno())
     key = path.read_text().strip()
     if len(key) < MIN_KEY_CHARS:  # a key file another process is writing this instant
-        raise StoreError(f"The signing key '{path}' is empty or too short.")
+        raise StoreError(f"The key file '{path}' is empty or too short.")
     return key.encode("ascii")
 
 
