@@ -206,3 +206,23 @@ def test_the_dockerfile_command_refuses_local_mode(tmp_path):
     run = start([sys.executable, *command[1:]], {"FORESTVIZ_DATA_DIR": str(tmp_path)})
     assert run.returncode != 0
     assert run.stderr.strip().splitlines()[-1].startswith(REFUSAL_START), run.stderr
+
+
+def test_compose_keeps_the_library_in_a_named_volume_and_the_app_signs_in():
+    """``docker compose up --build`` lost the models, the audit trail and the signing key (the
+    container's writable layer); the app ran local mode on the container's address."""
+    import yaml
+
+    compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+    dockerfile = (REPO / "Dockerfile").read_text()
+    (data_dir,) = [line.split("=", 1)[1] for line in dockerfile.splitlines()
+                   if line.startswith("ENV FORESTVIZ_DATA_DIR=")]
+    app = compose["services"]["app"]
+    named = {mount.split(":")[1]: mount.split(":")[0] for mount in app["volumes"]}
+    assert named[data_dir] in compose["volumes"]  # a named volume, not a host folder or layer
+    assert f"VOLUME {data_dir}" in dockerfile  # plain `docker run` keeps it out of the layer too
+    (secret,) = app["secrets"]
+    assert secret["target"] == "/home/forestviz/.streamlit/secrets.toml"  # ~/.streamlit of USER
+    assert "USER forestviz" in dockerfile and "--create-home --uid 1000 forestviz" in dockerfile
+    ignored = (REPO / ".dockerignore").read_text().splitlines()
+    assert {"secrets.toml", ".streamlit/secrets.toml"} <= set(ignored)  # never in the image
