@@ -8,13 +8,14 @@ signed in or a token naming no role) the only page is the sign-in gate (``ui.sig
 The same file is the server's ASGI app: ``streamlit run`` serves the ``st.App`` it finds in the
 script it is given, importing it (``__name__`` is then ``app``) where a session runs it as
 ``__main__``. The import refuses local mode on a network address and puts the doors of
-``ui.doors`` (the Host allow-list) in front of every route (issue 36); it imports no page
+``ui.doors`` (the Host allow-list) and ``ui.upload_caps`` (every uploader's cap, on the
+server) in front of every route (issue 36); it imports no page
 module (their caches would warn that no runtime exists yet)."""
 
 import streamlit as st
 from starlette.middleware import Middleware
 
-from ui import doors
+from ui import doors, memory, upload_caps
 
 # every page by its ui.access.PAGE_ROLES name: file, title, icon (in the navigation's order)
 PAGES = {
@@ -30,8 +31,10 @@ PAGES = {
 
 if __name__ != "__main__":  # the server's import, before it answers any request
     doors.refuse_unsafe_address()
+    memory.at_server_start()  # big freed buffers go back to the system (ui/memory.py)
     app = st.App(__file__, middleware=[
         Middleware(doors.HostAllowList, hosts=doors.server_hosts()),
+        Middleware(upload_caps.UploadCaps),
     ])
 else:  # a session's run
     from ui import signin
@@ -53,6 +56,7 @@ else:  # a session's run
         signin.show_identity(identity)
         ensure_dataset()
         watch_this_session()  # a closed tab's session (its uploads) is dropped after its TTL
+    upload_caps.showing(page.url_path)  # only this page's uploaders may receive files
     page.run()
     # in the background: what a trained model and the Explain page import, and the default
     # model, loaded (or trained) once for every Home button; ui.launch started it with the server
