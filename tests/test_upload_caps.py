@@ -1,9 +1,11 @@
 """Every uploader's cap is enforced by the server before it keeps a byte (issue 36, item 6:
 the Explain page's several-patients uploader takes 10 MB in the browser, but the server took a
-199 MB body sent by hand and kept about 190 MB). Chromium opens the uploader, uploads a small
+199 MB body sent by hand and kept about 190 MB). Chromium opens an uploader, uploads a small
 file as a user does (which gives the session's upload URL and XSRF token); then bodies are
 sent by hand to that URL as a hostile viewer would, and Streamlit's own metrics say how many
-uploaded bytes the server keeps."""
+uploaded bytes the server keeps. The app is ``tests/upload_caps_app.py`` (pages with a 1 MB
+uploader, a 200 MB one and none), served as the real app is: the Explain page's uploader
+needs a trained model, minutes away on a busy machine."""
 
 import re
 import socket
@@ -15,14 +17,15 @@ from urllib.request import urlopen
 import pytest
 from playwright.sync_api import expect
 
-from forestviz.app.new_rows import MAX_BYTES
+from bench.appserver import AppServer
+from tests.conftest import SERVER_START_TIMEOUT, running
+from tests.upload_caps_app import SMALL_MB
 from ui.upload_caps import MULTIPART_SLACK
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MB = 2**20
 TIMEOUT = 60_000  # ms
-MODEL_TIMEOUT = 600_000  # ms: a fresh server loads or trains the default model (minutes at load 20)
 METRICS_TTL = 5.5  # s: Streamlit caches its memory metrics for 5 s
 SMALL = b"Pregnancies,Glucose\n1,100\n"
 
@@ -71,13 +74,23 @@ def put(upload_url: str, headers: dict, size: int, *, chunked: bool = False,
     return int(answer.split()[1])
 
 
-def test_a_body_over_its_uploaders_cap_is_refused_before_it_is_kept(page, own_app_server,
-                                                                     tmp_path):
-    url = own_app_server["url"]
+@pytest.fixture(scope="module")
+def caps_app(tmp_path_factory):
+    """``tests/upload_caps_app.py`` on a real server of its own."""
+    folder = tmp_path_factory.mktemp("upload-caps")
+    with running(AppServer(folder, script="tests/upload_caps_app.py",
+                           start_timeout=SERVER_START_TIMEOUT)) as server:
+        yield server.url
+
+
+def go_to(page, name: str) -> None:
+    """Another page of the same session (a new URL would be a new session)."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
+
+
+def test_a_body_over_its_uploaders_cap_is_refused_before_it_is_kept(page, caps_app, tmp_path):
+    url = caps_app
     page.goto(url)
-    page.get_by_role("button", name="Train the default model and explain a row").click(
-        timeout=TIMEOUT)  # the Explain page, with the server's default model
-    page.get_by_text("Several new patients (CSV)").click(timeout=MODEL_TIMEOUT)
     chooser = page.locator("[data-testid='stFileUploader'] input[type='file']")
     expect(chooser).to_have_count(1, timeout=TIMEOUT)
     (tmp_path / "few.csv").write_bytes(SMALL)
@@ -91,19 +104,24 @@ def test_a_body_over_its_uploaders_cap_is_refused_before_it_is_kept(page, own_ap
     before = kept(url)
     assert before == len(SMALL)
 
-    over = MAX_BYTES + MULTIPART_SLACK + 1  # the 10 MB cap, past the form's framing
+    cap = SMALL_MB * MB
+    over = cap + MULTIPART_SLACK + 1  # past the cap and the form's framing
     assert put(request.url, headers, 199 * MB, declared=199 * MB) == 413  # the issue's body
     assert put(request.url, headers, over) == 413
     assert put(request.url, headers, over, chunked=True) == 413  # no Content-Length
     assert kept(url) == before  # nothing of them kept
+    assert put(request.url, headers, cap) == 204  # the cap itself is accepted
+    assert kept(url) == before + cap
 
-    assert put(request.url, headers, MAX_BYTES) == 204  # the cap itself is accepted
-    assert kept(url) == before + MAX_BYTES
-
-    # the same session on the Data page, whose uploader takes the server's 200 MB: there the
-    # same body is a file like any other
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
-    page.get_by_text("Upload a CSV").click(timeout=TIMEOUT)
-    expect(page.locator("[data-testid='stFileUploader'] input[type='file']")).to_have_count(
-        1, timeout=TIMEOUT)
+    go_to(page, "many")  # the server's 200 MB: there the same body is a file like any other
+    expect(page.get_by_text("A large CSV")).to_be_visible(timeout=TIMEOUT)
     assert put(request.url, headers, over) == 204
+    go_to(page, "none")  # no uploader: no file at all
+    expect(page.get_by_text("No uploader here.")).to_be_visible(timeout=TIMEOUT)
+    assert put(request.url, headers, 1) == 413
+    assert kept(url) == before + cap + over
+
+    # XSRF protection stays on: the same upload without its token is refused
+    go_to(page, "many")
+    expect(page.get_by_text("A large CSV")).to_be_visible(timeout=TIMEOUT)
+    assert put(request.url, {"Cookie": cookies}, 1) == 403
