@@ -82,7 +82,8 @@ def allowance(session_id: str) -> int:
     """Bytes a body sent to ``session_id``'s upload URL may hold (0: no uploader shown)."""
     with _LOCK:
         shown = _SESSIONS.get(session_id)
-    return 0 if shown is None else shown.allowance() + MULTIPART_SLACK
+    cap = 0 if shown is None else shown.allowance()
+    return cap + MULTIPART_SLACK if cap else 0
 
 
 class _TooLarge(Exception):
