@@ -226,3 +226,29 @@ def test_compose_keeps_the_library_in_a_named_volume_and_the_app_signs_in():
     assert "USER forestviz" in dockerfile and "--create-home --uid 1000 forestviz" in dockerfile
     ignored = (REPO / ".dockerignore").read_text().splitlines()
     assert {"secrets.toml", ".streamlit/secrets.toml"} <= set(ignored)  # never in the image
+
+
+@pytest.mark.slow
+def test_with_signin_the_server_listens_on_the_network_and_answers_its_public_name(tmp_path):
+    """Sign-in configured: any address starts; the host of ``redirect_uri`` is answered
+    besides the loopback names, any other name still gets 403."""
+    secrets_file = tmp_path / "secrets.toml"
+    server = AppServer(tmp_path, options=["--server.address", "0.0.0.0",
+                                          "--secrets.files", str(secrets_file)],
+                       start_timeout=SERVER_START_TIMEOUT)
+    port = int(server.url.rsplit(":", 1)[1])
+    secrets_file.write_text(f"""
+[auth]
+redirect_uri = "http://forestviz.clinic.test:{port}/oauth2callback"
+cookie_secret = "{"c" * 64}"
+client_id = "forestviz"
+client_secret = "not-used-here"
+server_metadata_url = "http://127.0.0.1:9/.well-known/openid-configuration"
+""")
+    with running(server):
+        assert listening(port) == {"0.0.0.0"}
+        assert get(port, "/_stcore/health", f"forestviz.clinic.test:{port}") == 200
+        assert get(port, "/_stcore/health", f"127.0.0.1:{port}") == 200
+        assert get(port, "/_stcore/health", f"attacker.example:{port}") == 403
+        assert handshake(port, f"attacker.example:{port}", f"http://attacker.example:{port}") \
+            == 403
