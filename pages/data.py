@@ -9,7 +9,7 @@ import streamlit as st
 from forestviz.io.bundled import list_datasets
 from forestviz.io.csv_input import MAX_CELL_CHARS, MAX_LINE_CHARS, DataError
 from forestviz.names import CELL_PREVIEW_LIMIT, elide_cells
-from ui import models, signin, state
+from ui import models, signin, state, upload_caps
 from ui.display import as_text, show_dataset_summary, show_error
 
 signin.guard("data")
@@ -49,7 +49,7 @@ def choose_source() -> state.Source | None:
         st.caption(as_text(f"{infos[name].description} Source: {infos[name].source}"))
         return state.bundled_source(name)
     limit = state.upload_limit_mb()
-    uploaded = st.file_uploader(
+    uploaded = upload_caps.file_uploader(
         f"CSV file, up to {limit} MB",
         type=["csv"],
         key="upload_csv",

@@ -8,7 +8,7 @@ from forestviz.app.workbench import MAX_MODELS, Workbench
 from forestviz.parameters import SECTIONS, TEST_SIZE, TREES
 from forestviz.persistence.archive import ModelFileError
 from forestviz.registry import AUTO_TUNE_HELP, FAMILIES, families_for
-from ui import library, models, publish, signin, state
+from ui import library, models, publish, signin, state, upload_caps
 from ui.display import as_text, show_error
 from ui.parameter_inputs import parameter_input
 from ui.state import CHOICE, DATASET
@@ -106,9 +106,10 @@ def show_results(bench: Workbench) -> None:
 
 
 def load_model(dataset, choice) -> None:
-    uploaded = st.file_uploader("Load a saved model (.skops)", type=["skops"], key="model_file",
-                                help="Only files saved by forestviz are accepted; anything "
-                                     "holding other types of objects is refused.")
+    uploaded = upload_caps.file_uploader(
+        "Load a saved model (.skops)", type=["skops"], key="model_file",
+        help="Only files saved by forestviz are accepted; anything holding other types of "
+             "objects is refused.")
     if uploaded is None:
         return
     data = uploaded.getvalue()

@@ -15,7 +15,7 @@ from forestviz.explain.report_names import new_patient_id
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.export import csv_bytes
 from forestviz.names import elide, elide_cells
-from ui import library
+from ui import library, upload_caps
 from ui.display import as_label, as_text, show_error
 from ui.explain_view import MISSING
 
@@ -81,10 +81,10 @@ def several_patients(bench: Workbench, key: str) -> tuple[pd.Series, str] | None
     """Upload a CSV of new rows with the training table's columns: a summary line per row,
     the command line's ``explain`` output to download, and the row picked in the table (its
     values and ID) for the full explanation; None before a row is picked."""
-    uploaded = st.file_uploader(
+    uploaded = upload_caps.file_uploader(
         f"CSV of new patients with the training table's columns (up to "
         f"{new_rows.MAX_ROWS:,} rows, {new_rows.MAX_BYTES // 2**20} MB)", type=["csv"],
-        key=f"{key}@file", max_upload_size=new_rows.MAX_BYTES // 2**20)
+        key=f"{key}@file", max_mb=new_rows.MAX_BYTES // 2**20)
     if uploaded is None:
         st.session_state.pop(SEVERAL, None)
         return None

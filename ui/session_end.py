@@ -29,8 +29,9 @@ another visitor's short visit does, with public APIs only:
   session and so lets go of the last one; :data:`FLUSH_WAIT` seconds later the nudge
   disconnects it (storing it writes the store, which removes the expired sessions; each
   one's shutdown removes its uploaded files), closes it (``disconnect_session``,
-  ``close_session``) and runs the garbage collector (a page run's namespace, which holds
-  its tables, is a reference cycle).
+  ``close_session``) and gives the memory back (``ui.memory.give_back``: the garbage
+  collector, since a page run's namespace, which holds its tables, is a reference cycle;
+  then pyarrow's pool and glibc's heap trimmed).
 
 A session that reconnects within the TTL keeps everything. One that reconnects without a run
 and then closes again (a connection that blinked twice with no click in between) has no token
@@ -40,12 +41,13 @@ and is dropped at the next visitor's disconnect, as before.
 from __future__ import annotations
 
 import asyncio
-import gc
 
 import streamlit as st
 from streamlit import runtime
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from ui import memory
 
 MARGIN = 1.0  # s after a session's TTL before its expiry is acted on
 FLUSH_WAIT = 1.0  # s the nudge's session stays connected (the loop answers within ms)
@@ -94,7 +96,7 @@ class _Nudge:
 def _end(server: runtime.Runtime, session_id: str) -> None:
     server.disconnect_session(session_id)  # writes the store: expired sessions are removed
     server.close_session(session_id)
-    gc.collect()
+    memory.give_back()  # gc, and the freed memory of their uploads back to the system
 
 
 _NUDGE = _Nudge()
