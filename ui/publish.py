@@ -18,12 +18,14 @@ import streamlit as st
 
 from forestviz.io.csv_input import DataError
 from forestviz.store import StoreError
+from forestviz.store.publishing import AlreadyPublished, unverified
 from forestviz.store.tables import NAME_CHARS, TEXT_CHARS
 from ui import library
 from ui.display import as_label, as_text, show_error
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
+    from forestviz.store import ModelVersion
 
 ROWS_NOTE = ("The published model keeps this data set's rows (without the excluded columns): "
              "the held-out rows to pick from, and the training rows that every explanation "
@@ -56,9 +58,16 @@ def _why_not(bench: Workbench) -> str | None:
     if library.library() is None:
         return f"Publishing is off. {library.why_not_usable()}"
     if bench.model.origin_warning is not None:
-        return ("This model was loaded from a file whose origin cannot be verified, so it is "
-                "not published: train it here, or load a file this server signed.")
+        return unverified(bench.model.origin_warning)
     return None
+
+
+def ref_text(info: ModelVersion) -> str:
+    """``NAME@VERSION`` as Markdown that reads, and copies, exactly so: the name through
+    :func:`ui.display.as_text`, the "@" escaped but without the word joiner ``as_text`` puts
+    after an "@" (GFM makes an e-mail link only of a domain with a dot inside; a version is
+    digits, and nothing but a sentence's full stop follows it here)."""
+    return f"{as_text(info.name)}\\@{info.version}"
 
 
 def publish(bench: Workbench, name: str, description: str, use: str) -> None:
@@ -68,11 +77,15 @@ def publish(bench: Workbench, name: str, description: str, use: str) -> None:
             info = library.library().publish(bench, name=name, description=description,
                                              intended_use=use,
                                              actor=library.identity().actor)
+    except AlreadyPublished as err:
+        st.info(f"This model is published already, with this description and intended use, "
+                f"as {ref_text(err.info)}. No new version was made.", icon=":material/info:")
+        return
     except (StoreError, DataError) as err:
         show_error(err)
         return
     # its first opener then finds it loaded: a 500-tree model's load is 2.4 s of CPU
     threading.Thread(target=library.library().preload, args=(info,), daemon=True,
                      name="forestviz-preload").start()
-    st.success(as_text(f"Published as {info.ref}. It is on the Models page for everyone who "
-                       "may open published models."), icon=":material/check:")
+    st.success(f"Published as {ref_text(info)}. It is on the Models page for everyone who may "
+               "open published models.", icon=":material/check:")

@@ -19,6 +19,7 @@ says what each part promises.
 from forestviz._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "AlreadyPublished": "forestviz.store.publishing",
     "LOCAL": "forestviz.store.actor",
     "Actor": "forestviz.store.actor",
     "AuditTrail": "forestviz.store.audit",

@@ -5,17 +5,26 @@ A blob is written by :func:`write_blob` alone: to a new temporary file opened wi
 over its final name with ``os.replace`` (atomic on POSIX) and the folder synced, so a reader
 sees the whole blob or none. The database row that names a blob is committed after the blob is
 on disk; a process killed in between leaves only a blob no row names, which nothing reads and
-:func:`sweep` removes once it is older than any publish in progress could be.
+:func:`sweep` removes once it is older than any publish in progress could be. A blob that
+cannot be written (a full disk, a file-size limit) is refused in one line, its partial file
+removed.
+
+Two files of one model differ in their bytes (skops names each array's member, and numbers
+each object, by its address in the writing process, and dates the members), so
+:func:`content_digest` names a model file by what it holds instead.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
+import json
 import os
 import re
 import secrets
 import time
+import zipfile
 from pathlib import Path
 
 from forestviz.store.config import StoreError
@@ -56,17 +65,41 @@ def write_blob(folder: Path, data: bytes) -> str:
     if target.is_file() and target.stat().st_size == len(data):
         return name
     partial = folder / f"{PARTIAL_PREFIX}{secrets.token_hex(8)}"
-    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
-    _sync_folder(folder)
+        handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
+        _sync_folder(folder)
+    except OSError as err:
+        raise StoreError(f"The model could not be written to the library "
+                         f"({err.strerror or err}); nothing was published.") from err
     return name
+
+
+def content_digest(data: bytes) -> str:
+    """A SHA-256 of what the model file ``data`` holds, the same for every file of one model:
+    its schema with each member's name replaced by the member's own SHA-256 and each object
+    number by its order of first appearance."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = {info.filename: digest(archive.read(info)) for info in archive.infolist()}
+        schema = json.loads(archive.read("schema.json"))
+    numbers: dict = {}
+
+    def canonical(node):
+        if isinstance(node, dict):
+            return {key: numbers.setdefault(value, len(numbers)) if key == "__id__"
+                    else canonical(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [canonical(value) for value in node]
+        return members.get(node, node) if isinstance(node, str) else node
+
+    return digest(json.dumps(canonical(schema)).encode("utf-8"))
 
 
 def _sync_folder(folder: Path) -> None:
