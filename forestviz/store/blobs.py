@@ -10,8 +10,9 @@ cannot be written (a full disk, a file-size limit) is refused in one line, its p
 removed.
 
 Two files of one model differ in their bytes (skops names each array's member, and numbers
-each object, by its address in the writing process, and dates the members), so
-:func:`content_digest` names a model file by what it holds instead.
+each object, by its address in the writing process, and dates the members; a tree's node
+records carry padding bytes), so :func:`content_digest` names a model file by what it holds
+instead.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import secrets
 import time
 import zipfile
 from pathlib import Path
+
+import numpy as np
 
 from forestviz.store.config import StoreError
 
@@ -82,13 +85,18 @@ def write_blob(folder: Path, data: bytes) -> str:
     return name
 
 
-def content_digest(data: bytes) -> str:
+def content_digest(data: bytes, ignore: tuple[str, ...] = ()) -> str:
     """A SHA-256 of what the model file ``data`` holds, the same for every file of one model:
     its schema with each member's name replaced by the member's own SHA-256 and each object
-    number by its order of first appearance."""
+    number by its order of first appearance, without the entries ``ignore`` of the saved
+    dict (what is computed anew, timings included, each time a model is scored)."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        members = {info.filename: digest(archive.read(info)) for info in archive.infolist()}
+        members = {info.filename: _member_digest(info.filename, archive.read(info))
+                   for info in archive.infolist()}
         schema = json.loads(archive.read("schema.json"))
+    saved = schema.get("content", {}).get("object", {}).get("content", {})
+    for key in ignore:
+        saved.pop(key, None)
     numbers: dict = {}
 
     def canonical(node):
@@ -100,6 +108,21 @@ def content_digest(data: bytes) -> str:
         return members.get(node, node) if isinstance(node, str) else node
 
     return digest(json.dumps(canonical(schema)).encode("utf-8"))
+
+
+def _member_digest(name: str, raw: bytes) -> str:
+    """The SHA-256 of a member; of an array's values, field by field, for a ``.npy`` one (a
+    tree's node records carry padding bytes nobody wrote, different in every file)."""
+    try:
+        array = np.load(io.BytesIO(raw), allow_pickle=False) if name.endswith(".npy") else None
+    except ValueError:  # not an array of plain values: its bytes
+        array = None
+    if array is None:
+        return digest(raw)
+    found = hashlib.sha256(f"{array.dtype.descr}{array.shape}".encode())
+    for field in array.dtype.names or (None,):
+        found.update(np.ascontiguousarray(array if field is None else array[field]).tobytes())
+    return found.hexdigest()
 
 
 def _sync_folder(folder: Path) -> None:

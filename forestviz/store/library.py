@@ -169,14 +169,14 @@ class ModelLibrary:
                      .order_by(PublishedModel.version.desc()))
         with reached(), Session(self.engine) as session:
             rows = [ModelVersion.of(row) for row in session.scalars(statement)]
-        digest = blobs.content_digest(data) if rows else None
+        digest = blobs.content_digest(data, published.SCORED) if rows else None
         for info in rows:
             try:
                 kept = blobs.read_blob(self.config.blob_dir, info.blob_sha256,
                                        info.blob_sha256, info.ref)
             except StoreError:  # a blob changed on disk: not this model
                 continue
-            if blobs.content_digest(kept) == digest:
+            if blobs.content_digest(kept, published.SCORED) == digest:
                 raise AlreadyPublished(info)
 
     def _insert(self, name, typed, facts, sha, size, actor) -> ModelVersion:
