@@ -12,9 +12,11 @@ runs on every open, from the scripts shipped in ``forestviz/store/migrations``.
 A lock held by another process is waited for at most :data:`LOCK_WAIT_SECONDS` (a publish
 holds it for milliseconds); once a wait ran out, the engine's transactions do not wait at all
 for :data:`LOCK_PAUSE_SECONDS`, so a page run that records several events while another
-process holds the database waits once, not once per event. Either way :func:`reached` turns
-the failure, like a corrupt file or a full disk, into one line (StoreUnavailable) and the app
-goes on in memory.
+process holds the database waits once, not once per event. A publish, which a user asks for
+and watches (a spinner, a command), waits up to :data:`PUBLISH_WAIT_SECONDS` through
+:func:`patient`: two publishers on a loaded machine then take turns instead of one failing.
+Either way :func:`reached` turns the failure, like a corrupt file or a full disk, into one line
+(StoreUnavailable) and the app goes on in memory.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from forestviz.store.config import StoreConfig, StoreUnavailable
 MIGRATIONS = Path(__file__).with_name("migrations")
 LOCK_WAIT_SECONDS = 1.5  # a transaction waits this long for another's lock (a publish: ms)
 LOCK_PAUSE_SECONDS = 10.0  # after a wait ran out, transactions do not wait for this long
+PUBLISH_WAIT_SECONDS = 30.0  # a publish (an explicit act) waits for another publisher this long
+_WAIT_OPTION = "forestviz_lock_wait"
 IN_MEMORY = ("FORESTVIZ_DATABASE_URL names an in-memory SQLite database, which every "
              "connection would see empty: name a file (sqlite:////path/forestviz.db) or leave "
              "it unset")
@@ -109,8 +113,10 @@ class _LockWait:
     def begin(self, connection) -> None:
         with self._lock:
             paused = time.monotonic() < self._paused_until
-        wait = 0 if paused else round(LOCK_WAIT_SECONDS * 1000)
-        connection.exec_driver_sql(f"PRAGMA busy_timeout = {wait}")
+        wait = connection.get_execution_options().get(_WAIT_OPTION)
+        if wait is None:
+            wait = 0.0 if paused else LOCK_WAIT_SECONDS
+        connection.exec_driver_sql(f"PRAGMA busy_timeout = {round(wait * 1000)}")
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     def failed(self, context) -> None:
@@ -118,6 +124,12 @@ class _LockWait:
         if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
             with self._lock:
                 self._paused_until = time.monotonic() + LOCK_PAUSE_SECONDS
+
+
+def patient(bound: Engine) -> Engine:
+    """``bound`` whose SQLite transactions wait up to :data:`PUBLISH_WAIT_SECONDS` for another
+    process's lock, paused or not (the same pool; other databases ignore the option)."""
+    return bound.execution_options(**{_WAIT_OPTION: PUBLISH_WAIT_SECONDS})
 
 
 def migrate(engine: Engine) -> None:

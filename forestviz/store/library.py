@@ -122,6 +122,7 @@ class ModelLibrary:
 
     def __init__(self, config: StoreConfig, bound: Engine, cache: OpenedCache | None = None):
         self.config, self.engine = config, bound
+        self._publishing = engine.patient(bound)  # a publish waits for another publisher
         self.audit = AuditTrail(bound)
         self.opened = OpenedCache() if cache is None else cache
 
@@ -151,7 +152,7 @@ class ModelLibrary:
     def _unlike_others(self, name: str) -> None:
         """StoreError when another published name (retired ones too) looks like ``name``."""
         key = look_alike_key(name)
-        with reached(), Session(self.engine) as session:
+        with reached(), Session(self._publishing) as session:
             names = session.scalars(select(PublishedModel.name).distinct()).all()
         for other in names:
             if other != name and look_alike_key(other) == key:
@@ -167,7 +168,7 @@ class ModelLibrary:
                             PublishedModel.description == typed["description"],
                             PublishedModel.intended_use == typed["intended_use"])
                      .order_by(PublishedModel.version.desc()))
-        with reached(), Session(self.engine) as session:
+        with reached(), Session(self._publishing) as session:
             rows = [ModelVersion.of(row) for row in session.scalars(statement)]
         digest = blobs.content_digest(data, published.SCORED) if rows else None
         for info in rows:
@@ -180,7 +181,7 @@ class ModelLibrary:
                 raise AlreadyPublished(info)
 
     def _insert(self, name, typed, facts, sha, size, actor) -> ModelVersion:
-        with reached(), Session(self.engine) as session, session.begin():
+        with reached(), Session(self._publishing) as session, session.begin():
             last = session.scalar(select(func.max(PublishedModel.version))
                                   .where(PublishedModel.name == name))
             row = PublishedModel(
