@@ -5,8 +5,11 @@ recorded in the audit trail by the same transaction).
 What the publisher types is plain text, capped by the store (the fields stop at the same caps).
 A published model holds rows of its data set, which every viewer can read: the form says so
 before anything is sent. A model loaded from a file whose origin cannot be verified is not
-published (the library would vouch for a file nobody can vouch for); in memory-only mode the
-form is replaced by the reason.
+published (the library would vouch for a file nobody can vouch for: the one check of
+:mod:`forestviz.store.publishing`, which the command line applies too); in memory-only mode the
+form is replaced by the reason. The messages write the published reference so that it copies
+as typed, ``NAME@VERSION`` with no invisible character (:func:`ref_text`), and a repeat of a
+version in use says which one it is instead of making another.
 """
 
 from __future__ import annotations
