@@ -12,10 +12,18 @@ the report's table of full names; downloads keep full names.
 Cutting can make different names look alike ("…" hides where they differ), and plotly merges
 equal category labels: :func:`elide_unique` and :class:`DisplayNames` keep display names
 distinct with a " #2", " #3" … suffix.
+
+A name that identifies something (a published model) is compared and stored in one normal
+form, :func:`normal_form`: NFKC (full-width "＠" is "@", "ﬁ" is "fi"), default-ignorable and
+format characters removed (zero-width space, word joiner, BOM, soft hyphen, tag characters:
+invisible, so "Pima\u200b risk" is "Pima risk"), then :func:`clean`. Two normal forms that
+still look alike ("Pima risk" with a Cyrillic "Р") share a :func:`look_alike_key`, the
+confusable skeleton of Unicode TS #39 as ICU computes it.
 """
 
 from __future__ import annotations
 
+import functools
 import textwrap
 import unicodedata
 from collections.abc import Iterable
@@ -39,6 +47,36 @@ def clean(name) -> str:
             continue
         chars.append(" " if unicodedata.category(char) in ("Cc", "Zl", "Zp") else char)
     return " ".join("".join(chars).split())
+
+
+@functools.cache
+def _icu():
+    """ICU's default-ignorable and format characters (as a ``str.translate`` table that drops
+    them) and its spoof checker, loaded on first use (ICU's import takes about 0.1 s, which
+    the first page does not pay)."""
+    import icu
+
+    invisible = icu.UnicodeSet("[[:Default_Ignorable_Code_Point:][:Cf:]]")
+    return dict.fromkeys(map(ord, invisible), None), icu.SpoofChecker()
+
+
+def _visible(text: str) -> str:
+    return text.translate(_icu()[0])
+
+
+def normal_form(name) -> str:
+    """The one form a name is compared and stored in: NFKC, default-ignorable and format
+    characters removed (before and after NFKC, which can make one: U+3164 → U+1160), then
+    :func:`clean`; ``normal_form(normal_form(x)) == normal_form(x)``."""
+    text = _visible(unicodedata.normalize("NFKC", _visible(str(name))))
+    return clean(unicodedata.normalize("NFKC", text))
+
+
+def look_alike_key(name) -> str:
+    """The TS #39 confusable skeleton (ICU's ``SpoofChecker.getSkeleton``) of
+    :func:`normal_form` of ``name``: two names that look alike ("Pima risk", "Рima risk",
+    "Pima rіsk") share it, names that differ visibly ("Pima risk", "pima risk") do not."""
+    return _icu()[1].getSkeleton(0, normal_form(name))
 
 
 def elide(name, limit: int = NAME_LIMIT) -> str:

@@ -78,9 +78,9 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
     bundle = train(at, "abrf1_qp", trees=10)
     at = publish_current(at, "Pima risk", "Diabetes risk", "Screening")
     assert publish.ROWS_NOTE in [w.value for w in at.warning]  # the form says what it shares
-    assert [s.value for s in at.success] == [as_text(
-        "Published as Pima risk@1. It is on the Models page for everyone who may open "
-        "published models.")]
+    assert [s.value for s in at.success] == [  # the reference copies without a word joiner
+        "Published as Pima risk\\@1. It is on the Models page for everyone who may open "
+        "published models."]
     assert events(data_dir) == [("model_published", "Pima risk", 1, None)]
     at.switch_page("pages/explain.py").run()
     heading, risk = at.subheader[0].value, metric(at, "P(Yes)")
@@ -177,7 +177,7 @@ def test_an_admin_retires_behind_a_confirmation_and_viewers_no_longer_see_it(
     library = open_library(StoreConfig(data_dir))
     bench = trained()
     library.publish(bench, name="Pima risk")
-    library.publish(bench, name="Pima risk")
+    library.publish(bench, name="Pima risk", description="second")
     at = app().switch_page("pages/models.py").run()
     at.selectbox(key="models_choice").set_value("Pima risk@1").run()
     assert at.button(key="models_retire").disabled  # not before it is confirmed

@@ -70,7 +70,7 @@ def test_a_restarted_process_opens_the_model_and_explains_the_same_numbers(bench
 
 def test_versions_and_retirement(bench, library):
     first = library.publish(bench, name="Pima risk", actor=Actor("u-1", "ann@example.org"))
-    second = library.publish(bench, name="Pima risk")
+    second = library.publish(bench, name="Pima risk", description="second")
     other = library.publish(bench, name="Other")
     assert (first.version, second.version, other.version) == (1, 2, 1)
     assert [v.ref for v in library.versions()] == ["Other@1", "Pima risk@2", "Pima risk@1"]

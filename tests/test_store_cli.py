@@ -44,16 +44,16 @@ def here(folder, *arguments) -> int:
 
 @pytest.fixture(scope="module")
 def published(table, tmp_path_factory):
-    """A model trained by `forestviz train` on the upload, published twice as 'Pima risk' (in
-    this process; the tests read the library from fresh processes too)."""
+    """A model trained by `forestviz train` on the upload, published twice as 'Pima risk' with
+    two descriptions (in this process; the tests read the library from fresh processes too)."""
     folder = tmp_path_factory.mktemp("library")
-    model = folder / "model.skops"
-    assert main(["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop",
-                 "note", "--model", "abrf1", "--trees", "10", "--seed", "3",
-                 "--out", str(model)]) == 0
-    for _ in range(2):
+    model = folder / "model.skops"  # signed with the library's key, which publish requires
+    assert here(folder / "var", "train", table, "--target", TARGET, "--id", ID, "--drop",
+                "note", "--model", "abrf1", "--trees", "10", "--seed", "3",
+                "--out", model) == 0
+    for description in ("Diabetes risk", "Diabetes risk\nwithin 5 years"):
         assert here(folder / "var", "models", "publish", model, "--name", "Pima risk",
-                    "--training", table, "--description", "Diabetes risk\nwithin 5 years") == 0
+                    "--training", table, "--description", description) == 0
     return folder / "var", model
 
 

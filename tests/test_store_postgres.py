@@ -34,7 +34,7 @@ def test_the_library_on_postgresql(library):
     bench = trained()
     name = f"pg {uuid.uuid4().hex[:12]}"  # the database outlives the test: names are new
     first = library.publish(bench, name=name)
-    second = library.publish(bench, name=name)
+    second = library.publish(bench, name=name, description="second")
     assert (first.version, second.version) == (1, 2)
     opened = library.open_model(name, 1)
     positions = bench.model.test_rows[:3]

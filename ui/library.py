@@ -261,13 +261,20 @@ def audited_report(make: Callable, bench: Workbench, detail: str) -> Callable:
 # ---------------------------------------------------------------------- signed files
 def signed(make: Callable[[], bytes]) -> Callable[[], bytes]:
     """A download maker whose model file carries this server's signature (unsigned in
-    memory-only mode, where there is no key to sign with)."""
+    memory-only mode, where there is no key to sign with); a key that cannot be used (too
+    short, empty, unreadable) is said in one line where the download is laid out, and the
+    file goes out unsigned."""
+    found = library()
+    problem = None if found is None else found.signing_problem()
+    if problem is not None:
+        st.warning(as_text(f"Model files download unsigned: {problem} This server will not "
+                           "know them as its own."), icon=":material/gpp_maybe:")
 
     def data() -> bytes:
-        found, made = library(), make()
+        made = make()
         try:
-            return made if found is None else found.sign_download(made)
-        except StoreError:  # FORESTVIZ_SIGNING_KEY too short: the file goes out unsigned
+            return made if found is None or problem is not None else found.sign_download(made)
+        except StoreError:  # the key went bad since the page run: said on the next one
             return made
 
     return data

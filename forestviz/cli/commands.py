@@ -68,7 +68,9 @@ def train(args) -> int:
                      f"held-out rows ({dataset.task})")
     if comparison.selection:
         bars.OUTPUT.print(bars.Text(comparison.selection))
-    written = write_file(args.out, bench.save(), force=args.force)
+    from forestviz.cli.library import signed_model_file  # the library's packages on demand
+
+    written = write_file(args.out, signed_model_file(bench.save()), force=args.force)
     bars.OUTPUT.print(bars.Text(f"Saved the model to {args.out} ({written:,} bytes)."))
     return 0
 

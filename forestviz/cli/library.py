@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -21,9 +21,19 @@ from forestviz.batch.model import BatchModel, read_bytes, training_dataset
 from forestviz.cli import progress as bars
 from forestviz.io.csv_input import DataError
 from forestviz.io.safe_write import write_pieces
-from forestviz.store import LOCAL, ModelLibrary, OpenedModel, open_library, parse_ref
+from forestviz.store import (
+    LOCAL,
+    ModelLibrary,
+    OpenedModel,
+    StoreConfig,
+    StoreError,
+    open_library,
+    parse_ref,
+)
 from forestviz.store.audit import facts
 from forestviz.store.digests import RowsDigest
+from forestviz.store.publishing import check_origin
+from forestviz.store.signing import sign, signing_key
 
 MAX_MODEL_BYTES = 1 << 30
 MAX_TABLE_BYTES = 200 * 1024 * 1024
@@ -47,8 +57,24 @@ def models_list(args) -> int:
     return 0
 
 
+def signed_model_file(data: bytes) -> bytes:
+    """The model file ``forestviz train`` writes, signed with the library's key (as the app's
+    "Save the model" signs it), so that ``models publish`` takes it; unsigned, said in one line,
+    when the key cannot be used."""
+    try:
+        return sign(data, signing_key(StoreConfig.from_env()))
+    except StoreError as err:
+        bars.ERRORS.print(bars.Text(f"The model file is unsigned ({err}): `forestviz models "
+                                    "publish` will refuse it."))
+        return data
+
+
 def models_publish(args) -> int:
-    payload = persistence.loads(read_bytes(args.model, MAX_MODEL_BYTES, "model file"))
+    data = read_bytes(args.model, MAX_MODEL_BYTES, "model file")
+    library = open_library()  # before the scoring: an unavailable library fails at once
+    origin = library.verify_file(data).warning
+    check_origin(origin)  # the app's check: only files this server signed
+    payload = persistence.loads(data)
     model = BatchModel.from_payload(payload)
     training = None if args.training is None else read_bytes(args.training, MAX_TABLE_BYTES,
                                                              "table")
@@ -60,10 +86,9 @@ def models_publish(args) -> int:
         raise DataError(f"To publish this model, its held-out metrics and training rows are "
                         f"read from the table it was trained on ({model.trained_on}); "
                         f"{problem}.")
-    library = open_library()  # before the scoring: an unavailable library fails at once
     with bars.stages("scoring the held-out rows", args.quiet) as progress:
         bundle = restore(payload, dataset, model.choice, progress)
-    bench = Workbench(dataset, model.choice, model=bundle)
+    bench = Workbench(dataset, model.choice, model=replace(bundle, origin_warning=origin))
     info = library.publish(bench, name=args.name, description=args.description,
                            intended_use=args.intended_use, actor=LOCAL)
     bars.OUTPUT.print(bars.Text(

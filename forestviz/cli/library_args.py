@@ -23,7 +23,10 @@ Publish a model file as the next version of NAME. The library keeps what explana
 without the upload, the table's rows included (the training rows are shown as similar
 patients): the held-out metrics are computed anew on the model's own split, so the model's
 training table is needed. Bundled tables are found by name; give an uploaded one with
---training (the very file the model was trained on).
+--training (the very file the model was trained on). Only a model file this library signed is
+published, as in the app: `forestviz train` and the app's "Save the model" sign what they write
+with the key of FORESTVIZ_DATA_DIR (or FORESTVIZ_SIGNING_KEY). The same model with the same
+description and intended use as a version in use makes no new version.
 
 example:
   forestviz models publish model.skops --name "Pima risk" --training registry.csv \\

@@ -12,13 +12,16 @@ by default, any URL through ``FORESTVIZ_DATABASE_URL``) whose schema Alembic mig
 :mod:`.config` reads the environment, :mod:`.engine` connects and migrates, :mod:`.tables`
 holds the schema, :mod:`.blobs` the files, :mod:`.published` turns a workbench into plain data
 and back, :mod:`.library` publishes and opens, :mod:`.audit` appends and reads the trail and
-:mod:`.signing` signs downloaded model files. ``docs/security.md`` ("Model library and audit")
-says what each part promises.
+:mod:`.signing` signs downloaded model files, :mod:`.publishing` says what may be published
+(one origin check for the app and the command line; a repeat refused), :mod:`.text` holds
+names in their one normal form and :mod:`.cache` the opened models. ``docs/security.md``
+("Model library and audit") says what each part promises.
 """
 
 from forestviz._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "AlreadyPublished": "forestviz.store.publishing",
     "LOCAL": "forestviz.store.actor",
     "Actor": "forestviz.store.actor",
     "AuditTrail": "forestviz.store.audit",

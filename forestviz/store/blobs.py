@@ -5,18 +5,30 @@ A blob is written by :func:`write_blob` alone: to a new temporary file opened wi
 over its final name with ``os.replace`` (atomic on POSIX) and the folder synced, so a reader
 sees the whole blob or none. The database row that names a blob is committed after the blob is
 on disk; a process killed in between leaves only a blob no row names, which nothing reads and
-:func:`sweep` removes once it is older than any publish in progress could be.
+:func:`sweep` removes once it is older than any publish in progress could be. A blob that
+cannot be written (a full disk, a file-size limit) is refused in one line, its partial file
+removed.
+
+Two files of one model differ in their bytes (skops names each array's member, and numbers
+each object, by its address in the writing process, and dates the members; a tree's node
+records carry padding bytes), so :func:`content_digest` names a model file by what it holds
+instead.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
+import json
 import os
 import re
 import secrets
 import time
+import zipfile
 from pathlib import Path
+
+import numpy as np
 
 from forestviz.store.config import StoreError
 
@@ -56,17 +68,61 @@ def write_blob(folder: Path, data: bytes) -> str:
     if target.is_file() and target.stat().st_size == len(data):
         return name
     partial = folder / f"{PARTIAL_PREFIX}{secrets.token_hex(8)}"
-    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
-    _sync_folder(folder)
+        handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
+        _sync_folder(folder)
+    except OSError as err:
+        raise StoreError(f"The model could not be written to the library "
+                         f"({err.strerror or err}); nothing was published.") from err
     return name
+
+
+def content_digest(data: bytes, ignore: tuple[str, ...] = ()) -> str:
+    """A SHA-256 of what the model file ``data`` holds, the same for every file of one model:
+    its schema with each member's name replaced by the member's own SHA-256 and each object
+    number by its order of first appearance, without the entries ``ignore`` of the saved
+    dict (what is computed anew, timings included, each time a model is scored)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = {info.filename: _member_digest(info.filename, archive.read(info))
+                   for info in archive.infolist()}
+        schema = json.loads(archive.read("schema.json"))
+    saved = schema.get("content", {}).get("object", {}).get("content", {})
+    for key in ignore:
+        saved.pop(key, None)
+    numbers: dict = {}
+
+    def canonical(node):
+        if isinstance(node, dict):
+            return {key: numbers.setdefault(value, len(numbers)) if key == "__id__"
+                    else canonical(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [canonical(value) for value in node]
+        return members.get(node, node) if isinstance(node, str) else node
+
+    return digest(json.dumps(canonical(schema)).encode("utf-8"))
+
+
+def _member_digest(name: str, raw: bytes) -> str:
+    """The SHA-256 of a member; of an array's values, field by field, for a ``.npy`` one (a
+    tree's node records carry padding bytes nobody wrote, different in every file)."""
+    try:
+        array = np.load(io.BytesIO(raw), allow_pickle=False) if name.endswith(".npy") else None
+    except ValueError:  # not an array of plain values: its bytes
+        array = None
+    if array is None:
+        return digest(raw)
+    found = hashlib.sha256(f"{array.dtype.descr}{array.shape}".encode())
+    for field in array.dtype.names or (None,):
+        found.update(np.ascontiguousarray(array if field is None else array[field]).tobytes())
+    return found.hexdigest()
 
 
 def _sync_folder(folder: Path) -> None:

@@ -28,7 +28,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from forestviz.store import blobs
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.signing import MIN_KEY_CHARS, key_file
 
@@ -45,7 +44,7 @@ def audit_key(config: StoreConfig) -> bytes:
             raise StoreError(f"FORESTVIZ_AUDIT_KEY must have at least {MIN_KEY_CHARS} "
                              "characters.")
         return config.audit_key.encode("utf-8")
-    return key_file(blobs.private_folder(config.data_dir) / KEY_FILE)
+    return key_file(config.data_dir / KEY_FILE)
 
 
 def canonical(values: Mapping) -> bytes:

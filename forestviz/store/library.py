@@ -10,40 +10,37 @@ version) constraint and tries again with the next number; either way they get ve
 Opening reads the blob, refuses it when its SHA-256 differs from the one recorded at publish
 or when :func:`forestviz.persistence.loads` refuses it (naming the model either way), and
 rebuilds a workbench ready to explain (:mod:`forestviz.store.published`). What it rebuilt is
-kept, keyed by the blob's SHA-256, in a small LRU cache (:class:`OpenedCache`: at most
-:data:`CACHE_MODELS` models and :data:`CACHE_BYTES` of their unpacked arrays), so another
-session opening the same version skips the load; the blob is still read and its SHA-256
-checked on every open, so a blob changed on disk is refused even when its model is cached.
+kept, keyed by the blob's SHA-256, in a small LRU cache (:mod:`forestviz.store.cache`), so
+another session opening the same version skips the load; the blob is still read and its
+SHA-256 checked on every open, so a blob changed on disk is refused even when its model is
+cached.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
-import threading
-import zipfile
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 
-import cachetools
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from forestviz import __version__, persistence
 from forestviz.app.workbench import Workbench
+from forestviz.names import look_alike_key
 from forestviz.persistence.archive import ModelFileError
 from forestviz.store import blobs, engine, published, signing
 from forestviz.store.actor import LOCAL, Actor
 from forestviz.store.audit import AuditTrail, event_row, utc
+from forestviz.store.cache import OpenedCache
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.engine import reached
+from forestviz.store.publishing import AlreadyPublished, check_origin
 from forestviz.store.tables import PublishedModel
-from forestviz.store.text import model_name, plain_text
+from forestviz.store.text import model_name, plain_text, reference
 
 PUBLISH_ATTEMPTS = 5
-CACHE_MODELS = 4  # opened models kept per server (a 500-tree model takes about 130 MiB)
-CACHE_BYTES = 1024 * 2**20  # and at most this many bytes of their unpacked arrays
 
 
 @dataclass(frozen=True)
@@ -110,50 +107,14 @@ class OpenedModel:
 def parse_ref(text: str) -> tuple[str, int | None]:
     """``NAME`` or ``NAME@VERSION`` as (name, version or None); StoreError when the version
     is not a whole number of at least 1."""
-    name, at, version = str(text).rpartition("@") if "@" in str(text) else (text, "", "")
+    typed = reference(text)
+    name, at, version = typed.rpartition("@") if "@" in typed else (typed, "", "")
     if not at:
         return model_name(name), None
-    if not version.isdigit() or int(version) < 1:
+    if not (version.isascii() and version.isdigit()) or int(version) < 1:
         raise StoreError(f"'{text}' names no version: write NAME or NAME@VERSION, e.g. "
                          "'Pima risk@2'.")
     return model_name(name), int(version)
-
-
-class OpenedCache:
-    """Opened models by blob SHA-256, least recently used out first once over ``models``
-    entries or ``max_bytes`` (each entry weighs its blob's unpacked size, about what its
-    arrays take in memory); safe to share between threads, and one load per blob at a time
-    (:meth:`loading`: a second opener waits for the first and takes its model)."""
-
-    def __init__(self, models: int = CACHE_MODELS, max_bytes: int = CACHE_BYTES):
-        self.models = models
-        self._lock = threading.Lock()
-        self._kept = cachetools.LRUCache(max_bytes, getsizeof=lambda entry: entry[0])
-        self._loads: dict[str, threading.Lock] = {}
-
-    @contextlib.contextmanager
-    def loading(self, sha: str):
-        """Hold the load of blob ``sha`` (one thread at a time per blob)."""
-        with self._lock:
-            lock = self._loads.setdefault(sha, threading.Lock())
-        with lock:
-            yield
-
-    def get(self, sha: str) -> Workbench | None:
-        with self._lock:
-            entry = self._kept.get(sha)
-        return None if entry is None else entry[1]
-
-    def put(self, sha: str, data: bytes, bench: Workbench) -> None:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            weight = sum(info.file_size for info in archive.infolist())
-        with self._lock, contextlib.suppress(ValueError):  # larger than the whole cache
-            self._kept[sha] = (weight, bench)
-            while len(self._kept) > self.models:
-                self._kept.popitem()
-
-    def __len__(self) -> int:
-        return len(self._kept)
 
 
 class ModelLibrary:
@@ -161,18 +122,26 @@ class ModelLibrary:
 
     def __init__(self, config: StoreConfig, bound: Engine, cache: OpenedCache | None = None):
         self.config, self.engine = config, bound
+        self._publishing = engine.patient(bound)  # a publish waits for another publisher
         self.audit = AuditTrail(bound, config)
         self.opened = OpenedCache() if cache is None else cache
 
     # ------------------------------------------------------------------ publish
     def publish(self, bench: Workbench, *, name: str, description: str = "",
                 intended_use: str = "", actor: Actor = LOCAL) -> ModelVersion:
-        """Publish the current model of ``bench`` as the next version of ``name``."""
+        """Publish the current model of ``bench`` as the next version of ``name``. Refused
+        in one line (StoreError) when the model comes from a file whose origin cannot be
+        verified (:func:`check_origin`), when ``name`` looks like another published name, or
+        (:class:`AlreadyPublished`) when this very model, description and intended use are a
+        version of ``name`` already."""
         name = model_name(name)
         typed = {"description": plain_text(description, "description"),
                  "intended_use": plain_text(intended_use, "intended use")}
+        check_origin(None if bench.model is None else bench.model.origin_warning)
+        self._unlike_others(name)
         facts = published.describe(bench)
         data = persistence.dumps(published.published_payload(bench))
+        self._not_again(name, typed, data)
         sha = blobs.write_blob(self.config.blob_dir, data)
         for _ in range(PUBLISH_ATTEMPTS):
             with contextlib.suppress(IntegrityError):  # another publisher took the number
@@ -180,8 +149,39 @@ class ModelLibrary:
         raise StoreError(f"The model '{name}' could not be published: other versions of it "
                          "were being published at the same time. Try again.")
 
+    def _unlike_others(self, name: str) -> None:
+        """StoreError when another published name (retired ones too) looks like ``name``."""
+        key = look_alike_key(name)
+        with reached(), Session(self._publishing) as session:
+            names = session.scalars(select(PublishedModel.name).distinct()).all()
+        for other in names:
+            if other != name and look_alike_key(other) == key:
+                raise StoreError(f"The name '{name}' looks like the published model's name "
+                                 f"'{other}' (they differ only in characters that look "
+                                 "alike): publish under that name, or choose another.")
+
+    def _not_again(self, name: str, typed: dict, data: bytes) -> None:
+        """AlreadyPublished when a version of ``name`` in use holds the model of ``data``
+        (:func:`forestviz.store.blobs.content_digest`) with the same texts."""
+        statement = (select(PublishedModel)
+                     .where(PublishedModel.name == name, PublishedModel.retired_at.is_(None),
+                            PublishedModel.description == typed["description"],
+                            PublishedModel.intended_use == typed["intended_use"])
+                     .order_by(PublishedModel.version.desc()))
+        with reached(), Session(self._publishing) as session:
+            rows = [ModelVersion.of(row) for row in session.scalars(statement)]
+        digest = blobs.content_digest(data, published.SCORED) if rows else None
+        for info in rows:
+            try:
+                kept = blobs.read_blob(self.config.blob_dir, info.blob_sha256,
+                                       info.blob_sha256, info.ref)
+            except StoreError:  # a blob changed on disk: not this model
+                continue
+            if blobs.content_digest(kept, published.SCORED) == digest:
+                raise AlreadyPublished(info)
+
     def _insert(self, name, typed, facts, sha, size, actor) -> ModelVersion:
-        with reached(), Session(self.engine) as session, session.begin():
+        with reached(), Session(self._publishing) as session, session.begin():
             last = session.scalar(select(func.max(PublishedModel.version))
                                   .where(PublishedModel.name == name))
             row = PublishedModel(
@@ -297,6 +297,14 @@ class ModelLibrary:
     def sign_download(self, data: bytes) -> bytes:
         """A model file the server hands out, signed with the server's key."""
         return signing.sign(data, signing.signing_key(self.config))
+
+    def signing_problem(self) -> str | None:
+        """Why this server cannot sign the model files it hands out (one line), or None."""
+        try:
+            signing.signing_key(self.config)
+        except StoreError as err:
+            return str(err)
+        return None
 
     def verify_file(self, data: bytes) -> signing.Verdict:
         """Whether a model file carries this server's valid signature."""

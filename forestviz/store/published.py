@@ -35,6 +35,7 @@ from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.persistence.archive import ModelFileError
 
 FORMAT = "forestviz-published/1"
+SCORED = ("results",)  # computed anew at each scoring (with its seconds): not the model itself
 _NUMBER_KINDS = "biuf"
 
 

@@ -57,29 +57,36 @@ class Verdict:
 
 def signing_key(config: StoreConfig) -> bytes:
     """The key of ``config``: its secret, else the data directory's key file (created on
-    first use); StoreError for a secret shorter than :data:`MIN_KEY_CHARS`."""
+    first use); StoreError (one line) for a secret shorter than :data:`MIN_KEY_CHARS`, or a
+    key file that is empty, too short or cannot be read (a directory in its place, say)."""
     if config.signing_key is not None:
         if len(config.signing_key) < MIN_KEY_CHARS:
             raise StoreError(f"FORESTVIZ_SIGNING_KEY must have at least {MIN_KEY_CHARS} "
                              "characters.")
         return config.signing_key.encode("utf-8")
-    return key_file(blobs.private_folder(config.data_dir) / KEY_FILE)
+    return key_file(config.data_dir / KEY_FILE)
 
 
 def key_file(path) -> bytes:
-    """The secret in the file ``path`` (32 random bytes as hex, created mode 0600 on first
-    use): the signing key, and the audit trail's digest key beside it
-    (:mod:`forestviz.store.digests`); StoreError when it is empty or too short."""
-    with contextlib.suppress(FileExistsError):
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, blobs.FILE_MODE)
-        with os.fdopen(handle, "w") as out:
-            out.write(secrets.token_hex(32))
-            out.flush()
-            os.fsync(out.fileno())
-    key = path.read_text().strip()
+    """The secret in the file ``path``, in a folder only its owner reads (32 random bytes as hex,
+    created mode 0600 on first use): the signing key, and the audit trail's digest key beside
+    it (:mod:`forestviz.store.digests`); StoreError, in one line, when it cannot be read (a
+    directory in its place) or is empty or too short."""
+    try:
+        blobs.private_folder(path.parent)
+        with contextlib.suppress(FileExistsError):
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, blobs.FILE_MODE)
+            with os.fdopen(handle, "w") as out:
+                out.write(secrets.token_hex(32))
+                out.flush()
+                os.fsync(out.fileno())
+        key = path.read_bytes().strip()
+    except OSError as err:
+        raise StoreError(f"The key file '{path}' cannot be read "
+                         f"({err.strerror or err}).") from err
     if len(key) < MIN_KEY_CHARS:  # a key file another process is writing this instant
         raise StoreError(f"The key file '{path}' is empty or too short.")
-    return key.encode("ascii")
+    return key
 
 
 def sign(data: bytes, key: bytes) -> bytes:
