@@ -53,6 +53,8 @@ def summary_section(glance, record: str, *, appendix: bool) -> str:
     interval, reasons both ways with the waterfall, missing-value checks, similar rows and
     warnings; last, whether the technical appendix follows."""
     interval = "" if glance.interval is None else f"<p>{sentence(glance.interval)}</p>"
+    if glance.guess_note is not None:
+        interval += f'<p class="warning">{sentence(glance.guess_note)}</p>'
     try:
         svg = waterfall_svg(glance)
     except UndrawableFigure:
