@@ -16,6 +16,8 @@ from sklearn.metrics import roc_curve
 from forestviz.app.workflow import Settings, baselines, make_estimator
 from forestviz.registry import families_for
 from forestviz.trees.decision import VALIDATION_FRACTION, decide, youden_threshold
+from forestviz.trees.loaded import DamagedState
+from forestviz.trees.plain import DecidedRandomForestClassifier
 from forestviz.trees.rows import split_rows
 
 
@@ -111,3 +113,15 @@ def test_every_family_decides_by_youden_on_held_out_rows(seed, n, share, signal)
         assert predicted.tolist() == np.where(proba[:, 1] >= model.threshold_, "yes",
                                               "no").tolist(), name
         assert (predicted == "yes").any(), f"{name} predicts no positive"
+
+
+@pytest.mark.parametrize("bad", ["0.5", float("nan"), 1.5, -0.1, True])
+def test_a_loaded_threshold_must_be_a_probability(bad):
+    X, y = imbalanced(np.random.RandomState(0), 120, 0.2, 2.0)
+    model = DecidedRandomForestClassifier(5, random_state=0).fit(X, y)
+    state = model.__getstate__()
+    fresh = DecidedRandomForestClassifier.__new__(DecidedRandomForestClassifier)
+    fresh.__setstate__(dict(state))
+    assert fresh.threshold_ == model.threshold_
+    with pytest.raises(DamagedState, match="threshold"):
+        fresh.__setstate__({**state, "threshold_": bad})

@@ -70,5 +70,3 @@ def check_state(model, forest_class) -> None:
             and model.classes_.size and np.array_equal(np.unique(model.classes_),
                                                        model.classes_)):
         raise DamagedState("its classes are not sorted distinct labels")
-    if getattr(model, "threshold_", None) is not None:
-        model.threshold_ = checked_number(model.threshold_, "threshold", low=0.0, high=1.0)

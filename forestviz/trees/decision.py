@@ -31,6 +31,7 @@ from sklearn.base import clone
 from sklearn.metrics import roc_curve
 from sklearn.utils import check_random_state
 
+from forestviz.trees.loaded import checked_number
 from forestviz.trees.rows import split_rows
 
 VALIDATION_FRACTION = 0.2
@@ -98,6 +99,13 @@ class HeldOutDecision:
             self.threshold_ = held_out_threshold(fit_rows, X, y, sample_weight,
                                                  random_state=self.random_state)
         return self
+
+    def __setstate__(self, state):
+        """A loaded model's ``threshold_`` is a number in [0, 1] or None
+        (:class:`~forestviz.trees.loaded.DamagedState` otherwise)."""
+        super().__setstate__(state)
+        if getattr(self, "threshold_", None) is not None:
+            self.threshold_ = checked_number(self.threshold_, "threshold", low=0.0, high=1.0)
 
     def predict(self, X):
         """``classes_[1]`` where P(``classes_[1]``) ≥ ``threshold_``, else the most probable
