@@ -13,8 +13,8 @@ from tests.test_browser_glance import home_button, summary
 
 pytestmark = pytest.mark.browser
 
-TYPED = {"Pregnancies": "2", "BloodPressure": "70", "SkinThickness": "20", "Insulin": "80",
-         "DiabetesPedigreeFunction": "0.5", "Age": "45"}  # Glucose and BMI left empty
+TYPED = {"Pregnancies": "2", "Diastolic BP (mm Hg)": "70", "Triceps skinfold (mm)": "20",
+         "Diabetes pedigree": "0.5", "Age (years)": "45"}  # Glucose and BMI left empty
 RANGE = re.compile(r"(\d+\.\d+)–(\d+\.\d+)")
 TOP = "() => { window.scrollTo(0, 0); for (const el of document.querySelectorAll('*')) " \
       "{ if (el.scrollTop) el.scrollTop = 0; } }"

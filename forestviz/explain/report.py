@@ -79,7 +79,8 @@ table.features th:first-child{width:24%}
 .summary .card{font-size:1.15em;margin:.4em 0}.summary h2{font-size:1.1em;margin:.6em 0 .2em}
 .summary p{margin:.3em 0}.summary table{margin:.3em 0 .6em;font-size:.9em}
 .summary td,.summary th{padding:.1em .4em}p.note{font-size:.9em;color:#333}
-img.reasons{width:112mm;display:block;margin:.2em 0}h2.appendix{break-before:page}
+img.reasons{width:100mm;display:block;margin:.2em 0}.summary{font-size:.95em}
+h2.appendix{break-before:page}
 """
 
 

@@ -71,5 +71,5 @@ def summary_section(glance, record: str, *, appendix: bool) -> str:
                "it with “with technical appendix” (forestviz report --appendix).")
     return (f'<div class="summary">{record}<p class="card">{sentence(glance.headline)}</p>'
             f"{interval}<h2>Reasons both ways</h2><p>{sentence(glance.argument)}</p>{picture}"
-            f"{_checks(glance)}{similar and '<h2>Similar patients</h2>' + similar}{warnings}"
+            f"{_checks(glance)}{similar}{warnings}"
             f'<p class="cut">{closing}</p></div>')
