@@ -15,6 +15,7 @@ pytestmark = pytest.mark.browser
 
 TYPED = {"Pregnancies": "2", "Diastolic BP (mm Hg)": "70", "Triceps skinfold (mm)": "20",
          "Diabetes pedigree": "0.5", "Age (years)": "45"}  # Glucose and BMI left empty
+DEFAULT = "Train the default model and explain a row"
 RANGE = re.compile(r"(\d+\.\d+)–(\d+\.\d+)")
 TOP = "() => { window.scrollTo(0, 0); for (const el of document.querySelectorAll('*')) " \
       "{ if (el.scrollTop) el.scrollTop = 0; } }"
@@ -48,7 +49,9 @@ def tile(page: Page, label: str) -> str:
 def test_a_new_patient_s_guesses_are_in_the_tiles_and_the_alarm_on_the_first_screen(
         page, dialogs, artifacts_dir):
     page.set_viewport_size({"width": 1400, "height": 900})
-    home_button(page, "Train the default model and explain a row")
+    page.goto("/")
+    expect(page.get_by_role("button", name=DEFAULT)).to_be_visible(timeout=TIMEOUT)
+    home_button(page, DEFAULT)
     main = page.get_by_test_id("stMain")
     main.get_by_text("New patient", exact=True).click()
     for column, value in TYPED.items():

@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.metrics import roc_curve
+from sklearn.utils.estimator_checks import check_classifiers_train
 
 from forestviz.app.workflow import Settings, baselines, make_estimator
+from forestviz.attention import AttentionForestClassifier
 from forestviz.registry import families_for
 from forestviz.trees.decision import VALIDATION_FRACTION, decide, youden_threshold
 from forestviz.trees.loaded import DamagedState
@@ -125,3 +127,20 @@ def test_a_loaded_threshold_must_be_a_probability(bad):
     assert fresh.threshold_ == model.threshold_
     with pytest.raises(DamagedState, match="threshold"):
         fresh.__setstate__({**state, "threshold_": bad})
+
+
+class _ArgmaxAttentionForest(AttentionForestClassifier):
+    """An attention classifier whose decision is the argmax after fitting."""
+
+    def fit(self, X, y, sample_weight=None, progress=None):
+        super().fit(X, y, sample_weight=sample_weight, progress=progress)
+        self.threshold_ = None
+        return self
+
+
+@pytest.mark.parametrize("readonly_memmap", [False, True])
+def test_the_only_failure_of_check_classifiers_train_is_the_youden_threshold(readonly_memmap):
+    check_classifiers_train("AttentionForestClassifier",
+                            _ArgmaxAttentionForest(n_estimators=8, min_samples_leaf=2,
+                                                   random_state=0),
+                            readonly_memmap=readonly_memmap)

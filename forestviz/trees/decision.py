@@ -88,8 +88,9 @@ class HeldOutDecision:
         threshold."""
         super().fit(X, y, sample_weight=sample_weight, **fit_params)
         self.threshold_ = None
-        if len(self.classes_) == 2:
-            weight = None if sample_weight is None else np.asarray(sample_weight, float)
+        weight = None if sample_weight is None else np.asarray(sample_weight, float)
+        weighed = np.asarray(y) if weight is None else np.asarray(y)[weight > 0]
+        if len(self.classes_) == 2 and np.unique(weighed).size == 2:
 
             def fit_rows(rows):
                 part = None if weight is None else weight[rows]
