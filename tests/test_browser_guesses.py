@@ -9,12 +9,15 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.test_browser_flows import TIMEOUT
-from tests.test_browser_glance import home_button, summary
+from tests.test_browser_glance import summary
 
 pytestmark = pytest.mark.browser
 
 TYPED = {"Pregnancies": "2", "Diastolic BP (mm Hg)": "70", "Triceps skinfold (mm)": "20",
          "Diabetes pedigree": "0.5", "Age (years)": "45"}  # Glucose and BMI left empty
+# a hang guard only: on a machine at load 30 the server's first model (restored, its baselines
+# refitted) and first explanation took over 5 minutes
+SLOW = 15 * 60_000
 DEFAULT = "Train the default model and explain a row"
 RANGE = re.compile(r"(\d+\.\d+)–(\d+\.\d+)")
 TOP = "() => { window.scrollTo(0, 0); for (const el of document.querySelectorAll('*')) " \
@@ -22,7 +25,7 @@ TOP = "() => { window.scrollTo(0, 0); for (const el of document.querySelectorAll
 
 
 def settled(page: Page) -> None:
-    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=3 * TIMEOUT)
     page.wait_for_timeout(1000)
     page.evaluate(TOP)
     page.wait_for_timeout(300)
@@ -31,7 +34,7 @@ def settled(page: Page) -> None:
 def alarms_inside(page: Page, height: int) -> list[str]:
     """The alarms' texts, each asserted to lie wholly inside the first ``height`` pixels."""
     found = summary(page).get_by_test_id("stAlert").filter(has_text="could change")
-    expect(found.first).to_be_visible(timeout=TIMEOUT)
+    expect(found.first).to_be_visible(timeout=3 * TIMEOUT)
     texts = []
     for i in range(found.count()):
         box = found.nth(i).bounding_box()
@@ -42,7 +45,7 @@ def alarms_inside(page: Page, height: int) -> list[str]:
 
 def tile(page: Page, label: str) -> str:
     metric = summary(page).get_by_test_id("stMetric").filter(has_text=label).first
-    expect(metric).to_be_visible(timeout=TIMEOUT)
+    expect(metric).to_be_visible(timeout=3 * TIMEOUT)
     return metric.get_by_test_id("stMetricValue").inner_text()
 
 
@@ -50,8 +53,8 @@ def test_a_new_patient_s_guesses_are_in_the_tiles_and_the_alarm_on_the_first_scr
         page, dialogs, artifacts_dir):
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto("/")
-    expect(page.get_by_role("button", name=DEFAULT)).to_be_visible(timeout=TIMEOUT)
-    home_button(page, DEFAULT)
+    page.get_by_role("button", name=DEFAULT).click(timeout=SLOW)
+    expect(page.get_by_role("heading", name="Explain", exact=True)).to_be_visible(timeout=SLOW)
     main = page.get_by_test_id("stMain")
     main.get_by_text("New patient", exact=True).click()
     for column, value in TYPED.items():
@@ -60,7 +63,7 @@ def test_a_new_patient_s_guesses_are_in_the_tiles_and_the_alarm_on_the_first_scr
         field.press("Tab")
     main.get_by_role("button", name="Explain this patient").click()
     expect(summary(page).get_by_test_id("stHeading")).to_contain_text("New patient",
-                                                                      timeout=TIMEOUT)
+                                                                      timeout=3 * TIMEOUT)
     settled(page)
     alarms = alarms_inside(page, 900)
     page.screenshot(path=artifacts_dir / "guesses-pima-1400x900.png")
