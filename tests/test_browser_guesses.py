@@ -56,12 +56,13 @@ def test_a_new_patient_s_guesses_are_in_the_tiles_and_the_alarm_on_the_first_scr
     page.get_by_role("button", name=DEFAULT).click(timeout=SLOW)
     expect(page.get_by_role("heading", name="Explain", exact=True)).to_be_visible(timeout=SLOW)
     main = page.get_by_test_id("stMain")
-    main.get_by_text("New patient", exact=True).click()
+    settled(page)
+    main.get_by_text("New patient", exact=True).click(timeout=3 * TIMEOUT)
     for column, value in TYPED.items():
         field = main.get_by_role("spinbutton", name=column)
-        field.fill(value)
+        field.fill(value, timeout=3 * TIMEOUT)
         field.press("Tab")
-    main.get_by_role("button", name="Explain this patient").click()
+    main.get_by_role("button", name="Explain this patient").click(timeout=3 * TIMEOUT)
     expect(summary(page).get_by_test_id("stHeading")).to_contain_text("New patient",
                                                                       timeout=3 * TIMEOUT)
     settled(page)
