@@ -17,6 +17,9 @@ _EXPORTS = {
     "AttentionForestClassifier": "forestviz.attention.estimators",
     "EnhancedForestClassifier": "forestviz.enhanced.estimator",
     "AttentionBoostingRegressor": "forestviz.boosting.estimator",
+    "DecidedRandomForestClassifier": "forestviz.trees.plain",
+    "DecidedExtraTreesClassifier": "forestviz.trees.plain",
+    "DecidedGradientBoostingClassifier": "forestviz.trees.plain",
 }
 
 __version__ = "0.1.0"

@@ -60,15 +60,14 @@ def _tuned(settings, *names: str) -> dict:
 
 
 def _vanilla(settings, classify: bool):
-    from sklearn.ensemble import (
-        ExtraTreesClassifier,
-        ExtraTreesRegressor,
-        RandomForestClassifier,
-        RandomForestRegressor,
-    )
+    from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
-    forest = {("random", True): RandomForestClassifier, ("random", False): RandomForestRegressor,
-              ("extra", True): ExtraTreesClassifier, ("extra", False): ExtraTreesRegressor}
+    from forestviz.trees.plain import DecidedExtraTreesClassifier, DecidedRandomForestClassifier
+
+    forest = {("random", True): DecidedRandomForestClassifier,
+              ("random", False): RandomForestRegressor,
+              ("extra", True): DecidedExtraTreesClassifier,
+              ("extra", False): ExtraTreesRegressor}
     return forest[settings.base, classify](
         settings.n_estimators, min_samples_leaf=settings.min_samples_leaf,
         max_depth=settings.max_depth, random_state=settings.random_state)
@@ -133,7 +132,9 @@ def _attention_family(key: str, label: str, mode: str, loss: str, option: str | 
 
 FAMILIES: dict[str, Family] = {family.key: family for family in (
     Family("vanilla", "Vanilla RF (plain average of the trees)", BOTH, _vanilla,
-           {"ObjectNode": _FORESTS}, option="rf", option_words="vanilla random forest",
+           {"ObjectNode": (*_FORESTS, "forestviz.trees.plain.DecidedExtraTreesClassifier",
+                           "forestviz.trees.plain.DecidedRandomForestClassifier")},
+           option="rf", option_words="vanilla random forest",
            bases=FOREST_BASES, tunes=False),
     Family("erf", "Enhanced RF (ERF)", frozenset({CLASSIFICATION}), _erf,
            {"ObjectNode": ("forestviz.enhanced.estimator.EnhancedForestClassifier",

@@ -1,5 +1,6 @@
 """Explain: one row's prediction, the trees that carry it, their paths and the row's context."""
 
+from contextlib import nullcontext
 from functools import partial
 
 import numpy as np
@@ -9,7 +10,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_names import typed_identifier
-from forestviz.explain.report_record import edited_values
+from forestviz.explain.report_record import TRAINING_ROW, edited_values
 from ui import explain_view as view
 from ui import library, models, patients, signin, summary_view
 from ui.display import as_text
@@ -72,6 +73,8 @@ def explained_row() -> None:
     pickers = {"ranked": RANKED[dataset.task], **PICKERS}
     how = st.radio("Choose the row", list(pickers), format_func=pickers.get, horizontal=True,
                    key="explain_picker", label_visibility="collapsed")
+    # a new patient's summary goes above the form, on the first screen once it is explained
+    above = st.container() if how == "new" else nullcontext()
     if how == "new":
         typed = patients.new_patient(bench, key=f"explain_new@{dataset.name}")
         if typed is None:
@@ -92,8 +95,9 @@ def explained_row() -> None:
                            "weights and paths follow."))
         original = view.what_if_row(bench, original, key=f"whatif@{position}")
         row_id, actual = f"{row_id} (edited)", None
-    if position is not None and bench.is_training_row(position):
-        st.caption("This row was used for training: its prediction is optimistic.")
+    training_row = position is not None and bench.is_training_row(position)
+    if training_row:
+        st.caption(TRAINING_ROW)
 
     explanation = bench.explain(values=original, row_id=row_id)
     typed = typed_identifier(row_id) if how == "new" else None  # the patient's identifier
@@ -111,7 +115,7 @@ def explained_row() -> None:
         published = library.published_ref(bench.model)  # its "NAME@VERSION" in the record
         made = library.audited_report(  # on click
             partial(bench.report, explanation, glance=glance, appendix=appendix,
-                    tree_svgs=svgs, edited=edited,
+                    tree_svgs=svgs, edited=edited, training_row=training_row,
                     published=None if published is None else published.ref), bench, detail)
         place.download_button("Download report (HTML)", made,
                               file_name=bench.report_name(explanation, "html",
@@ -123,9 +127,10 @@ def explained_row() -> None:
                             bench.report_name(explanation, "pdf", edited=bool(edited)))
 
     title = f"Row {row_id}" if typed is None else f"New patient {typed}".strip()
-    summary_view.summary(explanation, glance, title=title,
-                         notes=[bench.whole().stability(explanation).sentence()],
-                         buttons=report_buttons)
+    with above:
+        summary_view.summary(explanation, glance, title=title,
+                             notes=[bench.whole().stability(explanation).sentence()],
+                             buttons=report_buttons)
 
     st.header("How the forest reached it", anchor=False)
     choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile

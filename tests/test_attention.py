@@ -403,6 +403,8 @@ def test_zero_parameters_are_the_softmax_model():
     expected_failed_checks=lambda estimator: {
         "check_sample_weight_equivalence_on_dense_data":
             "bootstrap draws rows with probabilities ∝ sample_weight (as scikit-learn's own "
-            "RandomForest*, which fails this check too) and leaf means are unweighted"})
+            "RandomForest*, which fails this check too) and leaf means are unweighted",
+        "check_classifiers_train": "binary predict uses the Youden threshold chosen on "
+            "held-out rows (forestviz.trees.decision), not argmax of predict_proba"})
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)

@@ -43,7 +43,9 @@ def test_one_table_of_every_model_on_the_same_rows(bench):
     kept = erf.history_[erf.best_iteration_]["iteration"]
     assert kept == erf.best_iteration_ + 1
     assert f"reweighting round {kept} of 2" in table.loc[labels[1], "parameters"]
-    assert table.loc[labels[0], "parameters"] == "20 trees"
+    vanilla = bench.trained[labels[0]].estimator  # the one decision rule (issue 35)
+    assert table.loc[labels[0], "parameters"] == (
+        f"20 trees; threshold {vanilla.threshold_:.3f} (Youden's J)")
 
 
 def test_the_confusion_matrix_is_at_the_models_own_threshold(bench):

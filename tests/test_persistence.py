@@ -35,6 +35,7 @@ from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence import archive as model_archive
 from forestviz.persistence import files as model_files
 from forestviz.persistence.files import TRUSTED_NODES, TRUSTED_TYPES, ModelFileError, dumps, loads
+from forestviz.trees.plain import DecidedExtraTreesClassifier, DecidedRandomForestClassifier
 
 REPO = Path(__file__).resolve().parents[1]
 MiB = 2**20
@@ -71,6 +72,8 @@ MODELS = [
     ("rf-regressor", RandomForestRegressor(**SMALL), "reg"),
     ("et-classifier", ExtraTreesClassifier(**SMALL), "clf"),
     ("et-regressor", ExtraTreesRegressor(**SMALL), "reg"),
+    ("decided-rf", DecidedRandomForestClassifier(**SMALL), "clf"),
+    ("decided-et", DecidedExtraTreesClassifier(**SMALL), "clf"),
 ]
 DATA = {"reg": (X_REG, Y_REG), "clf": (X_CLF, Y_CLF), "multi": (X_MULTI, Y_MULTI)}
 

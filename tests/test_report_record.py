@@ -257,8 +257,8 @@ def test_a_row_without_edits_or_context_still_dates_and_versions_its_report(clin
     started = datetime.now().astimezone()
     doc = Document(to_html(e, appendix=True))
     record = doc.record()
-    assert set(record) == {"Row ID", "Model", "Report created", "forestviz version",
-                           "Missing values", "Values edited (what-if)"}
+    assert set(record) == {"Row ID", "Model", "Decision threshold", "Report created",
+                           "forestviz version", "Missing values", "Values edited (what-if)"}
     model = doc.record("record model")
     assert set(model) == {"Contamination ε (learned)"}
     created = datetime.fromisoformat(record["Report created"])

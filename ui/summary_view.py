@@ -24,7 +24,8 @@ WATERFALL_HEIGHT = 400
 
 def tiles(e: Explanation, g: Glance) -> None:
     """The number and how sure: the risk (or value), its calibrated value and interval, the
-    predicted class and the decision threshold."""
+    range over the guessed values when one could change the answer (the interval then says
+    it assumes them), the predicted class and the decision threshold."""
     row = st.container(horizontal=True, gap="medium", key="explain_tiles")
     if e.task == "classification":
         shown = e.classes[-1] if e.classes.size == 2 else e.predicted_class
@@ -41,8 +42,12 @@ def tiles(e: Explanation, g: Glance) -> None:
         row.metric("Predicted value", e.value_texts(e.prediction)[0], width="content")
     if e.interval is not None:
         low, high = e.outcome_texts(*e.interval)
-        row.metric(as_label(e.interval_name[:1].upper() + e.interval_name[1:]),
+        assumed = "" if g.guessed is None else ", guesses assumed"
+        row.metric(as_label(e.interval_name[:1].upper() + e.interval_name[1:] + assumed),
                    f"{low}–{high}", width="content", help=as_text(g.interval))
+    if g.guessed is not None:  # the wider range the missing values' guesses span
+        row.metric("With other guesses", g.guessed, width="content",
+                   help=as_text(g.guess_note))
     if e.threshold is not None:
         row.metric("Decision threshold", f"{e.threshold:.3f}", width="content",
                    help=None if e.decision_rule is None else as_text(
@@ -51,9 +56,10 @@ def tiles(e: Explanation, g: Glance) -> None:
 
 def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             buttons: Callable[[st.delta_generator.DeltaGenerator], None]) -> None:
-    """The summary block: ``title`` (the row) with what is predicted, the tiles, then the
-    sentence arguing both sides,
-    the alarm (or the quiet notes) about missing values, the similar rows, ``notes`` (short
+    """The summary block: ``title`` (the row) with what is predicted, the tiles (with the
+    range the guessed values span, when one could change the answer), the alarms of those
+    missing values, then the sentence arguing both sides,
+    the quiet notes about the other missing values, the similar rows, ``notes`` (short
     facts such as the stability line) and, through ``buttons``, the report buttons; the
     compact two-sided waterfall beside them."""
     with st.container(border=True, key="explain_summary"):
@@ -61,13 +67,13 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
                 else f"predicted {e.value_texts(e.prediction)[0]}")
         st.subheader(as_text(f"{title}: {said}"), anchor=False)  # no "#row-<id>" link
         tiles(e, g)
+        for check in g.alarms:  # under the tiles, on the first screen
+            st.warning(as_text(check.sentence), icon=":material/warning:")
         left, right = st.columns([11, 10], gap="medium")
         with left:
             st.info(as_text(g.argument), icon=":material/balance:")
             for check in g.checks:
-                if check.level == WARNING:
-                    st.warning(as_text(check.sentence), icon=":material/warning:")
-                else:
+                if check.level != WARNING:
                     st.caption(as_text(f"Missing value: {check.sentence}"))
             lines = [g.similar and f"{g.similar}.", *notes]
             st.caption(as_text(" ".join(line for line in lines if line)))

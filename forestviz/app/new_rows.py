@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from forestviz.app import guesses
 from forestviz.app.model_file import model_payload
 from forestviz.app.workflow import Bundle
 from forestviz.batch.model import BatchModel
@@ -207,10 +208,12 @@ def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5,
     ids = (frame[id_column].astype(str).to_numpy() if id_column in frame.columns
            else np.array([f"new {i + 1}" for i in range(len(frame))]))
     rows = frame.reindex(columns=list(pre.feature_names_in_)).reset_index(drop=True)
-    outputs = explain_rows(batch_model(bundle), pre.transform(rows), ids, top_k=top_k,
-                           contributions=True)
-    return Several(_summary(bundle, outputs, rows[used]), outputs, rows, ignored,
-                   target=_target(bundle))
+    X = pre.transform(rows)
+    outputs = explain_rows(batch_model(bundle), X, ids, top_k=top_k, contributions=True)
+    outputs[guesses.COLUMN] = guesses.guess_column(bundle, rows, X)  # the alarm's own checks
+    summary = _summary(bundle, outputs, rows[used]).assign(
+        **{guesses.COLUMN: outputs[guesses.COLUMN]})
+    return Several(summary, outputs, rows, ignored, target=_target(bundle))
 
 
 def batch_model(bundle: Bundle) -> BatchModel:

@@ -160,22 +160,24 @@ class Workbench:
 
     def report(self, explanation: Explanation, *, pdf: bool = False, appendix: bool = False,
                glance: Glance | None = None, tree_svgs=None, edited=None,
-               published: str | None = None) -> str | bytes:
+               published: str | None = None, training_row: bool = False) -> str | bytes:
         """The report of ``explanation`` for the record, HTML (or PDF), dated now: on its first
         page the summary of ``glance`` (the one the Explain page shows; by default
         :meth:`glance`) with the current model's data set; when ``appendix``, the technical
         appendix (settings in words, held-out metrics next to the baselines, the trees of
         :meth:`tree_choice`, drawn here unless ``tree_svgs`` holds them). ``published``: the
         model library's "NAME@VERSION" of the model, when opened from there; the model's origin
-        warning, if it has one, under the title. The PDF is printed in a worker process within a
-        time limit (:func:`~forestviz.app.printing.print_pdf`:
+        warning, if it has one, under the title; ``training_row``: the model learned from
+        the row (the record says its prediction is optimistic). The PDF is printed in a worker
+        process within a time limit (:func:`~forestviz.app.printing.print_pdf`:
         :class:`~forestviz.app.printing.PdfRefused` when it is not made)."""
         model = self._model()
         context = ReportContext(dataset=self.dataset.name, model=model.name,
                                 settings=settings_text(model.estimator),
                                 metrics=model.results.set_index("model"),
                                 held_out_rows=len(model.test_rows), published=published,
-                                origin_warning=model.origin_warning)
+                                origin_warning=model.origin_warning,
+                                training_row=training_row)
         choice = self.tree_choice(explanation) if appendix else None
         if appendix and tree_svgs is None:
             tree_svgs = tree_drawings(model.estimator, explanation, model.context,

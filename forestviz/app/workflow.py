@@ -18,12 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import (
-    GradientBoostingClassifier,
-    GradientBoostingRegressor,
-    RandomForestClassifier,
-    RandomForestRegressor,
-)
+from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
 
 from forestviz.app.families import Settings  # the names every caller knows from here
 from forestviz.app.families import default_settings as default_settings
@@ -37,6 +32,7 @@ from forestviz.io.export import csv_bytes
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.registry import CLASSIFICATION, FAMILIES
 from forestviz.trees.ensemble import as_ensemble
+from forestviz.trees.plain import DecidedGradientBoostingClassifier, DecidedRandomForestClassifier
 from forestviz.trees.rows import split_rows
 
 if TYPE_CHECKING:
@@ -65,11 +61,12 @@ def load_families() -> None:
 
 
 def baselines(task: str, settings: Settings) -> dict[str, object]:
-    """Vanilla random forest and scikit-learn gradient boosting, the comparison models."""
+    """Vanilla random forest and scikit-learn gradient boosting, the comparison models; a
+    classifier decides by the product's one rule (:mod:`forestviz.trees.decision`)."""
     if task == "classification":
-        return {"Vanilla RF (baseline)": RandomForestClassifier(
+        return {"Vanilla RF (baseline)": DecidedRandomForestClassifier(
                     settings.n_estimators, random_state=settings.random_state),
-                "Gradient boosting (baseline)": GradientBoostingClassifier(
+                "Gradient boosting (baseline)": DecidedGradientBoostingClassifier(
                     random_state=settings.random_state)}
     return {"Vanilla RF (baseline)": RandomForestRegressor(
                 settings.n_estimators, random_state=settings.random_state),

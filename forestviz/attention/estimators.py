@@ -51,6 +51,7 @@ from forestviz.trees.checks import (
 )
 from forestviz.trees.contaminated import ContaminatedEnsemble
 from forestviz.trees.contamination import contaminate
+from forestviz.trees.decision import HeldOutDecision
 from forestviz.trees.diagnostics import Diagnostics, Search
 from forestviz.trees.leaf_values import tree_covers
 
@@ -276,12 +277,14 @@ class AttentionForestRegressor(RegressorMixin, _AttentionForest):
         return self._predict_values(X)[:, 0]
 
 
-class AttentionForestClassifier(ClassifierMixin, _AttentionForest):
+class AttentionForestClassifier(HeldOutDecision, ClassifierMixin, _AttentionForest):
     """Attention-based random forest classifier: p(x) = Σ_k α_k(x)·p_k(x) (Eq. 27; w fitted by
     the QP of Eq. 30).
 
     Same parameters and fitted attributes as :class:`AttentionForestRegressor`, plus
-    ``classes_``; ``max_features`` defaults to "sqrt" as in scikit-learn's forests.
+    ``classes_`` and ``threshold_``, the product's decision rule for two classes chosen on
+    held-out rows (:mod:`forestviz.trees.decision`); ``max_features`` defaults to "sqrt" as in
+    scikit-learn's forests.
     """
 
     _task = "classification"
@@ -303,8 +306,3 @@ class AttentionForestClassifier(ClassifierMixin, _AttentionForest):
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities Σ_k α_k(x)·p_k(x) (n, C); rows sum to 1."""
         return self._predict_values(X)
-
-    def predict(self, X) -> np.ndarray:
-        """The class with the largest probability."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]

@@ -159,7 +159,9 @@ def report(args) -> int:
                               row_id=str(row_id))
             target = _report_path(out, bench.report_name(e, "html"), written)
             # the summary of the Explain page; with the appendix, the trees it draws
-            document = bench.report(e, appendix=args.appendix, published=published)
+            document = bench.report(e, appendix=args.appendix, published=published,
+                                    training_row=frame is dataset.frame
+                                    and bench.is_training_row(position))
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)

@@ -40,6 +40,7 @@ from forestviz.trees.checks import (
     is_real,
     parameter_check,
 )
+from forestviz.trees.decision import decide
 from forestviz.trees.diagnostics import Diagnostics, Rounds, Scores, Search
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
@@ -254,11 +255,9 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         return self._predict_proba(X, self._leaf_table.apply(X32, self.n_jobs))
 
     def predict(self, X):
-        """Binary: class 1 when P(class 1) ≥ ``threshold_`` (Youden's J); multiclass: argmax."""
-        proba = self.predict_proba(X)
-        if len(self.classes_) == 2:
-            return self.classes_[(proba[:, 1] >= self.threshold_).astype(np.intp)]
-        return self.classes_[np.argmax(proba, axis=1)]
+        """Binary: class 1 when P(class 1) ≥ ``threshold_`` (Youden's J); multiclass: argmax
+        (:func:`forestviz.trees.decision.decide`)."""
+        return decide(self.predict_proba(X), self.classes_, self.threshold_)
 
     def tree_predictions(self, X):
         """p_k(x): every tree's class probabilities, n × T × C."""

@@ -5,11 +5,14 @@ AUC that scores every round (and every cleaning round of Algorithm 2).
 """
 
 import numpy as np
-from sklearn.metrics import roc_auc_score, roc_curve
+from sklearn.metrics import roc_auc_score
+
+from forestviz.trees.decision import youden_threshold
 
 
 def youden_thresholds(y_enc, proba, n_classes, sample_weight=None):
-    """Eq. (1): t* = argmax_t TPR(t) − FPR(t) on the ROC of the given rows.
+    """Eq. (1): t* = argmax_t TPR(t) − FPR(t) on the ROC of the given rows, the product's one
+    decision rule (:func:`forestviz.trees.decision.youden_threshold`).
 
     Returns one threshold per class. Binary: t_1 from the ROC of P(class 1) and t_0 = 1 − t_1, so
     the update t_{y_i} − p_{i,y_i} is exactly the paper's λ(t* − p_i) / λ(p_i − t*).
@@ -18,8 +21,7 @@ def youden_thresholds(y_enc, proba, n_classes, sample_weight=None):
     classes = [1] if n_classes == 2 else range(n_classes)
     thresholds = np.empty(n_classes)
     for c in classes:
-        fpr, tpr, cuts = roc_curve(y_enc == c, proba[:, c], sample_weight=sample_weight)
-        thresholds[c] = min(cuts[np.argmax(tpr - fpr)], 1.0)
+        thresholds[c] = youden_threshold(y_enc == c, proba[:, c], sample_weight)
     if n_classes == 2:
         thresholds[0] = 1.0 - thresholds[1]
     return thresholds

@@ -31,6 +31,7 @@ from forestviz.explain.narrative import why as why_sentence
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel, TreeSpread, spread_warnings, tree_spread
 from forestviz.numbers import aligned_texts, plain_number
+from forestviz.trees.decision import RULE
 from forestviz.trees.diagnostics import Scores
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees
@@ -45,6 +46,8 @@ MODEL_NAMES = {
     "RandomForestClassifier": "Random forest",
     "ExtraTreesRegressor": "Extra trees",
     "ExtraTreesClassifier": "Extra trees",
+    "DecidedRandomForestClassifier": "Random forest",
+    "DecidedExtraTreesClassifier": "Extra trees",
 }
 
 
@@ -238,10 +241,10 @@ def decision(model, proba, classes):
     if classes.size == 2 and np.isscalar(threshold):
         threshold = float(threshold)
         chosen = classes[int(proba[1] >= threshold)]
-        searched = as_ensemble(model).diagnostics().search is not None
-        rows = "the rows held out while training" if searched else "the training rows"
+        held_out = getattr(model, "validation_indices_", True) is not None
+        rule = RULE if held_out else "Youden's J on the training rows"
         return chosen, threshold, (f"{classes[1]} when P({classes[1]}) ≥ {threshold:.3f} "
-                                   f"(Youden's J on {rows}), else {classes[0]}")
+                                   f"({rule}), else {classes[0]}")
     chosen = classes[int(np.argmax(proba))]
     if classes.size == 2:
         return chosen, 0.5, "the class with the larger probability (threshold 0.5)"

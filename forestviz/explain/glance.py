@@ -25,6 +25,7 @@ from forestviz.explain.narrative import (
     target_column,
 )
 from forestviz.explain.reasons import Reasons, argument, target_name, two_sided
+from forestviz.numbers import range_text
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,7 +38,9 @@ class Glance:
     the sentences on how the trees disagree and on the calibrated interval (None when there is
     none); ``reasons`` both ways (None without contributions) and ``argument`` their sentence;
     ``checks`` one per missing value (:mod:`.imputed`); ``similar`` what the most similar
-    training rows turned out to have; ``warnings`` about the weights.
+    training rows turned out to have; ``warnings`` about the weights; ``guessed`` the range
+    of ``value`` over the alarms' tried values (:func:`guessed_range`) as printed, None
+    without an alarm.
     """
 
     headline: str
@@ -51,11 +54,37 @@ class Glance:
     checks: tuple[MissingValueCheck, ...]
     similar: str | None
     warnings: tuple[str, ...]
+    guessed: str | None = None
 
     @property
     def alarms(self) -> tuple[MissingValueCheck, ...]:
         """The checks whose guessed value can change the answer."""
         return tuple(c for c in self.checks if c.level == WARNING)
+
+    @property
+    def guess_note(self) -> str | None:
+        """"The numbers above assume the guessed values; with other plausible values of a
+        missing one, the risk would be 0.26–0.84." (None without an alarm): what the tiles,
+        the interval and the record's prediction rest on, beside the range the guesses
+        span."""
+        if self.guessed is None:
+            return None
+        return ("The numbers above assume the guessed values; with other plausible values of "
+                f"a missing one, {self.target} would be {self.guessed}.")
+
+
+def guessed_range(e, checks) -> str | None:
+    """The range of the explained number (the risk or the value) over every alarm's tried
+    values, the prediction itself included, as printed ("0.26–0.84", the alarms' own
+    rounding): the union of what each guessed value, tried alone, can do. None without an
+    alarm."""
+    alarms = [c for c in checks if c.level == WARNING]
+    if not alarms:
+        return None
+    low, high = min(c.low for c in alarms), max(c.high for c in alarms)
+    if e.task == "regression":
+        return "–".join(e.value_texts(low, high))
+    return range_text(round(low, 2), round(high, 2), spread=0.01)
 
 
 def spread_sentence(e, name=str) -> str | None:
@@ -105,10 +134,9 @@ def glance(model, e, summary, *, name=str) -> Glance:
     names and levels (e.g. :func:`forestviz.names.elide`)."""
     column = target_column(e)
     value = float(e.prediction if column is None else e.prediction[column])
+    checks = () if model is None else missing_value_checks(model, e, summary, name=name)
     return Glance(headline=headline(e, name), target=target_name(e, name), value=value,
                   predicted_class=e.predicted_class, spread=spread_sentence(e, name),
                   interval=interval_sentence(e), reasons=two_sided(e, name=name),
-                  argument=argument(e, name),
-                  checks=() if model is None else missing_value_checks(model, e, summary,
-                                                                        name=name),
-                  similar=similar_rows(e, name), warnings=tuple(e.warnings))
+                  argument=argument(e, name), checks=checks, similar=similar_rows(e, name),
+                  warnings=tuple(e.warnings), guessed=guessed_range(e, checks))

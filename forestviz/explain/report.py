@@ -53,10 +53,11 @@ from forestviz.explain.report_record import (
     marks,
     model_section,
     record_section,
+    rule_text,
 )
 from forestviz.explain.report_summary import summary_section
 from forestviz.explain.tree_section import tree_sections
-from forestviz.names import DisplayNames, elide
+from forestviz.names import NAME_LIMIT, DisplayNames, elide
 from forestviz.numbers import plain_number, signed_number
 
 _STYLE = """
@@ -79,7 +80,8 @@ table.features th:first-child{width:24%}
 .summary .card{font-size:1.15em;margin:.4em 0}.summary h2{font-size:1.1em;margin:.6em 0 .2em}
 .summary p{margin:.3em 0}.summary table{margin:.3em 0 .6em;font-size:.9em}
 .summary td,.summary th{padding:.1em .4em}p.note{font-size:.9em;color:#333}
-img.reasons{width:152mm;display:block;margin:.2em 0}h2.appendix{break-before:page}
+img.reasons{width:100mm;display:block;margin:.2em 0}.summary{font-size:.95em}
+h2.appendix{break-before:page}
 """
 
 
@@ -135,16 +137,6 @@ def figures(explanation, *, width: int = WIDTH, trees=None) -> dict[str, go.Figu
     return out
 
 
-def _rule(e, names) -> str:
-    """The decision rule in words, with the class names in it cut as everywhere else (longest
-    first, so a name inside another is not cut twice)."""
-    rule = e.decision_rule
-    for c in sorted(map(str, e.classes), key=len, reverse=True):
-        if names.is_shortened(c):
-            rule = rule.replace(c, names(c))
-    return sentence(rule)
-
-
 def _prediction(e, names) -> str:
     if e.task == "regression":
         card = f"Predicted value: <b>{e.value_texts(e.prediction)[0]}</b>"
@@ -154,7 +146,7 @@ def _prediction(e, names) -> str:
         return f'<p class="card">{card}</p>'
     probabilities = pd.DataFrame({"class": e.classes, "probability": e.prediction})
     return (f'<p class="card">Predicted class: <b>{_name(names, e.predicted_class)}</b></p>'
-            f"<p>Decision rule: {_rule(e, names)}.</p>{_table(probabilities, names)}")
+            f"<p>Decision rule: {rule_text(e, names)}.</p>{_table(probabilities, names)}")
 
 
 def _tree_section(section, svg, names) -> str:
@@ -283,6 +275,15 @@ edited value (what-if) is marked with its value before the edit.</p>
 {_neighbors(e, names)}"""
 
 
+def _names_cut(names) -> str:
+    """The one-page record's line on the names it cut (their table, which could push it onto a
+    second page, is in the technical appendix)."""
+    if not names.shortened():
+        return ""
+    return (f'<p class="cut">Names longer than {NAME_LIMIT} characters are cut here, ending in '
+            "“…”; the technical appendix gives them in full.</p>")
+
+
 def to_html(explanation, *, glance=None, appendix: bool = False,
             tree_svgs: Mapping[int, str] | None = None, context: ReportContext | None = None,
             edited: Mapping[str, object] | None = None, choice=None) -> str:
@@ -296,8 +297,10 @@ def to_html(explanation, *, glance=None, appendix: bool = False,
     ``tree_svgs`` has it, keyed by tree index from 0, e.g. from
     :func:`~forestviz.explain.tree_drawings.tree_drawings`, and path table), the row against
     the training medians, the row as entered, the nearest training rows side by side; last the
-    full names of the names it shows cut. ``edited``: the columns a what-if changed, each with
-    its value before the edit (:func:`~forestviz.explain.report_record.edited_values`).
+    full names of the names it shows cut (without the appendix, a line saying that names are
+    cut: their table could push the record onto a second page). ``edited``: the columns a
+    what-if changed, each with its value before the edit
+    (:func:`~forestviz.explain.report_record.edited_values`).
     ``choice``: the trees shown (a :class:`~forestviz.explain.tree_choice.TreeChoice`, as
     the Explain page shows them), by default the explanation's top trees."""
     e = explanation
@@ -336,6 +339,6 @@ def to_html(explanation, *, glance=None, appendix: bool = False,
 <h1>Explanation of {heading}</h1>
 {_origin(context)}{summary}
 {rest}
-{full_names(names)}
+{full_names(names) if appendix else _names_cut(names)}
 </body></html>
 """

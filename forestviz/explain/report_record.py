@@ -21,8 +21,13 @@ from forestviz import __version__
 from forestviz.explain.report_markup import listing, name, plain, sentence, side_by_side, text
 from forestviz.names import DisplayNames
 from forestviz.parameters import REPORT_NAMES
+from forestviz.trees.decision import RULE
 
 SKIPPED = frozenset({"n_jobs", "verbose"})  # how a model runs, not what it is
+TRAINING_ROW = "This row was used for training: its prediction is optimistic."
+"""What the Explain page and the record say of a row the model learned from."""
+PERFORMANCE = {"classification": ("AUC", "F1"), "regression": ("R²", "MAE")}
+"""The held-out measures the record gives of its model."""
 VALUES = {"auto": "chosen on held-out training rows", True: "yes", False: "no", None: "none"}
 
 
@@ -39,7 +44,8 @@ class ReportContext:
     ``published``: the model library's name and version of the model ("Pima risk@2"), when
     it was opened from there; ``origin_warning``: a line shown under the report's title (a
     model file whose origin cannot be verified); ``created``: when (default: now, with the time
-    zone); ``version``: forestviz's."""
+    zone); ``version``: forestviz's; ``training_row``: the explained row is one the model
+    learned from (:data:`TRAINING_ROW`)."""
 
     dataset: str | None = None
     model: str | None = None
@@ -50,6 +56,7 @@ class ReportContext:
     origin_warning: str | None = None
     created: datetime = field(default_factory=_now)
     version: str = __version__
+    training_row: bool = False
 
 
 def _said(key: str, value) -> str:
@@ -125,12 +132,53 @@ def _edited_list(e, names, edited) -> str:
     return listing(said, sep="; ")
 
 
+def rule_text(e, names: DisplayNames) -> str:
+    """The decision rule in words (escaped), with the class names in it cut as everywhere
+    else (longest first, so a name inside another is not cut twice)."""
+    rule = e.decision_rule
+    for c in sorted(map(str, e.classes), key=len, reverse=True):
+        if names.is_shortened(c):
+            rule = rule.replace(c, names(c))
+    return sentence(rule)
+
+
+def threshold_text(e, names: DisplayNames) -> str:
+    """"0.606: P(Yes) at or above it predicts Yes (Youden's J on held-out rows)" (escaped,
+    class names cut), or the rule in words when no threshold decides (more than two
+    classes)."""
+    if e.threshold is None:
+        return rule_text(e, names)
+    positive = name(names, e.classes[1])
+    how = ("Youden's J on held-out rows" if RULE in e.decision_rule
+           else "Youden's J on the training rows" if "Youden" in e.decision_rule
+           else "the larger probability")
+    return f"{e.threshold:.3f}: P({positive}) at or above it predicts {positive} ({how})"
+
+
+def performance_text(e, context: ReportContext) -> str | None:
+    """"AUC 0.812, F1 0.667 on 154 held-out rows" (R² and MAE for a value) of the report's
+    model, from ``context.metrics``; None when they are not known."""
+    c = context
+    if c.metrics is None or c.model is None or c.model not in c.metrics.index:
+        return None
+    found = c.metrics.loc[c.model]
+    said = [f"{m} {e.value_texts(found[m])[0] if m == 'MAE' else format(found[m], '.3f')}"
+            for m in PERFORMANCE[e.task] if m in found.index and pd.notna(found[m])]
+    if not said:
+        return None
+    rows = "" if c.held_out_rows is None else f" on {c.held_out_rows:,} held-out rows"
+    return text(", ".join(said) + rows)
+
+
 def record_section(e, context: ReportContext, names: DisplayNames,
                    edited: Mapping[str, object]) -> str:
-    """The record's table, who, what and when: row ID (or "new patient"), data set, model,
-    date, version, missing and edited values."""
+    """The record's table, who, what and when: row ID (or "new patient", and whether the
+    model learned from it), data set, model with its held-out performance, the decision
+    threshold, date, version, missing and edited values."""
     c = context
     rows = [("Row ID", "not given" if e.row_id is None else name(names, e.row_id))]
+    if c.training_row:
+        rows.append(("Training row", text(TRAINING_ROW)))
     if c.dataset is not None:
         rows.append(("Data set", name(names, c.dataset)))
     model = sentence(e.model_name) + f" with {e.n_trees} trees"
@@ -139,6 +187,11 @@ def record_section(e, context: ReportContext, names: DisplayNames,
     rows.append(("Model", model))
     if c.published is not None:
         rows.append(("Published model", name(names, c.published)))
+    performance = performance_text(e, c)
+    if performance is not None:
+        rows.append(("Held-out performance", performance))
+    if e.task == "classification":
+        rows.append(("Decision threshold", threshold_text(e, names)))
     rows += [("Report created", text(c.created.isoformat(sep=" ", timespec="seconds"))),
              ("forestviz version", text(c.version)),
              ("Missing values", listing([name(names, m) for m in sorted(e.missing)]) or "none"),

@@ -53,6 +53,8 @@ def summary_section(glance, record: str, *, appendix: bool) -> str:
     interval, reasons both ways with the waterfall, missing-value checks, similar rows and
     warnings; last, whether the technical appendix follows."""
     interval = "" if glance.interval is None else f"<p>{sentence(glance.interval)}</p>"
+    if glance.guess_note is not None:
+        interval += f'<p class="warning">{sentence(glance.guess_note)}</p>'
     try:
         svg = waterfall_svg(glance)
     except UndrawableFigure:
@@ -69,5 +71,5 @@ def summary_section(glance, record: str, *, appendix: bool) -> str:
                "it with “with technical appendix” (forestviz report --appendix).")
     return (f'<div class="summary">{record}<p class="card">{sentence(glance.headline)}</p>'
             f"{interval}<h2>Reasons both ways</h2><p>{sentence(glance.argument)}</p>{picture}"
-            f"{_checks(glance)}{similar and '<h2>Similar patients</h2>' + similar}{warnings}"
+            f"{_checks(glance)}{similar}{warnings}"
             f'<p class="cut">{closing}</p></div>')
