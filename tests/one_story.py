@@ -11,7 +11,8 @@ record's text); each quantity is found by the words it is printed with:
 * the predicted value: "Predicted value: 269.3", "predicted 269.3";
 * the interval or calibrated range: "90% interval 167.7–370.9", "Venn-ABERS range 0.42–0.43";
 * a guessed value's alarm: "the risk would be 0.26–0.84, and the predicted class could change",
-  which the range shown as "how sure" must cover;
+  which the range shown as "how sure" must cover (the tile "With other guesses" when the page
+  shows one, else the interval);
 * shares of one whole: "99 % on trees favouring No, 1 % on trees favouring Yes" add to 100.
 
 Two prints of one quantity agree when they print the same number to the same decimals: 0.0996
@@ -37,8 +38,10 @@ QUANTITIES = {
                         r"\b[Pp]redicted (" + NUMBER + r")\b"],
 }
 RANGES = {
-    "interval": [r"\b\d+ ?% interval:? " + RANGE, r"Venn-ABERS range:? " + RANGE,
+    "interval": [r"\b\d+ ?% interval(?:, guesses assumed)?:? " + RANGE,
+                 r"Venn-ABERS range(?:, guesses assumed)?:? " + RANGE,
                  r"^(?:Calibrated )?[Rr]ange:? " + RANGE],
+    "over the guesses": [r"^With other guesses: " + RANGE],
     "alarm": [r"risk would be " + RANGE + r",? and the predicted class could change"],
 }
 SHARES = re.compile(r"((?:\d+(?:\.\d+)? ?% on trees favouring [^,;)]+(?:, )?)+)")
@@ -95,9 +98,10 @@ def problems(texts) -> list[str]:
                 [prints[0]], [other]]
             if not all(_agree(a, b) for a, b in zip(*ends, strict=True)):
                 said.append(f"two values of the {name}: {prints[0]} and {other}")
+    sure = seen.get("over the guesses") or seen.get("interval", [])
     for alarm in seen.get("alarm", []):
         low, high = (number(t) for t in alarm.split("–"))
-        for shown in seen.get("interval", [])[:1]:
+        for shown in sure[:1]:
             a, b = (number(t) for t in shown.split("–"))
             if low < a - 0.005 or high > b + 0.005:
                 said.append(f"the range shown as how sure, {shown}, does not cover what a "
