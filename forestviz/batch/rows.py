@@ -88,7 +88,8 @@ def _numbers(column: pa.ChunkedArray, decimal_comma: bool) -> np.ndarray:
     except pa.ArrowInvalid:  # text that is no plain number: as load_csv and Dataset read it
         text = column.to_pandas().astype("string").str.strip()
         lower = text.str.lower()
-        numbers = as_numbers(text).to_numpy(dtype=float, na_value=np.nan)
+        # a copy: pandas may hand out a read-only view of its own memory
+        numbers = as_numbers(text).to_numpy(dtype=float, na_value=np.nan, copy=True)
         numbers[lower.isin(TRUE).fillna(False).to_numpy(dtype=bool)] = 1.0
         numbers[lower.isin(FALSE).fillna(False).to_numpy(dtype=bool)] = 0.0
         return numbers

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import HALF, STRONG, finish, plain, unique_labels
 from forestviz.names import elide_unique
+from forestviz.numbers import counted
 
 WRAP = 22  # characters of a bar's label beyond which its value goes on a second line
 
@@ -21,7 +22,7 @@ def waterfall_steps(reasons) -> tuple[list[str], list[float], list[str]]:
     labels = unique_labels([f"{r.column} = {r.value}" for r in shown], "", len(shown))
     numbers = [r.contribution for r in shown]
     if reasons.folded:
-        labels.append(f"{len(reasons.folded)} other columns")
+        labels.append(counted(len(reasons.folded), "other column"))
         numbers.append(reasons.rest)
     return (["base value", *labels, plain(reasons.target)],
             [reasons.base, *numbers, reasons.prediction],
