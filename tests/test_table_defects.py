@@ -115,3 +115,15 @@ def test_explain_reads_thousands_separators_as_train_does(separators, tmp_path, 
         e = bench.explain(position)
         assert found["P(yes)"].iloc[position] == pytest.approx(e.prediction[1], abs=1e-12)
         assert found["id"].iloc[position] == f"h{position}"
+
+
+def test_a_boolean_column_with_a_gap_is_read_as_numbers():
+    """A boolean column with a blank comes out of the CSV reader as text ("True", NaN,
+    "False"): several new rows read it as missing in every row, the command line as 1, 0."""
+    from forestviz.io.csv_input import load_csv
+    from forestviz.io.dataset import as_numbers
+
+    column = load_csv(b"a,b\nTrue,1\n,2\nFalse,3\nTRUE,4\n")["a"]
+    np.testing.assert_array_equal(as_numbers(column), [1.0, np.nan, 0.0, 1.0])
+    np.testing.assert_array_equal(as_numbers(pd.Series(["265,000", " 1.5 ", "x"])),
+                                  [265_000.0, 1.5, np.nan])

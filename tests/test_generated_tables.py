@@ -1,0 +1,381 @@
+"""Generated tables through every path a user has (issue 35, "Generated tables, every path").
+
+Hypothesis draws tables as users export them (:mod:`tests.table_strategies`) and each goes the
+ways a user takes it: trained by each family valid for its task (:class:`Workbench` and the
+``forestviz`` command line), a held-out row explained, a new row with blanks and an unseen
+level, several new rows, the global view (the Forest page's library functions and
+``forestviz global``), the report (HTML, PDF), published to a model library on a temporary
+SQLite file and opened from it. Invariants: no exception; a table forestviz refuses gets one
+line; contributions add up to the prediction; the Workbench's, the report's and the command
+line's numbers for the same row are equal; global importance is the mean |contribution|.
+
+The bounded profile runs in ``make test`` (a few small tables per test, few trees); ``make
+fuzz-tables`` sets ``FORESTVIZ_FUZZ_TABLES`` to draw that many tables across the tests (up to
+3,000 rows) and prints how many tables a minute it ran. Every failure a run found stays below
+as an explicit ``@example`` (docs/reliability.md, "Generated tables").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from forestviz.app.new_rows import several
+from forestviz.app.workbench import Workbench
+from forestviz.app.workflow import Settings
+from forestviz.cli.main import main
+from forestviz.explain.narrative import target_column
+from forestviz.explain.report_markup import sentence
+from forestviz.io.csv_input import DataError, load_csv
+from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.registry import FAMILIES
+from tests.table_strategies import BadTable, Table, bad_tables, csv_bytes, tables
+
+FUZZ = int(os.environ.get("FORESTVIZ_FUZZ_TABLES", "0"))  # tables drawn in all, make fuzz
+TREES = 5
+ATOL = 1e-9  # the same numbers reached by two routes (a sum in another order)
+DRAWN = {"tables": 0, "seconds": 0.0}
+
+
+def profile(bounded: int, share: float, *, max_rows: int = 150):
+    """Hypothesis settings and the table strategy's row cap: ``bounded`` examples in ``make
+    test``; under ``make fuzz-tables``, ``share`` of the tables and up to 3,000 rows."""
+    examples = max(bounded, int(FUZZ * share)) if FUZZ else bounded
+    # no shrinking: a table's paths take seconds, shrinking one took over five minutes; the
+    # failing table is printed whole (its CSV) and kept below as an @example
+    return settings(max_examples=examples, deadline=None, derandomize=not FUZZ,
+                    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+                    database=None if not FUZZ else settings.default.database,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.large_base_example]), (
+        3000 if FUZZ else max_rows)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tables_per_minute():
+    """Under ``make fuzz-tables``: how many tables the run drew, and how fast."""
+    started = time.perf_counter()
+    yield
+    if FUZZ:
+        seconds = time.perf_counter() - started
+        print(f"\ngenerated tables: {DRAWN['tables']} in {seconds:.0f} s, "
+              f"{60 * DRAWN['tables'] / seconds:.1f} tables per minute")
+
+
+def counted():
+    DRAWN["tables"] += 1
+
+
+# ------------------------------------------------------------------------------ helpers
+def one_line(message: str) -> None:
+    assert message.strip() and "\n" not in message.strip() and "Traceback" not in message
+
+
+def read(table: Table | BadTable) -> tuple[pd.DataFrame, str, str | None]:
+    """The table as the Data page reads it, with its target and ID columns' names."""
+    frame = load_csv(table.csv)
+    target = "not a column" if table.target is None else str(frame.columns[table.target])
+    id_column = None if table.id_column is None else str(frame.columns[table.id_column])
+    return frame, target, id_column
+
+
+def dataset_of(table: Table) -> Dataset | None:
+    """The data set the Data page makes, or None after checking its refusal is one line."""
+    frame, target, id_column = read(table)
+    try:
+        return Dataset.from_frame(frame, target, id_column=id_column, name="export.csv")
+    except DataError as err:
+        one_line(str(err))
+        return None
+
+
+def choice_of(table: Table, dataset: Dataset) -> DataChoice:
+    """The choice the Data page and ``forestviz train`` make of the uploaded table."""
+    return DataChoice(f"upload:{hashlib.sha256(table.csv).hexdigest()}", dataset.target,
+                      dataset.id_column, (), "auto")
+
+
+def families(task: str, *, command_line: bool = False) -> list[str]:
+    return [key for key, family in FAMILIES.items() if task in family.tasks
+            and (family.option is not None or not command_line)]
+
+
+def trained(bench: Workbench, family: str) -> bool:
+    """Train ``family`` (a refusal is one line: False)."""
+    try:
+        bench.train(Settings(family=family, n_estimators=TREES, random_state=0))
+    except DataError as err:
+        one_line(str(err))
+        return False
+    return True
+
+
+def adds_up(e) -> tuple[float, np.ndarray]:
+    """(the number the waterfall explains, the contributions to it), checked to add up."""
+    column = target_column(e)
+    c = e.contributions
+    total = c.total if column is None else c.total[:, column]
+    base = c.base_value if column is None else c.base_value[column]
+    number = float(e.prediction if column is None else e.prediction[column])
+    assert float(base) + total.sum() == pytest.approx(number, abs=ATOL)
+    return number, total
+
+
+def new_rows(table: Table, dataset: Dataset) -> pd.DataFrame:
+    """The table's new rows under the data set's column names."""
+    rows = table.new_rows.copy()
+    assert rows.shape[1] == len(dataset.feature_columns)
+    rows.columns = list(dataset.feature_columns)
+    return rows
+
+
+def explained_alike(bench: Workbench, rows: pd.DataFrame, outputs: pd.DataFrame) -> None:
+    """Each row of ``rows`` explained by ``bench`` gives the numbers of ``outputs`` (the
+    command line's ``explain --contributions`` columns)."""
+    for i in range(len(rows)):
+        e = bench.explain(values=rows.iloc[i])
+        number, total = adds_up(e)
+        column = target_column(e)
+        expected = (outputs["prediction"] if column is None
+                    else outputs[f"P({e.classes[column]})"]).iloc[i]
+        assert number == pytest.approx(float(expected), abs=ATOL)
+        names = e.contributions.feature_names
+        theirs = outputs[[f"contribution[{c}]" for c in names]].iloc[i].to_numpy(dtype=float)
+        np.testing.assert_allclose(total, theirs, rtol=0, atol=ATOL)
+
+
+def whole_model_views(bench: Workbench) -> None:
+    """The Forest page's views of the model, each column's too."""
+    whole = bench.whole()
+    population = whole.population()
+    importance = population.importance().set_index("column")
+    np.testing.assert_allclose(
+        importance.loc[population.columns, "mean |contribution|"],
+        np.abs(population.contributions).mean(axis=0), rtol=0, atol=1e-12)
+    held_out = bench.model.test_rows
+    for i in (0, len(held_out) - 1):  # a row's numbers are its Explain page's
+        e = bench.explain(int(held_out[i]))
+        number, total = adds_up(e)
+        assert population.prediction[i] == pytest.approx(number, abs=ATOL)
+        order = [e.contributions.feature_names.index(c) for c in population.columns]
+        np.testing.assert_allclose(population.contributions[i], total[order], atol=ATOL)
+    for split in ("outcome", "prediction"):
+        with_groups(lambda split=split: whole.cohorts(split))
+    X = bench.dataset.X.iloc[held_out]
+    for column in population.columns:
+        population.dependence(column)
+        whole.partial_dependence(column)
+        found = with_groups(lambda column=column: whole.cohorts("column", column))
+        if found is not None:  # the rows missing the column are said, never dropped
+            missing = int(X[column].isna().sum())
+            assert (found.left_out or (0,))[0] == missing
+            assert sum(found.sizes) + missing == len(held_out)
+    whole.trust()
+    bench.global_views()
+
+
+def with_groups(cohorts):
+    """The cohorts, or None when a group has fewer than two rows (said in one line)."""
+    try:
+        return cohorts()
+    except ValueError as err:
+        one_line(str(err))
+        return None
+
+
+def report_says(document: str, bench: Workbench, e) -> None:
+    """The report's first page states the row's prediction as the Explain page does."""
+    assert sentence(bench.glance(e).headline) in document
+
+
+# ------------------------------------------------------------------------------ tests
+SETTINGS, ROWS = profile(10, 0.3, max_rows=80)
+
+
+@SETTINGS
+@given(bad=bad_tables())
+def test_a_bad_table_gets_one_line(bad, tmp_path_factory):
+    """The Data page and ``forestviz train`` refuse it in one line each."""
+    counted()
+    frame, target, id_column = read(bad)
+    with pytest.raises(DataError) as refused:
+        Dataset.from_frame(frame, target, id_column=id_column, name="export.csv")
+    one_line(str(refused.value))
+    path = tmp_path_factory.mktemp("bad") / "export.csv"
+    path.write_bytes(bad.csv)
+    argv = ["--quiet", "train", str(path), "--target", target, "--trees", str(TREES),
+            "--out", str(path.with_suffix(".skops"))]
+    if id_column is not None:
+        argv += ["--id", id_column]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(argv) == 2
+    one_line(err.getvalue())
+    assert not path.with_suffix(".skops").exists()
+
+
+SETTINGS, ROWS = profile(3, 0.45)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(table=tables(max_rows=ROWS), data=st.data())
+def test_generated_tables_on_the_workbench(table, data):
+    """Train, explain a held-out row, a new row with blanks and an unseen level, several new
+    rows, the whole model, the HTML report."""
+    counted()
+    dataset = dataset_of(table)
+    if dataset is None:
+        return
+    bench = Workbench(dataset)
+    family = data.draw(st.sampled_from(families(dataset.task)), label="family")
+    if not trained(bench, family):
+        return
+    e = bench.explain(int(bench.model.test_rows[0]))
+    adds_up(e)
+    report_says(bench.report(e), bench, e)
+    rows = new_rows(table, dataset)
+    found = several(bench.model, rows)
+    explained_alike(bench, found.rows, found.outputs)
+    whole_model_views(bench)
+
+
+def cli(*argv) -> None:
+    """``forestviz ARGV`` must succeed (its one-line refusal would be printed first)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["--quiet", *map(str, argv)])
+    assert code == 0, err.getvalue()
+
+
+SETTINGS, ROWS = profile(2, 0.2)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(table=tables(max_rows=ROWS), data=st.data())
+def test_generated_tables_through_the_command_line(table, data, tmp_path_factory):
+    """``forestviz train`` trains what the Workbench trains; ``explain`` (held-out rows, new
+    rows), ``report`` and ``global`` give the Workbench's numbers for the same rows."""
+    counted()
+    dataset = dataset_of(table)
+    if dataset is None:
+        return
+    folder = tmp_path_factory.mktemp("cli")
+    path = folder / "export.csv"
+    path.write_bytes(table.csv)
+    family = data.draw(st.sampled_from(families(dataset.task, command_line=True)),
+                       label="family")
+    option = FAMILIES[family].option
+    model = folder / "model.skops"
+    argv = ["train", path, "--target", dataset.target, "--model", option, "--trees", TREES,
+            "--seed", 0, "--out", model]
+    argv += [] if dataset.id_column is None else ["--id", dataset.id_column]
+    bench = Workbench(dataset, choice_of(table, dataset))
+    if not trained(bench, family):  # the command line refuses it in one line too
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main(["--quiet", *map(str, argv)]) == 2
+        one_line(err.getvalue())
+        return
+    cli(*argv)
+    loaded = Workbench(dataset, choice_of(table, dataset))
+    loaded.load(model.read_bytes())
+    np.testing.assert_array_equal(loaded.model.test_predictions[loaded.model.name],
+                                  bench.model.test_predictions[bench.model.name])
+    # every row of the table, and the new rows, explained by the command line
+    out = folder / "explained.csv"
+    cli("explain", model, path, "--out", out, "--contributions")
+    explained = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    held_out = loaded.model.test_rows[:3]
+    # the file's rows are the loaded table's (RangeIndex); rows without a target stay in it
+    explained_alike(loaded, dataset.X.iloc[held_out], explained.iloc[dataset.frame.index[
+        held_out]])
+    rows = new_rows(table, dataset)
+    new_path = folder / "new rows.csv"
+    # with an ID column, as a file of new rows has (a file of one column is no table)
+    new_path.write_bytes(csv_bytes(rows.assign(**{dataset.id_column or "new row": [
+        f"new {i}" for i in range(len(rows))]})))
+    cli("explain", model, new_path, "--out", out, "--contributions", "--training", path,
+        "--force")
+    explained_alike(loaded, load_csv(new_path.read_bytes()), pd.read_csv(out))
+    # the report of a held-out row says what the Workbench's says
+    position = int(held_out[0])
+    row_id = str(dataset.ids.iloc[position])
+    # without an ID column a row is named by its label among the file's rows, from 0
+    row = row_id if dataset.id_column is not None else str(dataset.frame.index[position])
+    cli("report", model, path, "--rows", row, "--out", folder / "reports")
+    (document,) = (folder / "reports").glob("*.html")
+    report_says(document.read_text(encoding="utf-8"), loaded,
+                loaded.explain(position, row_id=row))
+    # the whole model: importance is the Forest page's
+    cli("global", model, path, "--out", folder / "global")
+    importance = pd.read_csv(folder / "global" / "importance.csv")
+    page = loaded.whole().population().importance()
+    np.testing.assert_allclose(importance["mean |contribution|"],
+                               page["mean |contribution|"], rtol=1e-12, atol=1e-15)
+
+
+SETTINGS, ROWS = profile(1, 0.1)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(table=tables(max_rows=ROWS), data=st.data())
+def test_generated_tables_published_and_opened(table, data, tmp_path_factory):
+    """Published to a model library on a temporary SQLite file and opened from it, the model
+    explains a held-out row and a new row exactly as before."""
+    from forestviz.store import StoreConfig, open_library
+
+    counted()
+    dataset = dataset_of(table)
+    if dataset is None:
+        return
+    bench = Workbench(dataset, choice_of(table, dataset))
+    if not trained(bench, data.draw(st.sampled_from(families(dataset.task)), label="family")):
+        return
+    library = open_library(StoreConfig(tmp_path_factory.mktemp("library")))
+    name = data.draw(st.sampled_from(("House prices", "Pima risk (v2)", "Größe ≥ 3")),
+                     label="name")
+    info = library.publish(bench, name=name, description="generated table")
+    opened = library.open_model(info.name, info.version).workbench
+    position = int(bench.model.test_rows[-1])
+    rows = [bench.dataset.X.iloc[position], new_rows(table, dataset).iloc[0]]
+    for before, after in ((bench.explain(values=r), opened.explain(values=r)) for r in rows):
+        assert adds_up(after)[0] == adds_up(before)[0]
+        np.testing.assert_array_equal(after.contributions.total, before.contributions.total)
+    e = opened.explain(position)
+    report_says(opened.report(e, published=info.ref), opened, e)
+
+
+SETTINGS, ROWS = profile(1, 0.02, max_rows=60)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(table=tables(max_rows=ROWS), data=st.data())
+def test_generated_tables_printed_as_pdf(table, data):
+    """The one-page record of a new row with blanks, as PDF, says the page's prediction."""
+    import pypdf
+
+    counted()
+    dataset = dataset_of(table)
+    if dataset is None:
+        return
+    bench = Workbench(dataset)
+    if not trained(bench, data.draw(st.sampled_from(families(dataset.task)), label="family")):
+        return
+    e = bench.explain(values=new_rows(table, dataset).iloc[0], row_id="new patient")
+    pdf = bench.report(e, pdf=True)
+    text = " ".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages)
+    words = bench.glance(e).headline.split("(")[0].split()
+    assert " ".join(words) in " ".join(text.split())
