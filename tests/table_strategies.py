@@ -103,7 +103,11 @@ def _column(kind: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np
 def tables(draw, *, min_rows: int = 30, max_rows: int = 300, max_features: int = 5,
            tasks=TASKS) -> Table:
     """A table a user might export (see the module's docstring)."""
-    n = draw(st.integers(min_rows, max_rows))
+    # most tables small, some large: 30–200 rows, up to 1,000, up to max_rows
+    bands = [(min_rows, min(max_rows, 200)), (min_rows, min(max_rows, 1000)),
+             (min_rows, max_rows)]
+    low, high = draw(st.sampled_from(bands[:1] * 6 + bands[1:2] * 3 + bands[2:]))
+    n = draw(st.integers(low, high))
     task = draw(st.sampled_from(tasks))
     kinds = tuple(draw(st.lists(st.sampled_from(KINDS), min_size=1, max_size=max_features)))
     if all(kind == "constant" for kind in kinds):  # something to learn from (else: bad table)

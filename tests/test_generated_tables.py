@@ -11,8 +11,9 @@ line's numbers for the same row are equal; global importance is the mean |contri
 
 The bounded profile runs in ``make test`` (a few small tables per test, few trees); ``make
 fuzz-tables`` sets ``FORESTVIZ_FUZZ_TABLES`` to draw that many tables across the tests (up to
-3,000 rows) and prints how many tables a minute it ran. Every failure a run found stays below
-as an explicit ``@example`` (docs/reliability.md, "Generated tables").
+3,000 rows), logs each (:func:`drawn`) and says how many tables a minute it ran. Every failure
+a run found stays below as an explicit ``@example`` (docs/reliability.md, "Generated
+tables").
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import hashlib
 import io
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -41,9 +43,10 @@ from forestviz.registry import FAMILIES
 from tests.table_strategies import BadTable, Table, bad_tables, csv_bytes, tables
 
 FUZZ = int(os.environ.get("FORESTVIZ_FUZZ_TABLES", "0"))  # tables drawn in all, make fuzz
+FUZZ_LOG = os.environ.get("FORESTVIZ_FUZZ_LOG")  # a folder for the run's log and failures
 TREES = 5
 ATOL = 1e-9  # the same numbers reached by two routes (a sum in another order)
-DRAWN = {"tables": 0, "seconds": 0.0}
+DRAWN = {"tables": 0}  # tables this process drew (names a failing table's file)
 
 
 def profile(bounded: int, share: float, *, max_rows: int = 150):
@@ -60,19 +63,29 @@ def profile(bounded: int, share: float, *, max_rows: int = 150):
         3000 if FUZZ else max_rows)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def tables_per_minute():
-    """Under ``make fuzz-tables``: how many tables the run drew, and how fast."""
-    started = time.perf_counter()
-    yield
-    if FUZZ:
-        seconds = time.perf_counter() - started
-        print(f"\ngenerated tables: {DRAWN['tables']} in {seconds:.0f} s, "
-              f"{60 * DRAWN['tables'] / seconds:.1f} tables per minute")
-
-
-def counted():
+@contextlib.contextmanager
+def drawn(test: str, table):
+    """One generated table through ``test``: counted, and under ``make fuzz-tables`` (with
+    ``FORESTVIZ_FUZZ_LOG``, a folder) a line per table in its ``tables.log`` with the outcome,
+    the table of a failure kept beside it as CSV."""
     DRAWN["tables"] += 1
+    started, outcome = time.perf_counter(), "ok"
+    try:
+        yield
+    except BaseException as err:
+        outcome = f"{type(err).__name__}: {str(err).strip().splitlines()[0][:300]}"
+        if FUZZ_LOG:
+            kept = Path(FUZZ_LOG) / f"failure-{os.getpid()}-{DRAWN['tables']}.csv"
+            kept.write_bytes(table.csv)
+            outcome += f" ({kept.name})"
+        raise
+    finally:
+        if FUZZ_LOG:
+            with open(Path(FUZZ_LOG) / "tables.log", "a", encoding="utf-8") as log:
+                log.write(f"{time.strftime('%H:%M:%S')}\t{test}\t"
+                          f"{time.perf_counter() - started:.1f}\t"
+                          f"{getattr(table, 'task', getattr(table, 'problem', ''))}\t"
+                          f"{outcome}\n")
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -107,6 +120,12 @@ def choice_of(table: Table, dataset: Dataset) -> DataChoice:
 def families(task: str, *, command_line: bool = False) -> list[str]:
     return [key for key, family in FAMILIES.items() if task in family.tasks
             and (family.option is not None or not command_line)]
+
+
+def picked(options, pick: int):
+    """The ``pick``-th of ``options``, round and round (a family drawn as a number, so that a
+    failing draw is an explicit ``@example``)."""
+    return options[pick % len(options)]
 
 
 def trained(bench: Workbench, family: str) -> bool:
@@ -205,22 +224,22 @@ SETTINGS, ROWS = profile(10, 0.3, max_rows=80)
 @given(bad=bad_tables())
 def test_a_bad_table_gets_one_line(bad, tmp_path_factory):
     """The Data page and ``forestviz train`` refuse it in one line each."""
-    counted()
-    frame, target, id_column = read(bad)
-    with pytest.raises(DataError) as refused:
-        Dataset.from_frame(frame, target, id_column=id_column, name="export.csv")
-    one_line(str(refused.value))
-    path = tmp_path_factory.mktemp("bad") / "export.csv"
-    path.write_bytes(bad.csv)
-    argv = ["--quiet", "train", str(path), "--target", target, "--trees", str(TREES),
-            "--out", str(path.with_suffix(".skops"))]
-    if id_column is not None:
-        argv += ["--id", id_column]
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        assert main(argv) == 2
-    one_line(err.getvalue())
-    assert not path.with_suffix(".skops").exists()
+    with drawn("a_bad_table_gets_one_line", bad):
+        frame, target, id_column = read(bad)
+        with pytest.raises(DataError) as refused:
+            Dataset.from_frame(frame, target, id_column=id_column, name="export.csv")
+        one_line(str(refused.value))
+        path = tmp_path_factory.mktemp("bad") / "export.csv"
+        path.write_bytes(bad.csv)
+        argv = ["--quiet", "train", str(path), "--target", target, "--trees", str(TREES),
+                "--out", str(path.with_suffix(".skops"))]
+        if id_column is not None:
+            argv += ["--id", id_column]
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main(argv) == 2
+        one_line(err.getvalue())
+        assert not path.with_suffix(".skops").exists()
 
 
 SETTINGS, ROWS = profile(3, 0.45)
@@ -228,25 +247,25 @@ SETTINGS, ROWS = profile(3, 0.45)
 
 @pytest.mark.slow
 @SETTINGS
-@given(table=tables(max_rows=ROWS), data=st.data())
-def test_generated_tables_on_the_workbench(table, data):
+@given(table=tables(max_rows=ROWS), pick=st.integers(0, 7))
+def test_generated_tables_on_the_workbench(table, pick):
     """Train, explain a held-out row, a new row with blanks and an unseen level, several new
     rows, the whole model, the HTML report."""
-    counted()
-    dataset = dataset_of(table)
-    if dataset is None:
-        return
-    bench = Workbench(dataset)
-    family = data.draw(st.sampled_from(families(dataset.task)), label="family")
-    if not trained(bench, family):
-        return
-    e = bench.explain(int(bench.model.test_rows[0]))
-    adds_up(e)
-    report_says(bench.report(e), bench, e)
-    rows = new_rows(table, dataset)
-    found = several(bench.model, rows)
-    explained_alike(bench, found.rows, found.outputs)
-    whole_model_views(bench)
+    with drawn("generated_tables_on_the_workbench", table):
+        dataset = dataset_of(table)
+        if dataset is None:
+            return
+        bench = Workbench(dataset)
+        family = picked(families(dataset.task), pick)
+        if not trained(bench, family):
+            return
+        e = bench.explain(int(bench.model.test_rows[0]))
+        adds_up(e)
+        report_says(bench.report(e), bench, e)
+        rows = new_rows(table, dataset)
+        found = several(bench.model, rows)
+        explained_alike(bench, found.rows, found.outputs)
+        whole_model_views(bench)
 
 
 def cli(*argv) -> None:
@@ -262,67 +281,66 @@ SETTINGS, ROWS = profile(2, 0.2)
 
 @pytest.mark.slow
 @SETTINGS
-@given(table=tables(max_rows=ROWS), data=st.data())
-def test_generated_tables_through_the_command_line(table, data, tmp_path_factory):
+@given(table=tables(max_rows=ROWS), pick=st.integers(0, 7))
+def test_generated_tables_through_the_command_line(table, pick, tmp_path_factory):
     """``forestviz train`` trains what the Workbench trains; ``explain`` (held-out rows, new
     rows), ``report`` and ``global`` give the Workbench's numbers for the same rows."""
-    counted()
-    dataset = dataset_of(table)
-    if dataset is None:
-        return
-    folder = tmp_path_factory.mktemp("cli")
-    path = folder / "export.csv"
-    path.write_bytes(table.csv)
-    family = data.draw(st.sampled_from(families(dataset.task, command_line=True)),
-                       label="family")
-    option = FAMILIES[family].option
-    model = folder / "model.skops"
-    argv = ["train", path, "--target", dataset.target, "--model", option, "--trees", TREES,
-            "--seed", 0, "--out", model]
-    argv += [] if dataset.id_column is None else ["--id", dataset.id_column]
-    bench = Workbench(dataset, choice_of(table, dataset))
-    if not trained(bench, family):  # the command line refuses it in one line too
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            assert main(["--quiet", *map(str, argv)]) == 2
-        one_line(err.getvalue())
-        return
-    cli(*argv)
-    loaded = Workbench(dataset, choice_of(table, dataset))
-    loaded.load(model.read_bytes())
-    np.testing.assert_array_equal(loaded.model.test_predictions[loaded.model.name],
-                                  bench.model.test_predictions[bench.model.name])
-    # every row of the table, and the new rows, explained by the command line
-    out = folder / "explained.csv"
-    cli("explain", model, path, "--out", out, "--contributions")
-    explained = pd.read_csv(out, keep_default_na=False, na_values=[""])
-    held_out = loaded.model.test_rows[:3]
-    # the file's rows are the loaded table's (RangeIndex); rows without a target stay in it
-    explained_alike(loaded, dataset.X.iloc[held_out], explained.iloc[dataset.frame.index[
-        held_out]])
-    rows = new_rows(table, dataset)
-    new_path = folder / "new rows.csv"
-    # with an ID column, as a file of new rows has (a file of one column is no table)
-    new_path.write_bytes(csv_bytes(rows.assign(**{dataset.id_column or "new row": [
-        f"new {i}" for i in range(len(rows))]})))
-    cli("explain", model, new_path, "--out", out, "--contributions", "--training", path,
-        "--force")
-    explained_alike(loaded, load_csv(new_path.read_bytes()), pd.read_csv(out))
-    # the report of a held-out row says what the Workbench's says
-    position = int(held_out[0])
-    row_id = str(dataset.ids.iloc[position])
-    # without an ID column a row is named by its label among the file's rows, from 0
-    row = row_id if dataset.id_column is not None else str(dataset.frame.index[position])
-    cli("report", model, path, "--rows", row, "--out", folder / "reports")
-    (document,) = (folder / "reports").glob("*.html")
-    report_says(document.read_text(encoding="utf-8"), loaded,
-                loaded.explain(position, row_id=row))
-    # the whole model: importance is the Forest page's
-    cli("global", model, path, "--out", folder / "global")
-    importance = pd.read_csv(folder / "global" / "importance.csv")
-    page = loaded.whole().population().importance()
-    np.testing.assert_allclose(importance["mean |contribution|"],
-                               page["mean |contribution|"], rtol=1e-12, atol=1e-15)
+    with drawn("generated_tables_through_the_command_line", table):
+        dataset = dataset_of(table)
+        if dataset is None:
+            return
+        folder = tmp_path_factory.mktemp("cli")
+        path = folder / "export.csv"
+        path.write_bytes(table.csv)
+        family = picked(families(dataset.task, command_line=True), pick)
+        option = FAMILIES[family].option
+        model = folder / "model.skops"
+        argv = ["train", path, "--target", dataset.target, "--model", option, "--trees", TREES,
+                "--seed", 0, "--out", model]
+        argv += [] if dataset.id_column is None else ["--id", dataset.id_column]
+        bench = Workbench(dataset, choice_of(table, dataset))
+        if not trained(bench, family):  # the command line refuses it in one line too
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                assert main(["--quiet", *map(str, argv)]) == 2
+            one_line(err.getvalue())
+            return
+        cli(*argv)
+        loaded = Workbench(dataset, choice_of(table, dataset))
+        loaded.load(model.read_bytes())
+        np.testing.assert_array_equal(loaded.model.test_predictions[loaded.model.name],
+                                      bench.model.test_predictions[bench.model.name])
+        # every row of the table, and the new rows, explained by the command line
+        out = folder / "explained.csv"
+        cli("explain", model, path, "--out", out, "--contributions")
+        explained = pd.read_csv(out, keep_default_na=False, na_values=[""])
+        held_out = loaded.model.test_rows[:3]
+        # the file's rows are the loaded table's (RangeIndex); rows without a target stay in it
+        explained_alike(loaded, dataset.X.iloc[held_out], explained.iloc[dataset.frame.index[
+            held_out]])
+        rows = new_rows(table, dataset)
+        new_path = folder / "new rows.csv"
+        # with an ID column, as a file of new rows has (a file of one column is no table)
+        new_path.write_bytes(csv_bytes(rows.assign(**{dataset.id_column or "new row": [
+            f"new {i}" for i in range(len(rows))]})))
+        cli("explain", model, new_path, "--out", out, "--contributions", "--training", path,
+            "--force")
+        explained_alike(loaded, load_csv(new_path.read_bytes()), pd.read_csv(out))
+        # the report of a held-out row says what the Workbench's says
+        position = int(held_out[0])
+        row_id = str(dataset.ids.iloc[position])
+        # without an ID column a row is named by its label among the file's rows, from 0
+        row = row_id if dataset.id_column is not None else str(dataset.frame.index[position])
+        cli("report", model, path, "--rows", row, "--out", folder / "reports")
+        (document,) = (folder / "reports").glob("*.html")
+        report_says(document.read_text(encoding="utf-8"), loaded,
+                    loaded.explain(position, row_id=row))
+        # the whole model: importance is the Forest page's
+        cli("global", model, path, "--out", folder / "global")
+        importance = pd.read_csv(folder / "global" / "importance.csv")
+        page = loaded.whole().population().importance()
+        np.testing.assert_allclose(importance["mean |contribution|"],
+                                   page["mean |contribution|"], rtol=1e-12, atol=1e-15)
 
 
 SETTINGS, ROWS = profile(1, 0.1)
@@ -330,31 +348,30 @@ SETTINGS, ROWS = profile(1, 0.1)
 
 @pytest.mark.slow
 @SETTINGS
-@given(table=tables(max_rows=ROWS), data=st.data())
-def test_generated_tables_published_and_opened(table, data, tmp_path_factory):
+@given(table=tables(max_rows=ROWS), pick=st.integers(0, 7))
+def test_generated_tables_published_and_opened(table, pick, tmp_path_factory):
     """Published to a model library on a temporary SQLite file and opened from it, the model
     explains a held-out row and a new row exactly as before."""
     from forestviz.store import StoreConfig, open_library
 
-    counted()
-    dataset = dataset_of(table)
-    if dataset is None:
-        return
-    bench = Workbench(dataset, choice_of(table, dataset))
-    if not trained(bench, data.draw(st.sampled_from(families(dataset.task)), label="family")):
-        return
-    library = open_library(StoreConfig(tmp_path_factory.mktemp("library")))
-    name = data.draw(st.sampled_from(("House prices", "Pima risk (v2)", "Größe ≥ 3")),
-                     label="name")
-    info = library.publish(bench, name=name, description="generated table")
-    opened = library.open_model(info.name, info.version).workbench
-    position = int(bench.model.test_rows[-1])
-    rows = [bench.dataset.X.iloc[position], new_rows(table, dataset).iloc[0]]
-    for before, after in ((bench.explain(values=r), opened.explain(values=r)) for r in rows):
-        assert adds_up(after)[0] == adds_up(before)[0]
-        np.testing.assert_array_equal(after.contributions.total, before.contributions.total)
-    e = opened.explain(position)
-    report_says(opened.report(e, published=info.ref), opened, e)
+    with drawn("generated_tables_published_and_opened", table):
+        dataset = dataset_of(table)
+        if dataset is None:
+            return
+        bench = Workbench(dataset, choice_of(table, dataset))
+        if not trained(bench, picked(families(dataset.task), pick)):
+            return
+        library = open_library(StoreConfig(tmp_path_factory.mktemp("library")))
+        name = picked(("House prices", "Pima risk (v2)", "Größe ≥ 3"), pick)
+        info = library.publish(bench, name=name, description="generated table")
+        opened = library.open_model(info.name, info.version).workbench
+        position = int(bench.model.test_rows[-1])
+        rows = [bench.dataset.X.iloc[position], new_rows(table, dataset).iloc[0]]
+        for before, after in ((bench.explain(values=r), opened.explain(values=r)) for r in rows):
+            assert adds_up(after)[0] == adds_up(before)[0]
+            np.testing.assert_array_equal(after.contributions.total, before.contributions.total)
+        e = opened.explain(position)
+        report_says(opened.report(e, published=info.ref), opened, e)
 
 
 SETTINGS, ROWS = profile(1, 0.02, max_rows=60)
@@ -362,20 +379,20 @@ SETTINGS, ROWS = profile(1, 0.02, max_rows=60)
 
 @pytest.mark.slow
 @SETTINGS
-@given(table=tables(max_rows=ROWS), data=st.data())
-def test_generated_tables_printed_as_pdf(table, data):
+@given(table=tables(max_rows=ROWS), pick=st.integers(0, 7))
+def test_generated_tables_printed_as_pdf(table, pick):
     """The one-page record of a new row with blanks, as PDF, says the page's prediction."""
     import pypdf
 
-    counted()
-    dataset = dataset_of(table)
-    if dataset is None:
-        return
-    bench = Workbench(dataset)
-    if not trained(bench, data.draw(st.sampled_from(families(dataset.task)), label="family")):
-        return
-    e = bench.explain(values=new_rows(table, dataset).iloc[0], row_id="new patient")
-    pdf = bench.report(e, pdf=True)
-    text = " ".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages)
-    words = bench.glance(e).headline.split("(")[0].split()
-    assert " ".join(words) in " ".join(text.split())
+    with drawn("generated_tables_printed_as_pdf", table):
+        dataset = dataset_of(table)
+        if dataset is None:
+            return
+        bench = Workbench(dataset)
+        if not trained(bench, picked(families(dataset.task), pick)):
+            return
+        e = bench.explain(values=new_rows(table, dataset).iloc[0], row_id="new patient")
+        pdf = bench.report(e, pdf=True)
+        text = " ".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages)
+        words = bench.glance(e).headline.split("(")[0].split()
+        assert " ".join(words) in " ".join(text.split())
