@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
+from forestviz.io.csv_input import load_csv
+
 # Column names people's exports have: spaces, units in brackets, unicode, markup and formula
 # look-alikes, names that differ only in case, spacing or a look-alike letter.
 NAMES = ("Age (years)", "Age [years]", "age", "Age ", " Age", "Glucose (mg/dL)",
@@ -157,6 +159,18 @@ def tables(draw, *, min_rows: int = 30, max_rows: int = 300, max_features: int =
         [] if id_at is None else [id_at])]), rng)
     return Table(frame=frame, target=target_at, id_column=id_at, task=task, kinds=kinds,
                  new_rows=new)
+
+
+def table_of(csv: bytes, target: int, id_column: int | None = None, task: str = "binary",
+             new_rows: pd.DataFrame | None = None) -> Table:
+    """A :class:`Table` from a CSV a run found (an explicit ``@example``): its new rows are
+    ``new_rows`` or drawn from its rows as :func:`tables` draws them (seed 0)."""
+    frame = load_csv(csv)  # the types the app reads (a new row's text levels are text)
+    features = frame.drop(columns=frame.columns[[target] + (
+        [] if id_column is None else [id_column])])
+    new = _new_rows(features, np.random.default_rng(0)) if new_rows is None else new_rows
+    return Table(frame=frame, target=target, id_column=id_column, task=task,
+                 kinds=("from a run",), new_rows=new)
 
 
 def _new_rows(features: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
