@@ -12,6 +12,7 @@ from forestviz.explain.cohorts import compare
 from forestviz.explain.plots import population as population_plots
 from forestviz.explain.plots.contributions import contribution_waterfall
 from forestviz.explain.population import Population
+from forestviz.io.csv_input import DataError
 
 
 def text_with_gaps(n: int = 60) -> Population:
@@ -127,3 +128,23 @@ def test_a_boolean_column_with_a_gap_is_read_as_numbers():
     np.testing.assert_array_equal(as_numbers(column), [1.0, np.nan, 0.0, 1.0])
     np.testing.assert_array_equal(as_numbers(pd.Series(["265,000", " 1.5 ", "x"])),
                                   [265_000.0, 1.5, np.nan])
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=DataError, reason=(
+    "several new patients (ui/patients.py reads the file with load_csv): a file of one "
+    "column, the rows of a one-column model, is refused as 'A table needs a target column "
+    "and at least one other column'"))
+def test_several_new_rows_of_a_one_column_model():
+    from forestviz.app.new_rows import several
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Settings
+    from forestviz.io.csv_input import load_csv
+    from forestviz.io.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=60)
+    bench = Workbench(Dataset.from_frame(pd.DataFrame({"x": x, "y": x > 0}), "y"))
+    bench.train(Settings(family="vanilla", n_estimators=5, random_state=0))
+    found = several(bench.model, load_csv(b"x\n0.5\n-1\n"))
+    np.testing.assert_array_equal(found.outputs["P(True)"] > 0.5, [True, False])
