@@ -148,3 +148,26 @@ def test_several_new_rows_of_a_one_column_model():
     bench.train(Settings(family="vanilla", n_estimators=5, random_state=0))
     found = several(bench.model, load_csv(b"x\n0.5\n-1\n"))
     np.testing.assert_array_equal(found.outputs["P(True)"] > 0.5, [True, False])
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "one decision rule (the decision threshold's area): on a table with 4.5 % positives "
+    "Softmax and ABRF-2 decide at 0.5 and find 1 of the 7 held-out positives (held-out AUC "
+    "0.975) while the Enhanced RF, deciding at a threshold chosen on held-out rows, finds 7"))
+@pytest.mark.parametrize("family", ["softmax", "abrf2"])
+def test_an_imbalanced_table_gets_a_model_that_finds_its_positives(family):
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Settings
+    from forestviz.io.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 3))
+    y = np.where(x[:, 0] + rng.normal(scale=0.8, size=600) > 2.0, "Yes", "No")
+    frame = pd.DataFrame(x, columns=["a", "b", "c"]).assign(Outcome=y)
+    bench = Workbench(Dataset.from_frame(frame, "Outcome"))
+    bench.train(Settings(family=family, n_estimators=20, random_state=0))
+    model = bench.model
+    positive = np.asarray(model.y_test) == "Yes"
+    found = model.estimator.predict(model.X_test) == "Yes"
+    assert found[positive].mean() >= 0.5
