@@ -241,6 +241,7 @@ BOOLEAN_GAP = table_of(b"flag,x,Outcome\n" + "".join(
 SETTINGS, ROWS = profile(10, 0.3, max_rows=80)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(bad=bad_tables())
 def test_a_bad_table_gets_one_line(bad, tmp_path_factory):
