@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from forestviz.app.new_rows import several
+from forestviz.app.printing import PdfRefused
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main
@@ -416,7 +417,11 @@ def test_generated_tables_printed_as_pdf(table, pick):
         if not trained(bench, picked(families(dataset.task), pick)):
             return
         e = bench.explain(values=new_rows(table, dataset).iloc[0], row_id="new patient")
-        pdf = bench.report(e, pdf=True)
+        try:
+            pdf = bench.report(e, pdf=True)
+        except PdfRefused as err:  # past the app's time limit (a loaded machine): one line
+            one_line(str(err))
+            return
         text = " ".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages)
         words = bench.glance(e).headline.split("(")[0].split()
         assert " ".join(words) in " ".join(text.split())
