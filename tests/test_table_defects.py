@@ -171,3 +171,16 @@ def test_an_imbalanced_table_gets_a_model_that_finds_its_positives(family):
     positive = np.asarray(model.y_test) == "Yes"
     found = model.estimator.predict(model.X_test) == "Yes"
     assert found[positive].mean() >= 0.5
+
+
+def test_a_boolean_target_with_a_gap_is_a_boolean_target():
+    """True/False with a blank come out of the CSV reader as Python booleans in a text column;
+    scikit-learn called such labels "unknown" and every family's training failed."""
+    from forestviz.io.csv_input import load_csv
+    from forestviz.io.dataset import Dataset
+
+    rows = "".join(f"{i % 4 == 0},{i}\n" for i in range(40))
+    dataset = Dataset.from_frame(load_csv(f"y,x\n{rows},41\n".encode()), "y")
+    assert dataset.task == "classification" and dataset.classes == (False, True)
+    assert dataset.y.dtype == bool and len(dataset.y) == 40
+    assert dataset.y.sum() == 10

@@ -292,6 +292,8 @@ def _clean_target(y: pd.Series, task: str) -> tuple[pd.Series, tuple | None]:
     with the sorted class labels."""
     if task == "regression":
         return y.astype(float), None
+    if not is_bool_dtype(y) and y.map(type).eq(bool).all():  # True/False with a gap read as text
+        y = y.astype(bool)
     if is_numeric_dtype(y) and not is_bool_dtype(y):
         values = y.to_numpy(dtype=float)
         if np.all(values == np.round(values)):
