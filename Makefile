@@ -92,3 +92,20 @@ freeze: $(VENV)/.test
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# The longer generated profiles (docs/reliability.md): FUZZ_TABLES tables drawn across the
+# generated-table tests (up to 3,000 rows each), a line per table and every failing table's
+# CSV in FUZZ_LOG; the run ends saying how many tables a minute it ran.
+FUZZ_TABLES ?= 500
+FUZZ_LOG ?= fuzz-log
+.PHONY: fuzz fuzz-tables
+fuzz: fuzz-tables
+
+fuzz-tables: $(VENV)/.test $(VENV)/.kernels test-system-deps
+	mkdir -p $(FUZZ_LOG) && rm -f $(FUZZ_LOG)/tables.log
+	start=$$(date +%s); FORESTVIZ_FUZZ_TABLES=$(FUZZ_TABLES) \
+	FORESTVIZ_FUZZ_LOG=$(abspath $(FUZZ_LOG)) $(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) \
+	-p no:randomly tests/test_generated_tables.py; status=$$?; \
+	awk -F '\t' -v s=$$(( $$(date +%s) - start )) '$$5 != "ok" {print "failed:", $$0} \
+	END {printf "generated tables: %d in %d s, %.1f tables per minute\n", NR, s, 60 * NR / s}' \
+	$(FUZZ_LOG)/tables.log; exit $$status

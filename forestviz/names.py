@@ -169,18 +169,29 @@ def with_length(text: str, limit: int) -> str:
     return f"{text[:cut]}{ELLIPSIS} ({len(text):,} characters)"
 
 
+MISSING_CELL = "—"  # a missing value in a table for display (a table would print "None")
+
+
 def elide_cells(frame, limit: int = CELL_PREVIEW_LIMIT):
     """A copy of ``frame`` for display: every text cell longer than ``limit`` characters is
     cut to its head with "… (N characters)" (:func:`with_length`), so no table sends an
-    unbounded cell to the browser; other cells are unchanged."""
+    unbounded cell to the browser, and every missing cell (None, NaN) reads
+    :data:`MISSING_CELL`; other cells are unchanged (a number column with no missing value
+    stays numbers)."""
     out = frame.copy()
     for j in range(out.shape[1]):
         column = out.iloc[:, j]
+        missing = column.isna().to_numpy(dtype=bool)
         if column.dtype.kind in "biufcmM":
+            if missing.any():
+                out.isetitem(j, column.astype(object).where(~missing, MISSING_CELL))
             continue
         lengths = column.map(lambda v: len(v) if isinstance(v, str) else 0)
         if len(column) and lengths.max() > limit:
-            out.isetitem(j, column.map(lambda v: _preview(v, limit), na_action="ignore"))
+            column = column.map(lambda v: _preview(v, limit), na_action="ignore")
+        if missing.any():
+            column = column.astype(object).where(~missing, MISSING_CELL)
+        out.isetitem(j, column)
     return out
 
 

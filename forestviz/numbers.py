@@ -40,6 +40,12 @@ def fixed(value, places: int) -> str:
     return "0" if text == "-0" else text
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """"1 other column", "3 other columns": ``n`` and its noun, plural unless ``n`` is 1
+    (``plural``: default the noun with an "s")."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def significant_places(value, digits: int = 4) -> int:
     """Decimals that show ``value`` to ``digits`` significant digits (none from
     10^(digits − 1) up; ``digits − 1`` for zero or a value that is not finite)."""

@@ -11,6 +11,7 @@ from forestviz.explain import plots
 from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_names import typed_identifier
 from forestviz.explain.report_record import TRAINING_ROW, edited_values
+from forestviz.names import elide_cells
 from ui import explain_view as view
 from ui import library, models, patients, signin, summary_view
 from ui.display import as_text
@@ -172,7 +173,7 @@ def explained_row() -> None:
     if "features" in charts:
         st.plotly_chart(charts["features"], key="explain_features_chart")
     st.subheader("Most similar training rows", anchor=False)
-    st.dataframe(explanation.neighbors.drop(columns="row"), hide_index=True,
+    st.dataframe(elide_cells(explanation.neighbors.drop(columns="row")), hide_index=True,
                  key="explain_neighbours")
 
 

@@ -107,11 +107,7 @@ def cohorts(bench: Workbench, columns: list[str]) -> None:
         st.info(as_text(f"These groups cannot be compared: {err}."), icon=":material/info:")
         return
     population = bench.whole().population()
-    st.caption(as_text(
-        f"{found.names[0]}: {found.sizes[0]} rows, effective number of trees "
-        f"{found.effective[0]:.1f} on average; {found.names[1]}: {found.sizes[1]} rows, "
-        f"{found.effective[1]:.1f}. Differences larger than two standard errors are unlikely "
-        "to be noise."))
+    st.caption(as_text(found.caption()))
     st.plotly_chart(population_plots.cohort_figure(found, population.target),
                     key="forest_cohorts")
     left, right = st.columns(2)

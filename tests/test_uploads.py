@@ -78,12 +78,17 @@ def test_admit_checks_before_parsing():
     del held
 
 
-def test_elide_cells_cuts_long_text_only():
+def test_elide_cells_cuts_long_text_and_says_missing_cells():
     long = "9" * 100_000
-    frame = pd.DataFrame({"a": [1.5, 2.5], "b": ["short", long], "c": [None, "x"]})
+    frame = pd.DataFrame({"a": [1.5, 2.5], "b": ["short", long], "c": [None, "x"],
+                          "d": [np.nan, 2.0], "e": pd.array([pd.NA, 1], dtype="Int64")})
     shown = elide_cells(frame)
     assert shown["b"].iloc[0] == "short"
     assert shown["b"].iloc[1] == "9" * CELL_PREVIEW_LIMIT + "… (100,000 characters)"
-    pd.testing.assert_series_equal(shown["a"], frame["a"])
-    pd.testing.assert_series_equal(shown["c"], frame["c"])
+    pd.testing.assert_series_equal(shown["a"], frame["a"])  # no gap: still numbers
+    # a missing cell reads "—", never "None" (issue 35)
+    assert shown["c"].tolist() == ["—", "x"]
+    assert shown["d"].tolist() == ["—", 2.0]
+    assert shown["e"].tolist() == ["—", 1]
     assert frame["b"].iloc[1] == long  # the data itself is untouched
+    assert pd.isna(frame["c"].iloc[0])

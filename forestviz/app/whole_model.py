@@ -142,8 +142,9 @@ def cohort_masks(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None
     ``outcome``, right and wrong predictions (regression: errors up to the median absolute
     error and above it); ``prediction``, the predicted class (the model's first class against
     the others) or a value up to the median and above; ``column``, a number up to ``cut``
-    (default its median) and above (rows missing it in neither), a text column's level ``cut``
-    (default its most common) against the others."""
+    (default its median) and above, a text column's level ``cut`` (default its most common)
+    against the other levels; rows missing the column are in neither group (:func:`cohorts`
+    counts them)."""
     actual = np.asarray(bundle.y_test)
     if split == "outcome":
         if bundle.task == "classification":
@@ -173,7 +174,8 @@ def cohort_masks(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None
     text = values.astype("string")
     cut = str(text.mode().iloc[0]) if cut is None else str(cut)
     level = (text == cut).fillna(False).to_numpy(dtype=bool)
-    return level, ~level, (f"{column} = {cut}", f"{column} other")
+    known = text.notna().to_numpy(dtype=bool)
+    return level, known & ~level, (f"{column} = {cut}", f"{column} other")
 
 
 def cohorts(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None = None,
@@ -181,7 +183,8 @@ def cohorts(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None = No
     """The two groups of :func:`cohort_masks` compared (:func:`forestviz.explain.cohorts
     .compare`) on the held-out rows' explanations and tree weights."""
     a, b, names = cohort_masks(bundle, X, split, column, cut)
-    return compare(population(bundle, X), bundle.test_weights, a, b, names)
+    return compare(population(bundle, X), bundle.test_weights, a, b, names,
+                   why_left_out=f"miss {column}")
 
 
 ROBUSTNESS_SEEDS = 3  # refits with other seeds

@@ -33,7 +33,6 @@ from forestviz.trees.ensemble import as_ensemble
 
 ID = "id"
 TOP_SHARE = 5  # Explanation.top5_share: the weight of the five heaviest trees
-TRUE, FALSE = {"true"}, {"false"}  # load_csv's booleans ("True", "TRUE", "true"), lower-cased
 
 
 def output_columns(model: BatchModel, top_k: int, contributions: bool) -> list[str]:
@@ -86,12 +85,7 @@ def _numbers(column: pa.ChunkedArray, decimal_comma: bool) -> np.ndarray:
     try:
         return pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
     except pa.ArrowInvalid:  # text that is no plain number: as load_csv and Dataset read it
-        text = column.to_pandas().astype("string").str.strip()
-        lower = text.str.lower()
-        numbers = as_numbers(text).to_numpy(dtype=float, na_value=np.nan)
-        numbers[lower.isin(TRUE).fillna(False).to_numpy(dtype=bool)] = 1.0
-        numbers[lower.isin(FALSE).fillna(False).to_numpy(dtype=bool)] = 0.0
-        return numbers
+        return as_numbers(column.to_pandas()).to_numpy(dtype=float, na_value=np.nan)
 
 
 def explain_rows(model: BatchModel, X: np.ndarray, ids, *, top_k: int = 5,

@@ -48,8 +48,6 @@ def train(args) -> int:
     dataset = Dataset.from_frame(frame, args.target,
                                  task=None if args.task == "auto" else args.task,
                                  id_column=args.id, exclude=exclude, name=path.name)
-    for note in dataset.notes:
-        bars.ERRORS.print(bars.Text(note))
     defaults = workflow.default_settings(dataset.task)
     family = options()[args.model] if args.model else defaults.family
     numbers = {p.name: getattr(args, p.name) for p in PARAMETERS if p.option is not None}
@@ -61,7 +59,8 @@ def train(args) -> int:
         bundle = workflow.train_bundle(dataset, choice, settings, progress)
     bench = Workbench(dataset, choice, model=bundle)
     comparison = bench.comparison()
-    for note in bundle.preprocessor.notes_:
+    # the table's notes once the training is done: a refused training prints one line
+    for note in (*dataset.notes, *bundle.preprocessor.notes_):
         bars.ERRORS.print(bars.Text(note))
     bars.print_table(comparison.table, f"{bundle.name} on {dataset.name}: "
                      f"{len(bundle.train_rows)} training rows, {len(bundle.test_rows)} "

@@ -4,7 +4,8 @@ algorithms.md §3.1, §3.3).
 
 The candidates, simplest first (:func:`candidates`): round 1 with plain averaging (the plain
 forest), round 2, …, then model weighting at the round of best validation AUC (or every round
-with model weighting when it is forced on). They are scored on the validation rows and chosen
+with model weighting when it is forced on; none when the validation rows hold one class, so
+that no round has an AUC). They are scored on the validation rows and chosen
 by the one-standard-error rule of :mod:`forestviz.selection` — by AUC with DeLong's standard
 errors for two classes, by the Brier score per row otherwise — and a choice other than the
 plain forest must also beat it on validation rows it was not made on (:func:`choose`); why,
@@ -63,8 +64,10 @@ def candidates(rounds, model_weighting) -> list[tuple[int, bool]]:
         return [(k, True) for k, _ in plain]
     if model_weighting != "auto":
         return plain
-    best = 1 + int(np.nanargmax([r.record["validation_auc"] for r in rounds]))
-    return [*plain, (best, True)]
+    auc = np.array([r.record["validation_auc"] for r in rounds], dtype=float)
+    if np.isnan(auc).all():  # validation rows of one class: no AUC picks a round to weight
+        return plain
+    return [*plain, (1 + int(np.nanargmax(auc)), True)]
 
 
 def choose(y_val, sw_val, probas, candidates, seed=None) -> tuple[Selection, pd.DataFrame]:

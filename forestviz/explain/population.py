@@ -93,8 +93,8 @@ class Population:
         the bins. None when no other column has a correlation."""
         j = self.columns.index(column)
         own = self.numeric(column)
-        order = (np.argsort(own, kind="stable") if own is not None
-                 else np.argsort(self.values[column].astype(str).to_numpy(), kind="stable"))
+        order = np.argsort(own if own is not None else _level_ranks(self.values[column]),
+                           kind="stable")
         bins = np.array_split(order, min(BINS, max(1, len(order) // 5)))
         best, best_score = None, 0.0
         for other in self.columns:
@@ -120,6 +120,14 @@ class Population:
             "contribution": self.contributions[:, j],
             "colour": (self.values[other].to_numpy(dtype=object) if other is not None
                        else np.full(len(self.ids), None))}).assign(colour_column=other)
+
+
+def _level_ranks(values: pd.Series) -> np.ndarray:
+    """A text column's values as the ranks of their levels in sorted order, missing values
+    (NaN) last: text and missing values never meet in one comparison."""
+    codes = pd.Categorical(values.astype("string")).codes.astype(float)
+    codes[codes < 0] = np.nan  # argsort puts NaN last
+    return codes
 
 
 def _abs_correlation(a: np.ndarray, b: np.ndarray) -> float:

@@ -40,12 +40,16 @@ def numbers_from_text(column: pd.Series) -> pd.Series | None:
 
 
 def as_numbers(column: pd.Series) -> pd.Series:
-    """Floats from a numeric, boolean or number-text column (thousands separators removed);
-    a value that is not a number becomes NaN."""
+    """Floats from a numeric, boolean or number-text column (thousands separators removed;
+    True and False, as values or as text in any case, 1 and 0, as a boolean column with a gap
+    holds them); a value that is not a number becomes NaN."""
     if is_numeric_dtype(column) or is_bool_dtype(column):
         return column.astype(float)
-    cleaned = column.astype("string").str.strip().str.replace(",", "", regex=False)
-    return pd.to_numeric(cleaned, errors="coerce").astype(float)
+    text = column.astype("string").str.strip()
+    numbers = pd.to_numeric(text.str.replace(",", "", regex=False), errors="coerce")
+    lower = text.str.lower()
+    return (numbers.astype(float).mask((lower == "true").fillna(False), 1.0)
+            .mask((lower == "false").fillna(False), 0.0))
 
 
 def infer_task(y: pd.Series) -> str:
@@ -290,6 +294,8 @@ def _clean_target(y: pd.Series, task: str) -> tuple[pd.Series, tuple | None]:
     with the sorted class labels."""
     if task == "regression":
         return y.astype(float), None
+    if not is_bool_dtype(y) and y.map(type).eq(bool).all():  # True/False with a gap read as text
+        y = y.astype(bool)
     if is_numeric_dtype(y) and not is_bool_dtype(y):
         values = y.to_numpy(dtype=float)
         if np.all(values == np.round(values)):

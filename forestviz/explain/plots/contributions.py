@@ -16,7 +16,7 @@ from forestviz.explain.plots.conventions import (
     tree_names,
     unique_labels,
 )
-from forestviz.numbers import plain_number, signed_number
+from forestviz.numbers import counted, plain_number, signed_number
 
 SHOWN = 10  # columns drawn one by one; the rest share one bar
 
@@ -32,7 +32,7 @@ def _largest(values, names, shown):
     numbers = values[head].tolist()
     if rest.size:
         kept.append(None)
-        labels.append(f"{rest.size} other columns")
+        labels.append(counted(int(rest.size), "other column"))
         numbers.append(float(values[rest].sum()))
     return kept, labels, numbers
 

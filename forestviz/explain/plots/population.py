@@ -28,13 +28,15 @@ def _categories(labels: list[str]) -> dict:
 
 def contribution_importance(table: pd.DataFrame, target: str, *, width=WIDTH) -> go.Figure:
     """Bars of :meth:`Population.importance` (mean |contribution|, its standard deviation as
-    the error bar), largest on top."""
+    the error bar, cut at 0 below: no |contribution| is negative), largest on top."""
     shown = table.iloc[::-1]
     labels = [plain(elide(c)) for c in shown["column"]]
+    mean = shown["mean |contribution|"].to_numpy(dtype=float)
+    spread = shown["spread (SD of |contribution|)"].to_numpy(dtype=float)
     fig = go.Figure(go.Bar(
-        x=shown["mean |contribution|"], y=labels, orientation="h",
-        error_x={"type": "data", "array": shown["spread (SD of |contribution|)"],
-                 "color": "#888"},
+        x=mean, y=labels, orientation="h",
+        error_x={"type": "data", "symmetric": False, "array": spread,
+                 "arrayminus": np.minimum(spread, mean), "color": "#888"},
         marker_color=BLUE,
         hovertext=[f"{plain(c)}: mean |contribution| {plain_number(m, 4)} (SD "
                    f"{plain_number(s, 3)}), mean {signed_number(v, 4)}, "
@@ -44,7 +46,8 @@ def contribution_importance(table: pd.DataFrame, target: str, *, width=WIDTH) ->
         hoverinfo="text"))
     return finish(fig, "Which columns move the predictions (held-out rows)",
                   f"Mean |contribution| to {plain(target)} over the held-out rows, each row "
-                  "through its own tree weights; the whisker is the standard deviation. The "
+                  "through its own tree weights; the whisker is the standard deviation (cut at 0: "
+                  "no |contribution| is negative). The "
                   "sum of a row's contributions is its prediction less its base value.",
                   width=width, xaxis={"title": {"text": f"mean |contribution| to {target}"}},
                   yaxis=_categories(labels), height=max(300, 150 + 26 * len(labels)))

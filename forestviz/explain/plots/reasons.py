@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import HALF, STRONG, finish, plain, unique_labels
 from forestviz.names import elide_unique
-from forestviz.numbers import signed_number
+from forestviz.numbers import counted, signed_number
 
 WRAP = 22  # characters of a bar's label beyond which its value goes on a second line
 
@@ -22,8 +22,7 @@ def waterfall_steps(reasons) -> tuple[list[str], list[float], list[str]]:
     labels = unique_labels([f"{r.column} = {r.value}" for r in shown], "", len(shown))
     numbers = [r.contribution for r in shown]
     if reasons.folded:
-        count = len(reasons.folded)
-        labels.append(f"{count} other column{'s' if count > 1 else ''}")
+        labels.append(counted(len(reasons.folded), "other column"))
         numbers.append(reasons.rest)
     return (["base value", *labels, plain(reasons.target)],
             [reasons.base, *numbers, reasons.prediction],
