@@ -93,7 +93,7 @@ def several_patients(bench: Workbench, key: str) -> tuple[pd.Series, str] | None
     held = st.session_state.get(SEVERAL)
     if held is None or held[:2] != (digest, bench.label):
         try:
-            frame = load_csv(data, max_bytes=new_rows.MAX_BYTES)
+            frame = load_csv(data, max_bytes=new_rows.MAX_BYTES, min_columns=1)
             found = new_rows.several(bench.model, frame)
         except DataError as err:
             st.session_state.pop(SEVERAL, None)

@@ -82,7 +82,7 @@ class RowSource:
             head = handle.read(HEAD_BYTES)
         if len(head) == HEAD_BYTES and b"\n" in head:
             head = head[: head.rindex(b"\n") + 1]  # whole lines only
-        found = load_csv(head)  # DataError in load_csv's words for a file it would refuse
+        found = load_csv(head, min_columns=1)  # DataError in its words for a file it refuses
         self.encoding = _encoding(head)
         text = head.decode(self.encoding, errors="replace").removeprefix("\ufeff")
         hint = _SEP_LINE.match(text)

@@ -45,8 +45,9 @@ def count_outside_quotes(record: str, delimiter: str) -> int:
     return sum(part.count(delimiter) for part in record.split('"')[::2])
 
 
-def sniff_delimiter(records: list[str]) -> str:
-    """The candidate found in the header whose count agrees with most of the following records."""
+def sniff_delimiter(records: list[str], *, single: bool = False) -> str:
+    """The candidate found in the header whose count agrees with most of the following records;
+    with none in the header, a comma when a ``single`` column may be the whole table."""
     header, rows = records[0], records[1:]
 
     def score(delimiter):
@@ -57,6 +58,8 @@ def sniff_delimiter(records: list[str]) -> str:
     best = max(DELIMITERS, key=score)
     if score(best)[0]:
         return best
+    if single:
+        return ","
     raise DataError(
         "Only one column was found: the first line contains no comma, semicolon, tab or '|'. "
         "A table needs a target column and at least one other column. If the file is a table, "

@@ -58,6 +58,7 @@ def load_csv(
     max_columns=MAX_COLUMNS,
     max_cell_chars=MAX_CELL_CHARS,
     max_line_chars=MAX_LINE_CHARS,
+    min_columns=2,
 ) -> pd.DataFrame:
     """Read an untrusted CSV table from bytes, a path (``str`` / ``PathLike``) or a file object.
 
@@ -68,7 +69,10 @@ def load_csv(
     that spreadsheets write in locales with a decimal comma. Column names are kept verbatim
     (only surrounding spaces are removed); repeated names become ``x``, ``x (2)``, ...; rows
     and unnamed columns that are entirely empty are dropped. A value over ``max_cell_chars`` or
-    row over ``max_line_chars`` characters is refused before parsing. Problems raise DataError.
+    row over ``max_line_chars`` characters is refused before parsing. A table needs
+    ``min_columns`` columns (a target and another to train on; new rows of a one-column model
+    need one, and a file without a delimiter is then that one column). Problems raise
+    DataError.
     """
     data = read_bytes(source, max_bytes)
     if not data or data.isspace():
@@ -82,7 +86,7 @@ def load_csv(
     records, complete = leading_records(sample[hint.end() :] if hint else sample, _SNIFF_RECORDS)
     if not records:
         raise DataError("No table was found after the 'sep=' line. Choose the right file.")
-    delimiter = hint.group(1) if hint else sniff_delimiter(records)
+    delimiter = hint.group(1) if hint else sniff_delimiter(records, single=min_columns < 2)
     _check_header(records, complete, len(text.head) > window, delimiter, max_columns)
     fields = header_fields(records[0], delimiter)
     problem, differs = scan(text.payload, ord(delimiter), max_cell_chars, max_line_chars)
@@ -93,7 +97,7 @@ def load_csv(
         fields = [str(name) for name in frame.columns]
     frame.columns = _column_names(fields)
     unnamed_and_empty = np.array([not name for name in fields]) & frame.isna().all().to_numpy()
-    return _tidy(frame.loc[:, ~unnamed_and_empty], delimiter, max_cell_chars)
+    return _tidy(frame.loc[:, ~unnamed_and_empty], delimiter, max_cell_chars, min_columns)
 
 
 def _parse(payload: bytes, delimiter: str, skip_lines: int, arrow: bool) -> pd.DataFrame:
@@ -149,16 +153,16 @@ def _too_long(buf, delimiter, problem: Overlong, fields, max_cell, max_line) -> 
     return DataError(_CELL_TOO_LONG.format(at, name, problem.length, max_cell))
 
 
-def _tidy(frame: pd.DataFrame, delimiter: str, max_cell: int) -> pd.DataFrame:
-    """Drop empty rows; refuse a table without rows, with fewer than two columns, or with a
-    text value over ``max_cell`` characters."""
+def _tidy(frame: pd.DataFrame, delimiter: str, max_cell: int, min_columns: int) -> pd.DataFrame:
+    """Drop empty rows; refuse a table without rows, with fewer than ``min_columns`` columns,
+    or with a text value over ``max_cell`` characters."""
     frame = frame.loc[~frame.isna().all(axis=1)].reset_index(drop=True)  # no copy if none is empty
     if frame.empty:
         raise DataError(
             "The file has a header line but no rows of data. Add the rows, or choose the "
             "right file."
         )
-    if frame.shape[1] < 2:
+    if frame.shape[1] < min_columns:
         raise DataError(
             f"Only one column was found (read with {DELIMITER_NAMES[delimiter]}s between "
             "values). A table needs a target column and at least one other column."
