@@ -71,7 +71,8 @@ def add_commands(commands, raw) -> None:
     export.add_argument("--until", type=_moment, metavar="DATE", help="before this date/time")
     export.add_argument("--action", dest="event", metavar="ACTION",
                         help="one kind: model_opened, row_explained, report_downloaded, "
-                             "model_published, model_retired, signin_refused, signed_in")
+                             "model_published, model_retired, signin_refused, signed_in, "
+                             "signed_out")
     export.add_argument("--who", metavar="SUBJECT", help="one actor (subject or e-mail)")
     export.add_argument("--model", metavar="NAME", help="one model's events")
 

@@ -28,7 +28,7 @@ from forestviz.store.engine import reached
 from forestviz.store.tables import SUBJECT_CHARS, AuditEvent
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
-           "model_retired", "signin_refused", "signed_in")
+           "model_retired", "signin_refused", "signed_in", "signed_out")
 DETAIL_CHARS = 500
 COLUMNS = ["at", "subject", "email", "action", "model", "version", "detail"]
 
