@@ -5,6 +5,7 @@ is asked to sign in again and the renewed sign-in reads the role the provider no
 HTML report downloads signed in, and is in the trail."""
 
 import json
+import re
 import time
 import urllib.request
 from datetime import timedelta
@@ -12,7 +13,7 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.test_browser_flows import download, expect_explanation
+from tests.test_browser_flows import TRAIN_TIMEOUT, download
 from tests.test_browser_signin import (
     CLAIM,
     TIMEOUT,
@@ -104,9 +105,10 @@ def test_the_html_report_downloads_signed_in_and_is_in_the_trail(signin_app, pag
     expect_signed_in(page, "vera", "viewer")
     page.get_by_test_id("stMain").get_by_role(
         "button", name="Train the default model and explain a row").click()
-    expect_explanation(page, "P(Yes)")
-    row = page.get_by_test_id("stHeading").filter(has_text="Row ").first.inner_text()
-    row_id = row.removeprefix("Row ").split(":")[0].strip()
+    heading = page.get_by_test_id("stMain").get_by_role(
+        "heading", name=re.compile(r"^Row \S+: predicted"))
+    expect(heading).to_be_visible(timeout=TRAIN_TIMEOUT)
+    row_id = re.match(r"Row (\S+):", heading.inner_text())[1]
     report = download(page, "HTML").read_text(encoding="utf-8")
     assert f"<h1>Explanation of row {row_id}</h1>" in report
     assert events_of(signin_app, "vera", "report_downloaded") == [f"{row_id} (HTML)"]
