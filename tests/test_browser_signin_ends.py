@@ -103,12 +103,15 @@ def test_the_html_report_downloads_signed_in_and_is_in_the_trail(signin_app, pag
     and recorded nothing: its maker ran outside the session, where nobody is signed in."""
     sign_in(page, signin_app["url"], "vera")
     expect_signed_in(page, "vera", "viewer")
-    page.get_by_test_id("stMain").get_by_role(
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
+    page.get_by_test_id("stMain").get_by_role(  # clicked once the run has ended: not lost
         "button", name="Train the default model and explain a row").click()
     heading = page.get_by_test_id("stMain").get_by_role(
         "heading", name=re.compile(r"^Row \S+: predicted"))
     expect(heading).to_be_visible(timeout=TRAIN_TIMEOUT)
     row_id = re.match(r"Row (\S+):", heading.inner_text())[1]
+    expect(page.get_by_test_id("stMain").get_by_role("button", name="Download report (HTML)")
+           ).to_be_visible(timeout=TRAIN_TIMEOUT)  # the summary, below the row's heading
     report = download(page, "HTML").read_text(encoding="utf-8")
     assert f"<h1>Explanation of row {row_id}</h1>" in report
     assert events_of(signin_app, "vera", "report_downloaded") == [f"{row_id} (HTML)"]
@@ -131,12 +134,12 @@ def test_an_expired_token_signs_out_and_the_renewed_sign_in_reads_the_new_role(t
           serve_with_signin(url, tmp_path) as app):
         page.goto(app["url"])  # the first run's imports, before the token's clock starts
         expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=TIMEOUT)
-        signed = time.monotonic()
         sign_in(page, app["url"], "adam")
         expect(page.get_by_test_id("stSidebar").get_by_text("Signed in:").or_(
             page.get_by_text(ENDED))).to_be_visible(timeout=TIMEOUT)
+        shown = time.monotonic()  # the token was issued before: it expires before shown + 60 s
         set_role(url, "adam", ["viewer"])  # the admin role removed at the provider
-        time.sleep(max(0.0, TOKEN_SECONDS + 2 - (time.monotonic() - signed)))
+        time.sleep(max(0.0, TOKEN_SECONDS + 2 - (time.monotonic() - shown)))
         page.reload()
         expect_ended(page)
         page.get_by_test_id("stMain").get_by_role("button", name="Sign in").click()
