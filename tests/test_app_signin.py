@@ -14,18 +14,20 @@ from streamlit.testing.v1 import AppTest
 from forestviz.store import StoreConfig, open_library
 from forestviz.store.actor import Actor
 from tests.apptest_helpers import REPO
+from tests.signin_helpers import (
+    ALL_PAGES,
+    ISSUER,
+    actor,
+    runs,
+    signed_in_app,
+    use_data_dir,
+    user,
+)
 from ui.access import PAGE_ROLES
 from ui.audit_view import day_bounds, query_filters
 from ui.identity import LOCAL_USER, NO_SUBJECT, identity_from_user, roles_claim
 from ui.signin import LOCAL_MODE
 
-AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "s" * 32,
-        "client_id": "forestviz", "client_secret": "secret",
-        "server_metadata_url": "http://localhost:9400/.well-known/openid-configuration",
-        "roles_claim": "groups"}
-TITLES = {"home": "forestviz", "data": "Data", "train": "Train", "explain": "Explain",
-          "forest": "Forest", "lab": "Paper lab", "audit": "Audit"}
-ALL_PAGES = list(TITLES)
 ROLE_PAGES = {
     "viewer": ["home", "explain", "forest", "lab"],
     "analyst": ["home", "data", "train", "explain", "forest", "lab"],
@@ -36,38 +38,7 @@ ROLE_PAGES = {
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
     """The library's data directory of this test (a real SQLite file in it)."""
-    folder = tmp_path / "var"
-    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
-    return folder
-
-
-def user(sub: str, groups, email: str | None = None) -> dict:
-    return {"is_logged_in": True, "sub": sub, "email": email or f"{sub}@clinic.test",
-            "groups": groups}
-
-
-def signed_in_app(who: dict | None) -> AppTest:
-    """The app with sign-in settings, ``who`` signed in (None: nobody), after its first run."""
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
-    at.secrets["auth"] = AUTH
-    at.user = who if who is not None else {"is_logged_in": False}
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def runs(at: AppTest, page: str) -> bool:
-    """Whether ``pages/PAGE.py`` runs (without error) when asked for. A page left out of the
-    session's navigation is unknown to AppTest (ValueError), or, when it knows the path from
-    another session, not run: Streamlit runs the default page instead."""
-    try:
-        at.switch_page(f"pages/{page}.py")
-    except ValueError as err:
-        assert "Could not find a navigation page" in str(err)
-        return False
-    at.run()
-    assert not at.exception, (page, at.exception)
-    return bool(at.title) and at.title[0].value == TITLES[page]
+    return use_data_dir(tmp_path, monkeypatch)
 
 
 @pytest.mark.slow
@@ -98,7 +69,7 @@ def test_each_role_has_exactly_its_pages_and_they_run(role, data_dir):
     assert [page for page in ALL_PAGES if runs(at, page)] == ROLE_PAGES[role]
     events = open_library(StoreConfig(data_dir)).audit.query()
     assert events[["subject", "action", "detail"]].values.tolist() == [
-        [f"{role}-1", "signed_in", f"role {role}"]]  # once, whatever the runs
+        [actor(f"{role}-1"), "signed_in", f"role {role}"]]  # once, whatever the runs
 
 
 @pytest.mark.slow
@@ -111,7 +82,8 @@ def test_a_user_without_a_role_is_refused_once_in_the_trail_and_can_sign_out(dat
     at.run()
     events = open_library(StoreConfig(data_dir)).audit.query()
     assert events[["subject", "email", "action", "detail"]].values.tolist() == [
-        ["nina", "nina@clinic.test", "signin_refused", "no known role in the 'groups' claim"]]
+        [actor("nina"), "nina@clinic.test", "signin_refused",
+         "no known role in the 'groups' claim"]]
     at.button(key="sign_out").click().run()
     assert at.user == {"is_logged_in": False}
     at.run()
@@ -151,7 +123,7 @@ def test_the_audit_page_filters_the_trail(data_dir):
     at = signed_in_app(user("adam", "admin"))
     at.switch_page("pages/audit.py").run()
     table = at.dataframe[0].value  # the page's own viewing is in the trail (issue 36)
-    assert table["subject"].tolist() == ["nina", "vera", "adam", "adam"]
+    assert table["subject"].tolist() == ["nina", "vera", actor("adam"), actor("adam")]
     assert table["action"].tolist()[-1] == "audit_viewed"
     assert at.caption[1].value == "4 matching events"
     at.text_input(key="audit_who").set_value("vera@clinic.test").run()
@@ -167,14 +139,15 @@ def test_the_audit_page_filters_the_trail(data_dir):
 
 
 @pytest.mark.parametrize("claims, subject, email, role", [
-    ({"sub": "s1", "email": "a@b.test", "groups": ["analyst"]}, "s1", "a@b.test", "analyst"),
-    ({"sub": "s1", "groups": "admin"}, "s1", None, "admin"),
-    ({"sub": "s1", "email": 7, "roles": ["admin"]}, "s1", None, None),  # the claim is "groups"
-    ({"email": "a@b.test", "groups": ["admin"]}, NO_SUBJECT, "a@b.test", None),
+    ({"sub": "s1", "email": "a@b.test", "email_verified": True, "groups": ["analyst"]},
+     actor("s1"), "a@b.test", "analyst"),
+    ({"sub": "s1", "groups": "admin"}, actor("s1"), None, "admin"),
+    ({"sub": "s1", "email": 7, "roles": ["admin"]}, actor("s1"), None, None),  # "groups"
+    ({"email": "a@b.test", "groups": ["admin"]}, NO_SUBJECT, None, None),
     ({"sub": " ", "groups": ["admin"]}, NO_SUBJECT, None, None),
 ])
 def test_identity_from_the_tokens_claims(claims, subject, email, role):
-    identity = identity_from_user({"is_logged_in": True, **claims}, "groups")
+    identity = identity_from_user({"is_logged_in": True, "iss": ISSUER, **claims}, "groups")
     assert (identity.actor, identity.role, identity.signed_in) == (
         Actor(subject, email), role, True)
 

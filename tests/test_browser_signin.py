@@ -37,20 +37,28 @@ VIEWER_PAGES = ["Home", "Explain", "Models", "Forest", "Paper lab"]
 HOME_TEXT = "Data set in use"  # a heading of the Home page
 
 
-@pytest.fixture(scope="module")
-def provider():
+@contextlib.contextmanager
+def oidc_provider(users: dict, **options):
     """The OIDC provider on a free port of localhost (the app is served on 127.0.0.1: the
-    browser keeps the two sites' cookies apart); its base URL."""
-    users = [User(sub=sub, claims={"email": email, CLAIM: roles})
-             for sub, (email, roles) in USERS.items()]
+    browser keeps the two sites' cookies apart) with ``users`` (sub → (e-mail, the claim's
+    value)), their e-mails verified; its base URL, which is also its tokens' issuer."""
+    claims = [User(sub=sub, claims={"email": email, "email_verified": True, CLAIM: roles})
+              for sub, (email, roles) in users.items()]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("AUTHLIB_INSECURE_TRANSPORT", "1")  # the provider's token endpoint on http
-        with run_server_in_thread(user_claims=users) as server:
+        with run_server_in_thread(user_claims=claims, **options) as server:
             url = f"http://localhost:{server.server_port}"
             with urllib.request.urlopen(f"{url}/.well-known/openid-configuration",
                                         timeout=10) as answer:
                 assert json.load(answer)["jwks_uri"].startswith(url)
             yield url
+
+
+@pytest.fixture(scope="module")
+def provider():
+    """The provider of :data:`USERS` that the tests of this module share."""
+    with oidc_provider(USERS) as url:
+        yield url
 
 
 @contextlib.contextmanager
@@ -71,7 +79,7 @@ server_metadata_url = "{provider}/.well-known/openid-configuration"
 roles_claim = "{CLAIM}"
 """)
     with server:
-        yield {"url": server.url, "data_dir": data_dir}
+        yield {"url": server.url, "data_dir": data_dir, "provider": provider}
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +119,7 @@ def sign_in(page: Page, url: str, sub: str) -> None:
     expect(main.get_by_role("heading", name="forestviz")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_test_id("stSidebarNav")).to_have_count(0)  # no page but sign-in
     main.get_by_role("button", name="Sign in").click()
-    page.get_by_role("button", name=sub, exact=True).click()  # the provider's form
+    page.get_by_role("button", name=sub, exact=True).click(timeout=TIMEOUT)  # its form
     page.wait_for_url(f"{url}/**", timeout=TIMEOUT)
 
 
@@ -121,7 +129,7 @@ def expect_signed_in(page: Page, sub: str, role: str) -> None:
         timeout=TIMEOUT)
     assert f"Signed in: {email} ({role})" in sidebar_text(page)
     expect(page.get_by_test_id("stSidebar").get_by_role("button", name="Sign out")
-           ).to_be_visible()
+           ).to_be_visible(timeout=TIMEOUT)
 
 
 def expect_refused_by_url(page: Page, url: str, path: str, shown: str) -> None:
@@ -164,7 +172,8 @@ def test_a_viewer_sees_no_data_or_train_page_and_cannot_open_them(signin_app, pa
         expect_refused_by_url(page, url, path, HOME_TEXT)
         assert navigation(page) == VIEWER_PAGES
     events = trail(signin_app)
-    assert ((events["subject"] == "vera") & (events["action"] == "signed_in")).any()
+    assert ((events["subject"] == f"{signin_app['provider']}#vera")
+            & (events["action"] == "signed_in")).any()
 
 
 def test_an_analyst_sees_train_and_data_but_not_audit(signin_app, page):
@@ -186,7 +195,8 @@ def test_a_user_with_no_role_is_refused_and_that_is_in_the_audit_trail(signin_ap
     expect(page.get_by_test_id("stSidebarNav")).to_have_count(0)
     expect_refused_by_url(page, url, "explain", "Sign-in refused:")
     refusals = trail(signin_app).query("action == 'signin_refused'")
-    assert refusals[["subject", "email"]].values.tolist()[:1] == [["nina", "nina@clinic.test"]]
+    assert refusals[["subject", "email"]].values.tolist()[:1] == [
+        [f"{signin_app['provider']}#nina", "nina@clinic.test"]]
     assert refusals["detail"].iloc[0] == f"no known role in the '{CLAIM}' claim"
     main.get_by_role("button", name="Sign out").click()  # ends the provider's session too
     page.get_by_role("button", name="End session").click()
@@ -212,8 +222,9 @@ def test_an_admin_reads_the_sign_ins_and_refusals_and_downloads_them(signin_app,
     assert stored["action"].iloc[-1] == "audit_exported"  # the export is recorded after it
     stored = stored.iloc[:-1]
     assert len(shown) == len(stored)
+    issuer = signin_app["provider"]
     assert set(zip(shown["subject"], shown["action"], strict=True)) >= {
-        ("nina", "signin_refused"), ("adam", "signed_in")}
+        (f"{issuer}#nina", "signin_refused"), (f"{issuer}#adam", "signed_in")}
     assert shown["at"].tolist() == [moment.isoformat() for moment in stored["at"]]
 
     # the refusals alone
@@ -223,5 +234,6 @@ def test_an_admin_reads_the_sign_ins_and_refusals_and_downloads_them(signin_app,
     expect(main.get_by_text(matching(refusals), exact=True)).to_be_visible(timeout=TIMEOUT)
     expect(main.locator('[data-stale="true"]')).to_have_count(0, timeout=TIMEOUT)
     refused = download_csv(page, main)
-    assert set(refused["action"]) == {"signin_refused"} and "nina" in set(refused["subject"])
+    assert set(refused["action"]) == {"signin_refused"}
+    assert f"{issuer}#nina" in set(refused["subject"])
     assert os.stat(signin_app["data_dir"] / "forestviz.db").st_mode & 0o077 == 0

@@ -2,7 +2,7 @@
 the ID token (its name is configurable, default ``roles``); without an ``[auth]`` section the
 app runs for one local user with every right."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 ROLES = ("viewer", "analyst", "admin")  # each role may do everything the previous ones may
 DEFAULT_ROLES_CLAIM = "roles"
@@ -14,12 +14,22 @@ PAGE_ROLES = {
 }
 
 
+def claim_names(value) -> list[str] | None:
+    """The role names of a roles claim's ``value`` by the one rule: one string, or a list of
+    strings. Anything else (an object, whose keys are no roles, a number, a boolean, null, a
+    list holding anything but strings) is None: no role."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(name, str) for name in value):
+        return value
+    return None
+
+
 def role_from_claims(claims: Mapping, claim: str = DEFAULT_ROLES_CLAIM) -> str | None:
-    """The highest known role named in ``claims[claim]`` (a string or a list of strings), or
-    None when the token names no known role (sign-in refused)."""
-    value = claims.get(claim)
-    names: Iterable = [value] if isinstance(value, str) else (value or [])
-    known = [ROLES.index(name) for name in names if isinstance(name, str) and name in ROLES]
+    """The highest known role named in ``claims[claim]`` (:func:`claim_names`), or None when
+    the token names no known role (sign-in refused)."""
+    known = [ROLES.index(name) for name in claim_names(claims.get(claim)) or ()
+             if name in ROLES]
     return ROLES[max(known)] if known else None
 
 

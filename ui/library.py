@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
     from forestviz.app.workflow import Bundle
     from forestviz.store import ModelLibrary, ModelVersion
+    from forestviz.store.actor import Actor
     from forestviz.store.digests import Digests
     from ui.identity import Identity
 
@@ -171,14 +172,14 @@ def model_key(bundle: Bundle) -> tuple[str, int] | None:
 
 # ---------------------------------------------------------------------- the audit trail
 def record(action: str, *, model: tuple[str, int] | None = None,
-           detail: str | None = None) -> None:
-    """Append one event by this session's actor; nothing in memory-only mode; a database
-    that stops answering is said in one line and the page goes on."""
+           detail: str | None = None, actor: Actor | None = None) -> None:
+    """Append one event by ``actor`` (default: this session's); nothing in memory-only mode; a
+    database that stops answering is said in one line and the page goes on."""
     found = library()
     if found is None:
         return
     try:
-        found.audit.record(identity().actor, action, model=model, detail=detail)
+        found.audit.record(actor or identity().actor, action, model=model, detail=detail)
     except StoreError as err:
         _not_recorded(err)
 
@@ -246,13 +247,15 @@ def row_explained(bench: Workbench, detail: str) -> None:
 
 def audited_report(make: Callable, bench: Workbench, detail: str) -> Callable:
     """``make`` (a report maker, ``pdf=True`` for the PDF) that records, once it has made
-    the report, that this session downloaded it."""
-    model = model_key(bench.model)
+    the report, that this session's actor downloaded it. The actor is read now, in the page's
+    run: a download button's maker runs outside it, where nobody is signed in (``st.user`` is
+    empty)."""
+    model, actor = model_key(bench.model), identity().actor
 
     def report(**options):
         made = make(**options)
         kind = "PDF" if options.get("pdf") else "HTML"
-        record("report_downloaded", model=model, detail=f"{detail} ({kind})")
+        record("report_downloaded", model=model, detail=f"{detail} ({kind})", actor=actor)
         return made
 
     return report

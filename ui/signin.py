@@ -2,9 +2,11 @@
 the sidebar line saying who is signed in (or that the server runs in local mode).
 
 A session whose identity (:func:`ui.identity.who`) has no role sees one page only: the
-sign-in button while nobody is signed in; a one-line refusal and a sign-out button for a token
-naming no known role (recorded once per session as ``signin_refused`` in the audit trail); a
-one-line error when the sign-in settings cannot be read. ``app.py``'s navigation lists only
+sign-in button while nobody is signed in, or once the sign-in has expired or been signed out
+(said in one line); a one-line refusal and a sign-out button for a token naming no known role
+(recorded once per sign-in as ``signin_refused`` in the audit trail); a one-line error when the
+sign-in settings cannot be read. Signing out ends the sign-in on the server too
+(:mod:`ui.signout`). ``app.py``'s navigation lists only
 the pages of the session's role, and each page's first call, :func:`guard`, stops a run that
 Streamlit starts on a page file directly, past ``app.py`` (see there).
 """
@@ -16,12 +18,14 @@ import streamlit as st
 from forestviz.store.config import StoreError
 from ui.access import may_use
 from ui.display import as_text
-from ui.identity import Identity, SignInSettingsError, auth_settings, roles_claim, who
+from ui.identity import Identity, SignInSettingsError, who
 from ui.library import required
+from ui.signout import revoke
 
 LOCAL_MODE = "local mode: no sign-in"
 NOT_AVAILABLE = "This page is not available: sign in on the app's first page."
-RECORDED = "signin_recorded"  # session keys RECORDED:action:subject: the event is in the trail
+ENDED = "Your sign-in has ended (it expired, or it was signed out): sign in again."
+RECORDED = "signin_recorded"  # session keys RECORDED:action:sign-in: the event is in the trail
 
 
 def admitted() -> Identity | None:
@@ -42,23 +46,25 @@ def gate() -> None:
         st.error(str(err), icon=":material/error:")  # the app's own words
         return
     if identity is None:
-        st.write("Sign in to use forestviz.")
+        if st.user.get("is_logged_in") is True:  # a sign-in that who() no longer accepts
+            st.info(ENDED, icon=":material/lock_clock:")
+        else:
+            st.write("Sign in to use forestviz.")
         if st.button("Sign in", type="primary", icon=":material/login:", key="sign_in"):
             st.login()
         return
-    claim = roles_claim(auth_settings())
-    record_once(identity, "signin_refused", f"no known role in the '{claim}' claim")
+    record_once(identity, "signin_refused", identity.refusal)
     st.error(f"Sign-in refused: {as_text(shown_name(identity))} has no forestviz role "
-             f"(viewer, analyst or admin) in the token's '{as_text(claim)}' claim.",
+             f"(viewer, analyst or admin): {as_text(identity.refusal)}.",
              icon=":material/block:")
-    sign_out_button()
+    sign_out_button(identity)
 
 
 def record_once(identity: Identity, action: str, detail: str | None = None) -> None:
     """Append ``action`` (``signed_in`` or ``signin_refused``) by ``identity`` to the audit
-    trail once per session; a library that cannot be used is said in one line (the session
+    trail once per sign-in; a library that cannot be used is said in one line (the session
     goes on, a refusal stands)."""
-    key = f"{RECORDED}:{action}:{identity.actor.subject}"
+    key = f"{RECORDED}:{action}:{identity.signin}"
     if st.session_state.get(key):
         return
     try:
@@ -77,12 +83,12 @@ def show_identity(identity: Identity) -> None:
             st.caption(LOCAL_MODE)
             return
         st.caption(f"Signed in: {as_text(shown_name(identity))} ({identity.role})")
-        sign_out_button()
+        sign_out_button(identity)
     record_once(identity, "signed_in", f"role {identity.role}")
 
 
 def shown_name(identity: Identity) -> str:
-    """The e-mail of the token, or its subject without one."""
+    """The token's e-mail when the provider verified it, else its (issuer's) subject."""
     return identity.actor.email or identity.actor.subject
 
 
@@ -106,6 +112,9 @@ def page_link(path: str, label: str, icon: str) -> None:
         st.page_link(path, label=label, icon=icon)
 
 
-def sign_out_button() -> None:
+def sign_out_button(identity: Identity) -> None:
+    """Sign out: the sign-in ends on the server (:func:`ui.signout.revoke`), then in the
+    browser and at the provider (``st.logout``)."""
     if st.button("Sign out", icon=":material/logout:", key="sign_out"):
+        revoke(identity.actor, identity.signin)
         st.logout()

@@ -80,7 +80,7 @@ def add_commands(commands, raw) -> None:
                         help="one kind: model_opened, row_explained, rows_explained, "
                              "report_downloaded, explanations_downloaded, report_written, "
                              "model_published, model_retired, signin_refused, signed_in, "
-                             "audit_viewed, audit_exported")
+                             "signed_out, audit_viewed, audit_exported")
     export.add_argument("--who", metavar="SUBJECT", help="one actor (subject or e-mail)")
     export.add_argument("--model", metavar="NAME", help="one model's events")
 

@@ -33,7 +33,7 @@ from forestviz.store.engine import reached
 from forestviz.store.tables import SUBJECT_CHARS, AuditEvent
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
-           "model_retired", "signin_refused", "signed_in", "rows_explained",
+           "model_retired", "signin_refused", "signed_in", "signed_out", "rows_explained",
            "explanations_downloaded", "report_written", "audit_viewed", "audit_exported")
 DETAIL_CHARS = 500
 FILE_NAME_CHARS = 120  # of a file's name in an event (the digest names the file exactly)
