@@ -90,18 +90,27 @@ def workbench() -> Workbench | None:
                      trained=st.session_state.get(MODELS))
 
 
-def model_picker(bench: Workbench, label: str, key: str) -> bool:
-    """A choice of the session's trained models (when there are several); True when the
-    choice changed the current model."""
+def model_picker(bench: Workbench, label: str, key: str) -> None:
+    """A choice of the session's trained models (when there are several).
+
+    The session's current model (:data:`MODEL`) has one owner: the last model trained or
+    loaded, or the one last picked. The picker only shows it: its widget value is set to the
+    current model on every run (a widget keeps the value it had, and a keyed selectbox ignores
+    ``index`` once it exists: after a third training it showed, and set back, the previous
+    model), and a pick sets :data:`MODEL` in the picker's callback, before the page runs, so
+    that all of the page shows the picked model."""
     if len(bench.trained) < 2:
-        return False
-    names = list(bench.trained)
-    chosen = st.selectbox(label, names, index=names.index(bench.label), key=key,
-                          help="Every model trained on this data set in this session.")
-    if chosen == bench.label:
-        return False
-    st.session_state[MODEL] = bench.use(chosen)
-    return True
+        return
+    st.session_state[key] = bench.label
+    st.selectbox(label, list(bench.trained), key=key, on_change=_pick, args=(key,),
+                 help="Every model trained on this data set in this session.")
+
+
+def _pick(key: str) -> None:
+    """The model picker ``key``'s callback: its choice becomes the current model."""
+    bench = workbench()
+    if bench is not None and st.session_state[key] in bench.trained:
+        st.session_state[MODEL] = bench.use(st.session_state[key])
 
 
 def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
