@@ -15,7 +15,6 @@ and page speed").
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, replace
 from functools import partial
@@ -25,6 +24,7 @@ import streamlit as st
 
 from forestviz.app.families import Settings
 from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
+from forestviz.app.training_plan import plan_training
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.registry import FAMILIES
@@ -141,20 +141,14 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
                                                     settings, origin)
             st.session_state.pop(OUTCOME, None)
             return True
-    n_rows = len(dataset.frame) - math.ceil(settings.test_size * len(dataset.frame))
-    # named, not imported: the worker imports the workflow (this server may still be at it)
-    task, args = (("forestviz.app.workflow:train_bundle", (dataset, choice, settings))
-                  if payload is None
-                  else ("forestviz.app.model_file:restore", (payload, dataset, choice)))
     try:
-        limits().check_training(n_rows=n_rows, n_trees=settings.n_estimators,
-                                max_depth=settings.max_depth)
+        plan = plan_training(dataset, choice, settings, limits(), payload)
     except ValueError as err:
         st.error(as_text(err), icon=":material/error:")
         return False
-    title = FAMILIES[settings.family].label
     record = partial(SessionJob, warning=warning)
-    started = submit(TRAINING, record, task, args, title, choice, settings, origin)
+    started = submit(TRAINING, record, plan.task, plan.args, plan.title, choice, settings,
+                     origin)
     if started:
         st.session_state.pop(OUTCOME, None)
     return started
