@@ -15,7 +15,7 @@ TEST_WORKERS ?= 2
 WORKSTEAL := -n $(TEST_WORKERS) --dist worksteal
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
+.PHONY: run test fuzz fuzz-steps lint bench reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
 # (docs/performance.md, "Cold start and page speed"); it takes the same arguments
@@ -33,6 +33,14 @@ test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser"
 	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"
 	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
+
+# The generated tests' long profiles (docs/reliability.md): hundreds of step orders through one
+# session of the app (tests/test_steps.py; STEP_SEQUENCES sets how many)
+fuzz: fuzz-steps
+
+fuzz-steps: $(VENV)/.test $(VENV)/.kernels test-system-deps
+	FORESTVIZ_FUZZ=1 $(ONE_BLAS_THREAD) $(PY) -m pytest -p no:randomly -q tests/test_steps.py \
+		--hypothesis-show-statistics --durations=1
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .

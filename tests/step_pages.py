@@ -52,16 +52,16 @@ def named_models(at: AppTest, page: str) -> set[str]:
 
 
 def small_table(task: str, n_rows: int = 120, random_state: int = 0) -> bytes:
-    """A CSV of ``n_rows`` rows: an ID, two numbers, a text column and the target (a yes/no
-    outcome, or a number), quick to train on."""
+    """A CSV of ``n_rows`` rows, quick to train on: an ID, two numbers, a text column, a
+    yes/no ``outcome`` and a number ``amount``; ``task`` says which of the two is named like
+    the target (the other is a column that can be picked as the target instead)."""
     rng = np.random.default_rng(random_state)
     x = rng.normal(size=(n_rows, 2))
     group = rng.choice(["north", "south", "east"], size=n_rows)
     signal = x[:, 0] - 0.5 * x[:, 1] + (group == "north") + rng.normal(scale=0.5, size=n_rows)
     frame = pd.DataFrame({"ID": [f"p{i}" for i in range(n_rows)], "age": x[:, 0] * 10 + 50,
                           "dose": x[:, 1], "region": group})
-    if task == "classification":
-        frame["outcome"] = np.where(signal > 0.3, "yes", "no")
-    else:
-        frame["outcome"] = signal * 100 + 300
+    yes_no, amount = np.where(signal > 0.3, "yes", "no"), np.round(signal * 100 + 300, 1)
+    frame["outcome"], frame["amount"] = ((yes_no, amount) if task == "classification"
+                                         else (amount, yes_no))
     return frame.to_csv(index=False).encode()
