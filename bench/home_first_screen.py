@@ -5,7 +5,11 @@ command, ``bench/appserver.py``), the button clicked as soon as Home shows; prin
 load average and as a ratio to what Home's caption promises
 (``forestviz.app.families.DEFAULT_FIRST_SCREEN_SECONDS``).
 
+    PYTHONPATH=. .venv/bin/python -m forestviz.app.model_cache   # as `make run` does
     PYTHONPATH=. .venv/bin/python bench/home_first_screen.py [RUNS]
+
+Without the default model's file for this code (``forestviz.app.model_cache``, named by the
+hash of the library's code) the server trains the model first and the click waits for it.
 """
 
 import os
