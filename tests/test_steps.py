@@ -122,9 +122,9 @@ class StepOrders(RuleBasedStateMachine):
         self.go("explain")
         self.at.radio(key="explain_picker").set_value("ranked").run()
         box = next(b for b in self.at.selectbox if b.key.startswith("explain_ranked@"))
-        row = box.options[pick % len(box.options)]
-        box.set_value(row).run()
-        assert self.at.session_state["explain_row"] == row
+        box.select_index(pick % len(box.options)).run()  # options are the shown texts
+        box = next(b for b in self.at.selectbox if b.key.startswith("explain_ranked@"))
+        assert self.at.session_state["explain_row"] == box.value
 
     @precondition(lambda self: self.expected is not None)
     @rule()
