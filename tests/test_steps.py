@@ -44,7 +44,7 @@ settings.register_profile("steps-long", max_examples=int(os.environ.get("STEP_SE
                           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 PROFILE = settings.get_profile("steps-long" if LONG else "steps-bounded")
 TASKS = ("classification", "regression")
-_PUBLISHED = re.compile(r"^Published as (\S+)\. ")
+_PUBLISHED = re.compile(r"^Published as (.+?)\. It is on the Models page")  # NAME@VERSION
 
 
 def stem(label: str) -> str:
