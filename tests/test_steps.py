@@ -122,9 +122,11 @@ class StepOrders(RuleBasedStateMachine):
         self.go("explain")
         self.at.radio(key="explain_picker").set_value("ranked").run()
         box = next(b for b in self.at.selectbox if b.key.startswith("explain_ranked@"))
-        box.select_index(pick % len(box.options)).run()  # options are the shown texts
-        box = next(b for b in self.at.selectbox if b.key.startswith("explain_ranked@"))
-        assert self.at.session_state["explain_row"] == box.value
+        # set by value, a held-out row's position (AppTest maps a shown text back to None)
+        rows = [int(p) for p in self.expected.test_rows]
+        row = rows[pick % len(rows)]
+        box.set_value(row).run()
+        assert self.at.session_state["explain_row"] == row
 
     @precondition(lambda self: self.expected is not None)
     @rule()
@@ -189,7 +191,10 @@ class StepOrders(RuleBasedStateMachine):
             return
         named = {stem(label) for label in named_models(self.at, self.page)}
         expected = set() if self.expected is None else {stem(self.label_of(self.expected))}
-        assert named == expected, (self.page, named, expected)
+        if self.page == "explain" and len(self.trained()) < 2:  # no picker: it names none
+            assert named <= expected, (self.page, named, expected)
+        else:
+            assert named == expected, (self.page, named, expected)
 
 
 StepOrders.TestCase.settings = PROFILE
