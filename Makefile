@@ -15,7 +15,7 @@ TEST_WORKERS ?= 2
 WORKSTEAL := -n $(TEST_WORKERS) --dist worksteal
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: run test lint bench reproduce system-deps test-system-deps clean freeze
+.PHONY: run test fuzz fuzz-tables fuzz-steps lint bench reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
 # (docs/performance.md, "Cold start and page speed"); it takes the same arguments
@@ -33,6 +33,29 @@ test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser"
 	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"
 	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
+
+# The generated tests' long profiles (docs/reliability.md): hundreds of tables and of step
+# orders through one session of the app
+fuzz: fuzz-tables fuzz-steps
+
+# The longer generated profiles (docs/reliability.md): FUZZ_TABLES tables drawn across the
+# generated-table tests (up to 3,000 rows each), a line per table and every failing table's
+# CSV in FUZZ_LOG; the run ends saying how many tables a minute it ran.
+FUZZ_TABLES ?= 500
+FUZZ_LOG ?= fuzz-log
+fuzz-tables: $(VENV)/.test $(VENV)/.kernels test-system-deps
+	mkdir -p $(FUZZ_LOG) && rm -f $(FUZZ_LOG)/tables.log
+	start=$$(date +%s); FORESTVIZ_FUZZ_TABLES=$(FUZZ_TABLES) \
+	FORESTVIZ_FUZZ_LOG=$(abspath $(FUZZ_LOG)) $(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) \
+	-p no:randomly tests/test_generated_tables.py; status=$$?; \
+	awk -F '\t' -v s=$$(( $$(date +%s) - start )) '$$5 != "ok" {print "failed:", $$0} \
+	END {printf "generated tables: %d in %d s, %.1f tables per minute\n", NR, s, 60 * NR / s}' \
+	$(FUZZ_LOG)/tables.log; exit $$status
+
+# tests/test_steps.py (STEP_SEQUENCES sets how many)
+fuzz-steps: $(VENV)/.test $(VENV)/.kernels test-system-deps
+	FORESTVIZ_FUZZ=1 $(ONE_BLAS_THREAD) $(PY) -m pytest -p no:randomly -q tests/test_steps.py \
+		--hypothesis-show-statistics --durations=1
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
@@ -93,19 +116,3 @@ freeze: $(VENV)/.test
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
-# The longer generated profiles (docs/reliability.md): FUZZ_TABLES tables drawn across the
-# generated-table tests (up to 3,000 rows each), a line per table and every failing table's
-# CSV in FUZZ_LOG; the run ends saying how many tables a minute it ran.
-FUZZ_TABLES ?= 500
-FUZZ_LOG ?= fuzz-log
-.PHONY: fuzz fuzz-tables
-fuzz: fuzz-tables
-
-fuzz-tables: $(VENV)/.test $(VENV)/.kernels test-system-deps
-	mkdir -p $(FUZZ_LOG) && rm -f $(FUZZ_LOG)/tables.log
-	start=$$(date +%s); FORESTVIZ_FUZZ_TABLES=$(FUZZ_TABLES) \
-	FORESTVIZ_FUZZ_LOG=$(abspath $(FUZZ_LOG)) $(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) \
-	-p no:randomly tests/test_generated_tables.py; status=$$?; \
-	awk -F '\t' -v s=$$(( $$(date +%s) - start )) '$$5 != "ok" {print "failed:", $$0} \
-	END {printf "generated tables: %d in %d s, %.1f tables per minute\n", NR, s, 60 * NR / s}' \
-	$(FUZZ_LOG)/tables.log; exit $$status

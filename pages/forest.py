@@ -27,10 +27,6 @@ REFITS = ModelJob(
 
 def hardest_rows(views) -> None:
     st.subheader("Hardest training rows (sample importance)")
-    if views.hardest is None:
-        st.info("Sample importance comes from the Enhanced RF's reweighting rounds: train an "
-                "Enhanced RF to see which rows the forest found hardest.", icon=":material/info:")
-        return
     st.caption("The Enhanced RF raises the weight of rows it gets wrong at every round; rows "
                "with the largest final weight s_i are the hardest to predict — often unusual "
                "patients or label noise.")
@@ -43,9 +39,6 @@ def cleaning_rounds(bench: Workbench) -> None:
     bundle = bench.model
     rounds = st.slider("Rounds", 2, 20, 5, key="forest_rounds")
     job = bench.cleaning(rounds)
-    if job is None:
-        st.info("Cleaning rounds need an Enhanced RF.", icon=":material/info:")
-        return
     st.caption("Each round refits the Enhanced RF, drops the 1 % of the rows that trained that "
                "round with the lowest s_i and the features with little importance, and scores "
                "the result on a fixed validation split. Good cleaning keeps the AUC while the "
@@ -184,8 +177,12 @@ whole_model(bench)
 cohorts(bench, bench.whole().population().columns)
 trust(bench)
 robustness(bench)
-hardest_rows(views)
-cleaning_rounds(bench)
+if views.no_rounds is None:
+    hardest_rows(views)
+    cleaning_rounds(bench)
+else:  # no slider, no advice the task cannot follow
+    st.subheader("Hardest training rows and cleaning rounds")
+    st.info(as_text(views.no_rounds), icon=":material/info:")
 st.subheader("Feature importance")
 st.caption("It describes the forest as a whole, not one row; these are the numbers the Enhanced "
            "RF's cleaning rounds use.")

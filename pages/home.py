@@ -26,9 +26,11 @@ signin.page_link("pages/data.py", label="Choose or upload data", icon=":material
 dataset = st.session_state[DATASET]
 default = families.default_settings(dataset.task)
 st.subheader("See an explanation now")
+quiet, busy = families.DEFAULT_FIRST_SCREEN_SECONDS
 st.caption(f"Trains the default model ({FAMILIES[default.family].label}, {default.n_estimators} "
-           "trees; a few seconds) and opens the explanation of the held-out row with the "
-           "highest predicted risk.")
+           "trees) and opens the explanation of the held-out row with the highest predicted "
+           f"risk. On the bundled table the server has it ready: about {quiet} s on a quiet "
+           f"server, up to {busy} s on a busy one; on your own table, add its training.")
 if st.button("Train the default model and explain a row", type="primary", key="home_explain",
              icon=":material/bolt:", disabled=models.training_in_progress()):
     models.start_training(dataset, st.session_state[CHOICE], default, origin="home")

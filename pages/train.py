@@ -74,9 +74,7 @@ def show_results(bench: Workbench) -> None:
     st.caption(as_text(f"Every model trained on this data set in this session (at most "
                        f"{MAX_MODELS}) and the baselines; the current one is {bench.label}."
                        + thresholds))
-    if models.model_picker(bench, "Current model (Explain and Forest show it)",
-                           key="train_current"):
-        st.rerun()
+    models.model_picker(bench, "Current model (Explain and Forest show it)", key="train_current")
     confusion = bench.confusion()
     if confusion is not None:
         st.caption(as_text(f"Held-out confusion matrix of {bench.label} at its threshold "

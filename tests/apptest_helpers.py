@@ -33,7 +33,7 @@ def finish_jobs(at: AppTest, timeout: float = 180.0) -> AppTest:
 
 
 def train(at: AppTest, family: str, *, trees: int = 20, auto: bool = True,
-          errors: int = 0) -> workflow.Bundle:
+          errors: int = 0, timeout: float = 180.0) -> workflow.Bundle:
     task = at.session_state["dataset"].task
     at.switch_page("pages/train.py").run()
     at.selectbox(key=f"train_family@{task}").set_value(family).run()
@@ -41,7 +41,7 @@ def train(at: AppTest, family: str, *, trees: int = 20, auto: bool = True,
     if family != "vanilla":
         at.toggle(key="train_auto").set_value(auto)
     at.button(key="train_button").click().run()
-    finish_jobs(at)
+    finish_jobs(at, timeout)
     assert not at.exception, at.exception
     assert len(at.error) == errors, [e.value for e in at.error]
     return at.session_state["model"]

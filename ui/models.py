@@ -15,7 +15,6 @@ and page speed").
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, replace
 from functools import partial
@@ -25,6 +24,7 @@ import streamlit as st
 
 from forestviz.app.families import Settings
 from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
+from forestviz.app.training_plan import plan_training
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.registry import FAMILIES
@@ -90,18 +90,27 @@ def workbench() -> Workbench | None:
                      trained=st.session_state.get(MODELS))
 
 
-def model_picker(bench: Workbench, label: str, key: str) -> bool:
-    """A choice of the session's trained models (when there are several); True when the
-    choice changed the current model."""
+def model_picker(bench: Workbench, label: str, key: str) -> None:
+    """A choice of the session's trained models (when there are several).
+
+    The session's current model (:data:`MODEL`) has one owner: the last model trained or
+    loaded, or the one last picked. The picker only shows it: its widget value is set to the
+    current model on every run (a widget keeps the value it had, and a keyed selectbox ignores
+    ``index`` once it exists: after a third training it showed, and set back, the previous
+    model), and a pick sets :data:`MODEL` in the picker's callback, before the page runs, so
+    that all of the page shows the picked model."""
     if len(bench.trained) < 2:
-        return False
-    names = list(bench.trained)
-    chosen = st.selectbox(label, names, index=names.index(bench.label), key=key,
-                          help="Every model trained on this data set in this session.")
-    if chosen == bench.label:
-        return False
-    st.session_state[MODEL] = bench.use(chosen)
-    return True
+        return
+    st.session_state[key] = bench.label
+    st.selectbox(label, list(bench.trained), key=key, on_change=_pick, args=(key,),
+                 help="Every model trained on this data set in this session.")
+
+
+def _pick(key: str) -> None:
+    """The model picker ``key``'s callback: its choice becomes the current model."""
+    bench = workbench()
+    if bench is not None and st.session_state[key] in bench.trained:
+        st.session_state[MODEL] = bench.use(st.session_state[key])
 
 
 def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
@@ -132,20 +141,14 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
                                                     settings, origin)
             st.session_state.pop(OUTCOME, None)
             return True
-    n_rows = len(dataset.frame) - math.ceil(settings.test_size * len(dataset.frame))
-    # named, not imported: the worker imports the workflow (this server may still be at it)
-    task, args = (("forestviz.app.workflow:train_bundle", (dataset, choice, settings))
-                  if payload is None
-                  else ("forestviz.app.model_file:restore", (payload, dataset, choice)))
     try:
-        limits().check_training(n_rows=n_rows, n_trees=settings.n_estimators,
-                                max_depth=settings.max_depth)
+        plan = plan_training(dataset, choice, settings, limits(), payload)
     except ValueError as err:
         st.error(as_text(err), icon=":material/error:")
         return False
-    title = FAMILIES[settings.family].label
     record = partial(SessionJob, warning=warning)
-    started = submit(TRAINING, record, task, args, title, choice, settings, origin)
+    started = submit(TRAINING, record, plan.task, plan.args, plan.title, choice, settings,
+                     origin)
     if started:
         st.session_state.pop(OUTCOME, None)
     return started

@@ -63,6 +63,13 @@ def default_settings(task: str) -> Settings:
     return Settings(family="erf" if task == "classification" else "abrf1_qp")
 
 
+# Home's "Train the default model and explain a row" on the bundled table: seconds from the
+# click to the explanation's first screen (its summary) in Chromium, on a quiet server (load
+# ≤ 2) and on a busy one (load 5–8), as measured (bench/home_first_screen.py,
+# docs/performance.md, "Home's promise"); Home's caption says them
+DEFAULT_FIRST_SCREEN_SECONDS = (3, 15)
+
+
 @dataclass(frozen=True)
 class Demo:
     """A bundled table and the settings Home trains on it with one click, and why."""

@@ -16,6 +16,7 @@ from forestviz.app.workflow import Bundle
 from forestviz.explain import plots
 from forestviz.explain.explanation import effective_trees
 from forestviz.io.dataset import Dataset
+from forestviz.registry import FAMILIES
 from forestviz.trees.diagnostics import Rounds
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees, impurity_importance
@@ -30,6 +31,7 @@ class GlobalViews:
 
     hardest: pd.DataFrame | None  # ERF: the training rows with the largest final weight
     sample_weights: go.Figure | None
+    no_rounds: str | None  # why there are no reweighting rounds (hardest rows, cleaning), or None
     importance: go.Figure
     heatmap: go.Figure
     heatmap_note: str | None
@@ -52,12 +54,27 @@ def global_views(model: Bundle, dataset: Dataset) -> GlobalViews:
         shown, ids = shown[keep], ids[keep]
     return GlobalViews(
         hardest=hardest, sample_weights=weights,
+        no_rounds=None if rounds is not None else no_rounds_note(model.task),
         # per user column: a category's indicators together (impurity decreases add up)
         importance=plots.importance_bars(model.summary.columns.fold(importance),
                                          model.summary.columns.names),
         heatmap=plots.weight_heatmap(shown, row_labels=list(ids)), heatmap_note=note,
         effective=plots.effective_trees_histogram(effective_trees(model.test_weights),
                                                   model.n_trees))
+
+
+def no_rounds_note(task: str) -> str:
+    """Why a model of ``task`` without reweighting rounds shows neither the hardest rows nor
+    cleaning rounds, and what to do, if anything: only an Enhanced RF has them, and only a
+    classification target offers one."""
+    erf = FAMILIES["erf"]
+    name = erf.option_words  # "Enhanced RF"
+    said = (f"Sample importance and cleaning rounds (ERF Algorithm 2) come from the {name}'s "
+            "reweighting rounds")
+    if task in erf.tasks:
+        return f"{said}: train an {name} to see which rows the forest found hardest."
+    return (f"{said}, and the {name} learns {' and '.join(sorted(erf.tasks))} targets only: "
+            f"a model of this {task} target has neither.")
 
 
 def hardest_rows(rounds: Rounds, model: Bundle, dataset: Dataset) -> pd.DataFrame:
