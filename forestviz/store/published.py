@@ -105,7 +105,9 @@ def table_frame(data: dict) -> pd.DataFrame:
     """The frame of :func:`table_data`."""
     columns = [_column_series(entry) for entry in data["columns"]]
     index = pd.Index(_column_series(data["index"]))
-    frame = pd.DataFrame(dict(enumerate(columns)), index=index)
+    # by position: given as index=, the columns (numbered 0, 1, …) were aligned on the row
+    # labels, which after dropped rows shifted values and left the last rows empty
+    frame = pd.DataFrame(dict(enumerate(columns))).set_axis(index, axis=0)
     return frame.set_axis(pd.Index(data["names"]), axis=1)
 
 
