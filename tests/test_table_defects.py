@@ -215,3 +215,29 @@ def test_a_stored_table_with_dropped_rows_reads_back_whole():
     assert back.index.tolist() == [0, 4, 9]
     assert back["x"].tolist() == [1.5, 2.5, 3.5]
     assert back["y"].tolist()[::2] == ["a", "c"] and pd.isna(back["y"].iloc[1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "target", "task"), [
+    ("open_regression_empty_imputer.csv", 1, "regression"),
+    ("open_published_id_refused.csv", 1, "binary")])
+def test_the_tables_the_long_run_found_train_publish_and_open(name, target, task):
+    """Two tables `make fuzz-tables` found (docs/reliability.md): a regression target written
+    with thousands separators beside empty columns and a boolean with gaps ("0 samples" in the
+    imputer), and a model with an ID column refused on opening ("ID column has missing or
+    repeated values", the stored table's shifted rows)."""
+    from pathlib import Path
+
+    from forestviz.app.workbench import Workbench
+    from forestviz.store.published import opened_workbench, published_payload
+    from tests.table_paths import choice_of, dataset_of, trained
+    from tests.table_strategies import table_of
+
+    table = table_of((Path(__file__).parent / "found_tables" / name).read_bytes(), target,
+                     task=task)
+    dataset = dataset_of(table)
+    bench = Workbench(dataset, choice_of(table, dataset))
+    assert trained(bench, "vanilla")
+    opened = opened_workbench(published_payload(bench))
+    position = int(bench.model.test_rows[0])
+    assert np.array_equal(opened.explain(position).prediction, bench.explain(position).prediction)
