@@ -16,6 +16,7 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 from ui import doors, memory, upload_caps
+from ui.secure_cookies import SecureCookies
 
 # every page by its ui.access.PAGE_ROLES name: file, title, icon (in the navigation's order)
 PAGES = {
@@ -35,6 +36,7 @@ if __name__ != "__main__":  # the server's import, before it answers any request
     app = st.App(__file__, middleware=[
         Middleware(doors.HostAllowList, hosts=doors.server_hosts()),
         Middleware(upload_caps.UploadCaps),
+        Middleware(SecureCookies),  # every cookie set over HTTPS is Secure
     ])
 else:  # a session's run
     from ui import signin

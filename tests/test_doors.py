@@ -252,3 +252,25 @@ server_metadata_url = "http://127.0.0.1:9/.well-known/openid-configuration"
         assert get(port, "/_stcore/health", f"attacker.example:{port}") == 403
         assert handshake(port, f"attacker.example:{port}", f"http://attacker.example:{port}") \
             == 403
+
+
+@pytest.mark.slow
+def test_the_real_servers_cookies_are_secure_over_https_only(local_server):
+    """Issue 36, item 3: Streamlit sets its cookies (here the XSRF cookie of the health route)
+    without Secure; behind an HTTPS proxy (X-Forwarded-Proto) every one is Secure
+    (ui/secure_cookies.py), over plain HTTP on this computer none is changed."""
+    port = local_server
+
+    def cookies(extra: str) -> list[str]:
+        head = answer(port, f"GET /_stcore/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                            f"{extra}Connection: close\r\n\r\n")
+        return [line.split(":", 1)[1] for line in head.split("\r\n")
+                if line.lower().startswith("set-cookie:")]
+
+    def secure(cookie: str) -> bool:
+        return "secure" in [part.strip().lower() for part in cookie.split(";")[1:]]
+
+    over_https = cookies("X-Forwarded-Proto: https\r\n")
+    assert over_https and all(secure(c) for c in over_https)
+    plain = cookies("")
+    assert plain and not any(secure(c) for c in plain)
