@@ -37,6 +37,7 @@ def youden_by_hand(positive, scores, weight=None):
 
 
 @given(st.integers(0, 2**31 - 1), st.integers(20, 200), st.booleans())
+@example(22761, 20, False)  # the best cut, 1.05, was clipped to 1.0 (found in CI)
 @settings(max_examples=40, deadline=None)
 def test_youden_threshold_has_the_largest_j(seed, n, weighted):
     rng = np.random.RandomState(seed)

@@ -76,7 +76,8 @@ def every_figure(width: int) -> dict:
                                                                    strict=True)),
             lowering=(Reason(names[2], "missing", -0.4),),
             rest=float(contributions.sum() - 0.3), folded=tuple(names[3:]), up=1.0, down=-0.7,
-            toward=1, side_names=("raising it", "lowering it")), width=width),
+            toward=1, side_names=("raising it", "lowering it"), ends=("0.30", "0.60")),
+            width=width),
     }
 
 

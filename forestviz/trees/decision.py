@@ -47,7 +47,8 @@ def youden_threshold(positive, scores, sample_weight=None) -> float:
     positive class. The first cut (+∞, nothing positive) is returned as 1.0."""
     fpr, tpr, cuts = roc_curve(np.asarray(positive, dtype=bool), scores,
                                sample_weight=sample_weight)
-    return float(min(cuts[np.argmax(tpr - fpr)], 1.0))
+    cut = float(cuts[np.argmax(tpr - fpr)])
+    return cut if np.isfinite(cut) else 1.0
 
 
 def held_out_threshold(fit: Callable[[np.ndarray], object], X, y, sample_weight=None, *,
