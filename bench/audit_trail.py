@@ -21,6 +21,7 @@ import pandas as pd
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
+from bench.timing import best_wall_and_cpu
 from forestviz.io.export import csv_bytes
 from forestviz.store import StoreConfig, open_library
 from forestviz.store.audit import COLUMNS, utc
@@ -28,16 +29,6 @@ from forestviz.store.tables import AuditEvent
 from ui.audit_view import PAGE_EVENTS, day_bounds
 
 ACTIONS = ("model_opened", "row_explained", "rows_explained", "report_downloaded")
-
-
-def best_time(function, repeats: int) -> tuple[float, float]:
-    """(wall, CPU) seconds of the call with the smallest wall time of ``repeats``."""
-    found = []
-    for _ in range(repeats):
-        wall, cpu = time.perf_counter(), time.process_time()
-        function()
-        found.append((time.perf_counter() - wall, time.process_time() - cpu))
-    return min(found)
 
 
 def fill(library, events: int) -> None:
@@ -95,12 +86,12 @@ def main() -> None:
         filters = {"since": since, "until": until}
         trail = library.audit
         last = -(-trail.count(**filters) // PAGE_EVENTS)
-        old = best_time(lambda: old_run(library.engine, filters), args.repeat)
-        first = best_time(lambda: new_run(trail, filters, 1), args.repeat)
-        deepest = best_time(lambda: new_run(trail, filters, last), args.repeat)
-        who = best_time(lambda: new_run(trail, {**filters, "who": "user7@clinic.test"}, 1),
+        old = best_wall_and_cpu(lambda: old_run(library.engine, filters), args.repeat)
+        first = best_wall_and_cpu(lambda: new_run(trail, filters, 1), args.repeat)
+        deepest = best_wall_and_cpu(lambda: new_run(trail, filters, last), args.repeat)
+        who = best_wall_and_cpu(lambda: new_run(trail, {**filters, "who": "user7@clinic.test"}, 1),
                         args.repeat)
-        export = best_time(lambda: trail.export_csv(**filters), args.repeat)
+        export = best_wall_and_cpu(lambda: trail.export_csv(**filters), args.repeat)
         size = len(trail.export_csv(**filters))
     print(f"{'step':<46}{'wall s':>9}{'CPU s':>9}{'old / this':>12}")
     for label, (wall, cpu) in [

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from bench.timing import best_wall_and_cpu
 from forestviz import persistence
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
@@ -29,16 +30,6 @@ from forestviz.io.bundled import load_dataset
 from forestviz.store import StoreConfig, open_library
 from forestviz.store.library import ModelVersion
 from forestviz.store.tables import PublishedModel
-
-
-def best_time(function, repeats: int) -> tuple[float, float]:
-    """(wall, CPU) seconds of the call with the smallest wall time of ``repeats``."""
-    found = []
-    for _ in range(repeats):
-        wall, cpu = time.perf_counter(), time.process_time()
-        function()
-        found.append((time.perf_counter() - wall, time.process_time() - cpu))
-    return min(found)
 
 
 def first_explanation(library, name: str) -> None:
@@ -76,19 +67,19 @@ def main() -> None:
         config = StoreConfig(Path(folder) / "var")
         library = open_library(config)
         names = iter(range(10**6))
-        publish = best_time(lambda: library.publish(bench, name=f"bench {next(names)}"),
+        publish = best_wall_and_cpu(lambda: library.publish(bench, name=f"bench {next(names)}"),
                             args.repeat)
         payload = persistence.loads(model_file)
-        dumps = best_time(lambda: persistence.dumps(payload), 1)
+        dumps = best_wall_and_cpu(lambda: persistence.dumps(payload), 1)
         fresh = fresh_libraries(config, args.repeat)
-        opened = best_time(lambda: first_explanation(next(fresh), "bench 0"), args.repeat)
+        opened = best_wall_and_cpu(lambda: first_explanation(next(fresh), "bench 0"), args.repeat)
         first_explanation(library, "bench 0")
-        cached = best_time(lambda: first_explanation(library, "bench 0"), args.repeat)
-        loads = best_time(lambda: persistence.loads(model_file), args.repeat)
-        upload = best_time(lambda: Workbench(dataset).load(model_file).name, 1)
+        cached = best_wall_and_cpu(lambda: first_explanation(library, "bench 0"), args.repeat)
+        loads = best_wall_and_cpu(lambda: persistence.loads(model_file), args.repeat)
+        upload = best_wall_and_cpu(lambda: Workbench(dataset).load(model_file).name, 1)
         fill(library, library.show("bench 0"), args.versions)
         count = len(library.versions())
-        listing = best_time(library.versions, args.repeat)
+        listing = best_wall_and_cpu(library.versions, args.repeat)
     rows = [("publish", publish, 5.0, "persistence.dumps of the model file", dumps),
             ("open to the first explanation", opened, 2.0, "persistence.loads of the model file",
              loads),

@@ -7,7 +7,7 @@ the digest says nothing to whoever lacks the key, while the same values under th
 still give the same digest, so an auditor holding the key can tell whether two events name
 the same patient. The key: ``FORESTVIZ_AUDIT_KEY`` (at least 32 characters, the same on every
 replica), else ``DATA_DIR/audit.key`` beside the signing key (32 random bytes as hex, created
-mode 0600 on first use: :func:`forestviz.store.signing.key_file`); it is never logged.
+mode 0600 on first use: :func:`forestviz.store.signing.server_secret`); it is never logged.
 
 What is digested, as bytes (:func:`canonical`): a row's values as JSON with its keys (the
 column names, as text) sorted, numbers as floats (1 and 1.0 alike), a missing value (None or
@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from forestviz.store.config import StoreConfig, StoreError
-from forestviz.store.signing import MIN_KEY_CHARS, key_file
+from forestviz.store.config import StoreConfig
+from forestviz.store.signing import server_secret
 
 KEY_FILE = "audit.key"
 PREFIX = "hmac-sha256:"
@@ -39,12 +39,8 @@ _READ = 1 << 20  # bytes of a file read at a time
 def audit_key(config: StoreConfig) -> bytes:
     """The digest key of ``config``: its secret, else ``DATA_DIR/audit.key`` (created on
     first use); StoreError for a secret shorter than :data:`MIN_KEY_CHARS`."""
-    if config.audit_key is not None:
-        if len(config.audit_key) < MIN_KEY_CHARS:
-            raise StoreError(f"FORESTVIZ_AUDIT_KEY must have at least {MIN_KEY_CHARS} "
-                             "characters.")
-        return config.audit_key.encode("utf-8")
-    return key_file(config.data_dir / KEY_FILE)
+    return server_secret(config.audit_key, "FORESTVIZ_AUDIT_KEY",
+                         Path(config.data_dir) / KEY_FILE)
 
 
 def canonical(values: Mapping) -> bytes:

@@ -24,6 +24,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from hashlib import sha256
+from pathlib import Path
 
 from forestviz.store import blobs
 from forestviz.store.config import StoreConfig, StoreError
@@ -59,12 +60,18 @@ def signing_key(config: StoreConfig) -> bytes:
     """The key of ``config``: its secret, else the data directory's key file (created on
     first use); StoreError (one line) for a secret shorter than :data:`MIN_KEY_CHARS`, or a
     key file that is empty, too short or cannot be read (a directory in its place, say)."""
-    if config.signing_key is not None:
-        if len(config.signing_key) < MIN_KEY_CHARS:
-            raise StoreError(f"FORESTVIZ_SIGNING_KEY must have at least {MIN_KEY_CHARS} "
-                             "characters.")
-        return config.signing_key.encode("utf-8")
-    return key_file(config.data_dir / KEY_FILE)
+    return server_secret(config.signing_key, "FORESTVIZ_SIGNING_KEY",
+                         Path(config.data_dir) / KEY_FILE)
+
+
+def server_secret(value: str | None, variable: str, path) -> bytes:
+    """A server's secret: ``value`` (set by the environment ``variable``) when given, at least
+    :data:`MIN_KEY_CHARS` characters, else the key file at ``path`` (:func:`key_file`)."""
+    if value is not None:
+        if len(value) < MIN_KEY_CHARS:
+            raise StoreError(f"{variable} must have at least {MIN_KEY_CHARS} characters.")
+        return value.encode("utf-8")
+    return key_file(path)
 
 
 def key_file(path) -> bytes:
