@@ -230,8 +230,9 @@ def test_the_train_page_says_when_the_confirmation_kept_the_machine():
     assert base["confirmed_difference"] + 2 * base["confirmed_se"] >= 0
     sentence = bench.comparison().selection
     variance = np.var(bench.model.y_train)  # the sentence speaks R², so the gain is in R²
-    assert (f"its gain in R² was {-base['confirmed_difference'] / variance:+.3g} ± "
-            f"{base['confirmed_se'] / variance:.3g}, not above zero") in sentence
+    gain = f"{-base['confirmed_difference'] / variance:+.3g}".replace("-", "−")  # a true minus
+    assert (f"its gain in R² was {gain} ± {base['confirmed_se'] / variance:.3g}, not above "
+            "zero") in sentence
     assert "did not beat the plain boosting machine" in sentence
 
 
