@@ -31,14 +31,12 @@ from forestviz.registry import FAMILIES
 from ui import library
 from ui.display import as_text
 from ui.server import default_training, job_pool, shared_models
-from ui.state import CHOICE, DATASET, limits
+from ui.state import CHOICE, DATASET, MODEL, MODELS, limits
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
     from forestviz.app.workflow import Bundle
 
-MODEL = "model"  # the session's current Bundle
-MODELS = "models"  # every model trained on the data set in use: label → Bundle
 ROW = "explain_row"  # position in the data set of the row the Explain page shows
 TRAINING = "training"  # the session's training SessionJob until its outcome is collected
 OUTCOME = "training_outcome"  # (kind, message) of the last finished training, shown once

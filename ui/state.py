@@ -21,6 +21,8 @@ from forestviz.io.dataset import (
 DATASET = "dataset"  # the Dataset every page works on
 CHOICE = "dataset_choice"  # the DataChoice that built it
 UPLOAD = "upload"  # the last uploaded CSV that parsed, as a Source
+MODEL = "model"  # the session's current Bundle
+MODELS = "models"  # every model trained on the data set in use: label → Bundle
 TASKS = ("auto", "classification", "regression")
 
 
@@ -104,6 +106,15 @@ def replace(key: str, value: object) -> None:
     st.session_state[key] = value
 
 
+def choose(choice) -> None:
+    """Make ``choice`` the session's data choice; the models trained on another one are let go
+    at once (the current model, and every page that names it, never outlives its data)."""
+    if st.session_state.get(CHOICE) != choice:
+        st.session_state.pop(MODEL, None)
+        st.session_state.pop(MODELS, None)
+    st.session_state[CHOICE] = choice
+
+
 def ensure_dataset() -> Dataset:
     """The session's data set; the bundled default on a session's first run."""
     if DATASET not in st.session_state:
@@ -121,7 +132,7 @@ def use_bundled(name: str) -> Dataset:
     if st.session_state.get(CHOICE) != choice:
         st.session_state.pop(UPLOAD, None)
         replace(DATASET, dataset)
-        st.session_state[CHOICE] = choice
+        choose(choice)
     return st.session_state[DATASET]
 
 
@@ -150,5 +161,5 @@ def use_choice(source: Source, choice: DataChoice) -> Dataset:
         else:
             st.session_state.pop(UPLOAD, None)
         replace(DATASET, dataset)
-        st.session_state[CHOICE] = choice
+        choose(choice)
     return st.session_state[DATASET]
