@@ -339,7 +339,7 @@ def test_two_models_side_by_side_and_the_explain_page_switches_between_them():
     # the row box shows the new model's number for the row, as the card does (issue 26: the
     # browser kept the box's text, with the other model's number, until the next rerun)
     text = browser_text(*before, ranked_picker(at))
-    assert text.split(" · ")[1] == f"{risk:.3g}"
+    assert text.split(" · ")[1] == f"{risk:.2f}"  # as the P(...) tile prints it
 
 
 def feature_table_page():

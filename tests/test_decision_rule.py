@@ -47,10 +47,14 @@ def test_youden_threshold_has_the_largest_j(seed, n, weighted):
     weight = rng.rand(n) + 0.1 if weighted else None
     t = youden_threshold(positive, scores, weight)
     w = np.ones(n) if weight is None else weight
+    best = youden_by_hand(positive, scores, weight)
+    if best <= 1e-12:  # no cut beats chance: the cut is the rows' share of positives
+        assert t == pytest.approx(np.average(positive, weights=w))
+        return
     said = scores >= t
     j = w[said & positive].sum() / w[positive].sum() - w[said & ~positive].sum() / w[
         ~positive].sum()
-    assert j == pytest.approx(youden_by_hand(positive, scores, weight))
+    assert j == pytest.approx(best)
 
 
 def test_decide_uses_the_threshold_for_two_classes_and_argmax_otherwise():
@@ -96,6 +100,8 @@ def held_out_rule(model, X, y):
         train, rows = split_rows(y_enc, VALIDATION_FRACTION, seed)
         proba = clone(model).fit(X[train], y[train]).predict_proba(X[rows])[:, 1]
     fpr, tpr, cuts = roc_curve(y_enc[rows] == 1, proba)
+    if np.max(tpr - fpr) <= 0:  # nothing beats chance: the held-out rows' share of positives
+        return np.mean(y_enc[rows] == 1)
     return min(cuts[np.argmax(tpr - fpr)], 1.0)
 
 
@@ -103,6 +109,9 @@ def held_out_rule(model, X, y):
 @given(st.integers(0, 2**16), st.integers(150, 400), st.sampled_from([0.03, 0.05, 0.08]),
        st.floats(0.8, 2.0))
 @example(seed=0, n=300, share=0.05, signal=1.0)  # the issue's table: 5 % positives
+# found in CI: the Enhanced RF's three validation positives all got P ≈ 0, J's best was the
+# +∞ cut (a tie with "all positive") and the model named no positive
+@example(seed=0, n=335, share=0.03, signal=1.0)
 @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_every_family_decides_by_youden_on_held_out_rows(seed, n, share, signal):
     rng = np.random.RandomState(seed)

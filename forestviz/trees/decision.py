@@ -44,10 +44,17 @@ RULE = "Youden's J = sensitivity + specificity − 1, highest on rows held out w
 def youden_threshold(positive, scores, sample_weight=None) -> float:
     """t* = argmax_t TPR(t) − FPR(t) over the cuts of scikit-learn's ``roc_curve`` of the
     rows' ``scores`` (P(positive)) against ``positive`` (bools); a score ≥ t* predicts the
-    positive class. The first cut (+∞, nothing positive) is returned as 1.0."""
-    fpr, tpr, cuts = roc_curve(np.asarray(positive, dtype=bool), scores,
-                               sample_weight=sample_weight)
-    cut = float(cuts[np.argmax(tpr - fpr)])
+    positive class. The first cut (+∞, nothing positive) is returned as 1.0. When no cut beats
+    chance on these rows (the largest J is 0: "never positive" ties with "always positive"),
+    the cut is the rows' share of positives, the probability a model without information
+    would give: a model that separates nothing on its held-out rows still names the rows it
+    finds riskier than the base rate, never no row at all."""
+    positive = np.asarray(positive, dtype=bool)
+    fpr, tpr, cuts = roc_curve(positive, scores, sample_weight=sample_weight)
+    best = np.argmax(tpr - fpr)
+    if tpr[best] - fpr[best] <= 0:  # no cut beats chance on these rows: the positives' share
+        return float(np.average(positive, weights=sample_weight))
+    cut = float(cuts[best])
     return cut if np.isfinite(cut) else 1.0
 
 
