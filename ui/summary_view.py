@@ -79,6 +79,8 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             st.caption(as_text(" ".join(line for line in lines if line)))
             buttons(st.container(horizontal=True, key="explain_reports"))
         if g.reasons is not None:
-            right.plotly_chart(reasons_waterfall(g.reasons, width=WATERFALL_WIDTH,
-                                                 height=WATERFALL_HEIGHT),
+            # the glance's fixed height keeps the summary on the first screen (1400 × 900);
+            # the record's waterfall takes the height its two-line labels need
+            right.plotly_chart(reasons_waterfall(g.reasons, width=WATERFALL_WIDTH)
+                               .update_layout(height=WATERFALL_HEIGHT),
                                key="explain_reasons", width="stretch")
