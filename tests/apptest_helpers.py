@@ -81,3 +81,13 @@ def shown_cells(element) -> pd.DataFrame:
     if styler.display_values:
         return pa.ipc.open_stream(styler.display_values).read_pandas()
     return element.value.astype(object).where(element.value.notna(), "None")
+
+
+def new_patient_form(at: AppTest) -> tuple[workflow.Bundle, object, str]:
+    """The Home button's model trained and the Explain page's New-patient form open: (the
+    model, the data set, the form's key prefix)."""
+    at.button(key="home_explain").click().run()
+    finish_jobs(at)
+    bundle, dataset = at.session_state["model"], at.session_state["dataset"]
+    at.radio(key="explain_picker").set_value("new").run()
+    return bundle, dataset, f"explain_new@{dataset.name}"

@@ -25,7 +25,7 @@ from forestviz.explain.report_names import (
 from forestviz.io.bundled import load_dataset
 from forestviz.io.dataset import Dataset
 from forestviz.store import StoreConfig, open_library
-from tests.apptest_helpers import app, finish_jobs, metric
+from tests.apptest_helpers import app, metric, new_patient_form
 from tests.test_report_record import Document
 from ui.display import as_text
 
@@ -155,11 +155,7 @@ def test_the_form_refuses_confirms_and_names_the_patient(tmp_path, monkeypatch):
     folder = tmp_path / "var"
     monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
     at = app()
-    at.button(key="home_explain").click().run()
-    finish_jobs(at)
-    bundle, dataset = at.session_state["model"], at.session_state["dataset"]
-    at.radio(key="explain_picker").set_value("new").run()
-    key = f"explain_new@{dataset.name}"
+    bundle, dataset, key = new_patient_form(at)
     at.text_input(key=f"{key}@id").set_value("P\u200b-17")
     for column, value in ((GLUCOSE, -5.0), (AGE, 52.0)):
         at.number_input(key=f"{key}@{column}").set_value(value)

@@ -5,7 +5,7 @@ rows of a classification and a regression model, and of a new patient with guess
 import re
 
 import pytest
-from apptest_helpers import app, choose_bundled, finish_jobs, train
+from apptest_helpers import app, choose_bundled, new_patient_form, train
 from one_story import found, page_texts, problems
 
 from forestviz.app.workbench import Workbench
@@ -68,11 +68,7 @@ def test_a_new_patient_with_key_values_guessed_tells_one_story():
     while the alarm said 0.26–0.84 and the class could change: the page and its record must
     give one answer to "how sure"."""
     at = app()
-    at.button(key="home_explain").click().run()
-    finish_jobs(at)
-    bundle, dataset = at.session_state["model"], at.session_state["dataset"]
-    at.radio(key="explain_picker").set_value("new").run()
-    key = f"explain_new@{dataset.name}"
+    bundle, dataset, key = new_patient_form(at)
     train = dataset.X.iloc[bundle.train_rows]
     for column in dataset.X.columns:
         if column not in ("Glucose (mg/dL)", "BMI (kg/m2)"):
