@@ -1,5 +1,5 @@
 """forestviz: the Streamlit entry point (``python -m ui.launch run app.py``: ``ui/launch.py``;
-a plain ``streamlit run app.py`` works too, its first Home click only waits longer).
+a plain ``streamlit run app.py`` works the same: the server's import of this file starts it).
 
 The navigation lists only the pages the session's role may use (``ui.access``); a page left out
 is never run by Streamlit, whatever URL is opened. Without a role (sign-in configured, nobody
@@ -15,7 +15,7 @@ module (their caches would warn that no runtime exists yet)."""
 import streamlit as st
 from starlette.middleware import Middleware
 
-from ui import doors, memory, upload_caps
+from ui import doors, launch, memory, upload_caps
 from ui.secure_cookies import SecureCookies
 
 # every page by its ui.access.PAGE_ROLES name: file, title, icon (in the navigation's order)
@@ -32,6 +32,7 @@ PAGES = {
 
 if __name__ != "__main__":  # the server's import, before it answers any request
     doors.refuse_unsafe_address()
+    launch.start_preload()  # the default model, loading while the server starts (ui/launch.py)
     memory.at_server_start()  # big freed buffers go back to the system (ui/memory.py)
     app = st.App(__file__, middleware=[
         Middleware(doors.HostAllowList, hosts=doors.server_hosts()),

@@ -1,13 +1,16 @@
 """The app's command: ``python -m ui.launch run app.py [Streamlit's options]``.
 
 Streamlit's own command line (:func:`streamlit.web.cli.main`, what the ``streamlit`` command
-runs) with the same arguments, in the same process, plus one thread started first: it imports
-what the default model needs, waits for Streamlit's runtime to exist and then starts
-:func:`ui.server.default_training` (the job that loads the default model's file and prepares
-the explanation Home's button opens). Streamlit has no hook at the server's start, so under a
-plain ``streamlit run app.py`` that job starts only at the end of the first page's run, and a
-click on Home at once waited about five seconds for it (``docs/performance.md``, "Cold start
-and page speed"); here it runs while the server starts and the browser loads the first page.
+runs) with the same arguments, in the same process. The server imports ``app.py`` first (its
+``st.App``), and that import, once it has refused local mode on a network address
+(:mod:`ui.doors`), calls :func:`start_preload`: one thread that imports what the default model
+needs, waits for Streamlit's runtime to exist and then starts :func:`ui.server.default_training`
+(the job that loads the default model's file and prepares the explanation Home's button opens).
+Streamlit has no hook at the runtime's start, so without it that job starts only at the end of
+the first page's run, and a click on Home at once waited about five seconds for it
+(``docs/performance.md``, "Cold start and page speed"); here it runs while the server starts
+and the browser loads the first page. A refused server never starts the thread (a thread
+importing while the interpreter shuts down printed a traceback under the refusal's line).
 
 The job is the cached one every page asks for: the session scripts import the same
 ``ui.server`` module from ``sys.modules`` and :func:`streamlit.cache_resource` keeps one cache
@@ -44,9 +47,12 @@ def preload() -> None:
     library.start()  # the model library, opened (and its models loaded) in a thread of its own
 
 
+def start_preload() -> None:
+    """Start :func:`preload` in a thread of its own (``app.py``, where the server imports it)."""
+    threading.Thread(target=preload, daemon=True, name="forestviz-preload").start()
+
+
 def main() -> None:
-    if sys.argv[1:2] == ["run"]:
-        threading.Thread(target=preload, daemon=True, name="forestviz-preload").start()
     sys.argv[0] = "streamlit"
     cli.main(prog_name="streamlit")
 
