@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -80,6 +81,12 @@ BOOLEAN_TARGET_GAP = table_of("Préd,x\n".encode() + "".join(
     f"{'' if i % 29 == 0 else i % 15 == 0},{i % 7}\n" for i in range(120)).encode(), 0,
     task="imbalanced")
 
+# a column with no value (its header twice, duplicates renamed): the whole model's partial
+# dependence on it asked the model about 0 rows ("Found array with 0 sample(s)", make fuzz)
+EMPTY_COLUMN = table_of(
+    (Path(__file__).parent / "found_tables" / "empty_column_partial_dependence.csv").read_bytes(),
+    5)
+
 SETTINGS, ROWS = profile(10, 0.3, max_rows=80)
 
 
@@ -115,6 +122,7 @@ SETTINGS, ROWS = profile(3, 0.45)
 @example(table=ONE_CLASS_VALIDATION, pick=1)  # Enhanced RF
 @example(table=BOOLEAN_GAP, pick=0)
 @example(table=BOOLEAN_TARGET_GAP, pick=2)  # ABRF-1
+@example(table=EMPTY_COLUMN, pick=0)
 def test_generated_tables_on_the_workbench(table, pick):
     """Train, explain a held-out row, a new row with blanks and an unseen level, several new
     rows, the whole model, the HTML report."""

@@ -241,3 +241,28 @@ def test_the_tables_the_long_run_found_train_publish_and_open(name, target, task
     opened = opened_workbench(published_payload(bench))
     position = int(bench.model.test_rows[0])
     assert np.array_equal(opened.explain(position).prediction, bench.explain(position).prediction)
+
+
+def test_a_column_no_held_out_row_has_gets_no_curve_and_says_so():
+    """A column with no value in the held-out rows (found by `make fuzz`: an empty column whose
+    header the export repeated): the whole model's partial dependence asked the model about 0
+    rows and failed ("Found array with 0 sample(s)"), taking the Forest page and `forestviz
+    global` with it, and its cohorts took the mode of no value. No curve, and the figure says
+    why; no cohorts, in one line."""
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Settings
+    from forestviz.explain.plots.population import partial_dependence_figure
+    from forestviz.io.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=80)
+    frame = pd.DataFrame({"x": x, "empty": [None] * 80, "y": np.where(x > 0, "Yes", "No")})
+    bench = Workbench(Dataset.from_frame(frame, "y"))
+    bench.train(Settings(family="vanilla", n_estimators=5, random_state=0))
+    found = bench.whole().partial_dependence("empty")
+    assert found.grid.size == 0 and found.ice.shape == (len(bench.model.test_rows), 0)
+    figure = partial_dependence_figure(found, "P(Yes)")
+    assert "No held-out row has a value of empty" in str(figure.layout)
+    assert bench.whole().partial_dependence("x").ice.shape[1] > 0
+    with pytest.raises(ValueError, match="^no held-out row has a value of empty$"):
+        bench.whole().cohorts("column", "empty")  # the page's one line (was an IndexError)

@@ -165,6 +165,8 @@ def cohort_masks(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None
     if split != "column" or column is None:
         raise ValueError(f"unknown split {split!r} (or no column given)")
     values = X.iloc[bundle.test_rows][column]
+    if values.isna().all():
+        raise ValueError(f"no held-out row has a value of {column}")
     if column in bundle.preprocessor.medians_:
         numbers = values.to_numpy(dtype=float, na_value=np.nan)
         cut = float(np.nanmedian(numbers)) if cut is None else float(cut)
