@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from forestviz.explain.plots.conventions import BAR_ROW, BOTTOM
 from forestviz.explain.plots.reasons import (
-    WRAP,
+    ONE_LINE,
     fitted_waterfall,
     reasons_waterfall,
     waterfall_steps,
@@ -67,7 +67,12 @@ def test_the_glance_waterfall_gives_each_label_its_row(names, data, folded, targ
     assert fig.layout.height == WATERFALL_HEIGHT
     lines, rows = _rows(fig)
     assert lines <= rows and lines == len(fig.data[0].y)
-    assert all(len(label) <= WRAP for label in fig.data[0].y)
+    assert all(len(label) <= ONE_LINE for label in fig.data[0].y)
+    # a column's label keeps its value (cut at its end), its name cut to what is left
+    for label, hover in zip(fig.data[0].y, fig.data[0].hovertext, strict=True):
+        if " = " in hover:
+            value = hover.rpartition(": ")[0].partition(" = ")[2]
+            assert label.partition(" = ")[2].rstrip("…").split(" #")[0] in value
     # the strongest columns each way, the others in one bar: a fold of the reasons, adding up
     folds = [fold(r, k) for k in range(3, -1, -1)]
     assert any(waterfall_steps(f)[1] == list(fig.data[0].x) for f in folds)
