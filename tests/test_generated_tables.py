@@ -7,7 +7,9 @@ level, several new rows, the global view (the Forest page's library functions an
 ``forestviz global``), the report (HTML, PDF), published to a model library on a temporary
 SQLite file and opened from it. Invariants: no exception; a table forestviz refuses gets one
 line; contributions add up to the prediction; the Workbench's, the report's and the command
-line's numbers for the same row are equal; global importance is the mean |contribution|.
+line's numbers for the same row are equal; global importance is the mean |contribution|; the
+record of every explained row, and the Explain page of one, tell one story
+(``tests/one_story.py``).
 
 The bounded profile runs in ``make test`` (a few small tables per test, few trees); ``make
 fuzz-tables`` sets ``FORESTVIZ_FUZZ_TABLES`` to draw that many tables across the tests (up to
@@ -125,7 +127,7 @@ SETTINGS, ROWS = profile(3, 0.45)
 @example(table=EMPTY_COLUMN, pick=0)
 def test_generated_tables_on_the_workbench(table, pick):
     """Train, explain a held-out row, a new row with blanks and an unseen level, several new
-    rows, the whole model, the HTML report."""
+    rows, the whole model, the HTML report (each explained row's record tells one story)."""
     with drawn("generated_tables_on_the_workbench", table):
         dataset = dataset_of(table)
         if dataset is None:
@@ -138,6 +140,9 @@ def test_generated_tables_on_the_workbench(table, pick):
         adds_up(e)
         report_says(bench.report(e), bench, e)
         rows = new_rows(table, dataset)
+        for i in (0, 1):  # blanks; a level no row has: their records tell one story too
+            new = bench.explain(values=rows.iloc[i], row_id=f"new {i}")
+            report_says(bench.report(new), bench, new)
         found = several(bench.model, rows)
         explained_alike(bench, found.rows, found.outputs)
         whole_model_views(bench)
