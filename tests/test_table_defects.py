@@ -264,5 +264,5 @@ def test_a_column_no_held_out_row_has_gets_no_curve_and_says_so():
     figure = partial_dependence_figure(found, "P(Yes)")
     assert "No held-out row has a value of empty" in str(figure.layout)
     assert bench.whole().partial_dependence("x").ice.shape[1] > 0
-    with pytest.raises(ValueError, match="^no held-out row has a value of empty$"):
+    with pytest.raises(ValueError, match=r"^no held-out row has a value of empty$"):
         bench.whole().cohorts("column", "empty")  # the page's one line (was an IndexError)
