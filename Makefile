@@ -52,10 +52,16 @@ fuzz-tables: $(VENV)/.test $(VENV)/.kernels test-system-deps
 	END {printf "generated tables: %d in %d s, %.1f tables per minute\n", NR, s, 60 * NR / s}' \
 	$(FUZZ_LOG)/tables.log; exit $$status
 
-# tests/test_steps.py (STEP_SEQUENCES sets how many)
+# tests/test_steps.py (STEP_SEQUENCES sets how many): a line per sequence (its steps) in
+# FUZZ_LOG/steps.log; the run ends saying how many sequences a minute it ran
 fuzz-steps: $(VENV)/.test $(VENV)/.kernels test-system-deps
-	FORESTVIZ_FUZZ=1 $(ONE_BLAS_THREAD) $(PY) -m pytest -p no:randomly -q tests/test_steps.py \
-		--hypothesis-show-statistics --durations=1
+	mkdir -p $(FUZZ_LOG) && rm -f $(FUZZ_LOG)/steps.log
+	start=$$(date +%s); FORESTVIZ_FUZZ=1 STEPS_LOG=$(abspath $(FUZZ_LOG))/steps.log \
+	$(ONE_BLAS_THREAD) $(PY) -m pytest -p no:randomly -q tests/test_steps.py \
+	--hypothesis-show-statistics --durations=1; status=$$?; \
+	awk -v s=$$(( $$(date +%s) - start )) '{steps += $$1} END {printf \
+	"step sequences: %d (%d steps) in %d s, %.1f a minute\n", NR, steps, s, 60 * NR / s}' \
+	$(FUZZ_LOG)/steps.log; exit $$status
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
