@@ -85,9 +85,15 @@ BOOLEAN_TARGET_GAP = table_of("Préd,x\n".encode() + "".join(
 
 # a column with no value (its header twice, duplicates renamed): the whole model's partial
 # dependence on it asked the model about 0 rows ("Found array with 0 sample(s)", make fuzz)
-EMPTY_COLUMN = table_of(
-    (Path(__file__).parent / "found_tables" / "empty_column_partial_dependence.csv").read_bytes(),
-    5)
+FOUND = Path(__file__).parent / "found_tables"
+EMPTY_COLUMN = table_of((FOUND / "empty_column_partial_dependence.csv").read_bytes(), 5)
+# numbers written as text with one "unknown": the model reads them as numbers, the whole
+# model's partial dependence and cohorts read the raw text as floats (make fuzz)
+NUMBER_TEXT_UNKNOWN = table_of((FOUND / "number_text_unknown.csv").read_bytes(), 2,
+                               task="regression")
+# one column, known in one row: every training row is every other's twin, so no row has a
+# neighbour and the trust table explained 0 rows through the model (make fuzz)
+TWINS = table_of((FOUND / "twins_no_neighbours.csv").read_bytes(), 2, id_column=1)
 
 SETTINGS, ROWS = profile(10, 0.3, max_rows=80)
 
@@ -125,6 +131,7 @@ SETTINGS, ROWS = profile(3, 0.45)
 @example(table=BOOLEAN_GAP, pick=0)
 @example(table=BOOLEAN_TARGET_GAP, pick=2)  # ABRF-1
 @example(table=EMPTY_COLUMN, pick=0)
+@example(table=NUMBER_TEXT_UNKNOWN, pick=0)
 def test_generated_tables_on_the_workbench(table, pick):
     """Train, explain a held-out row, a new row with blanks and an unseen level, several new
     rows, the whole model, the HTML report (each explained row's record tells one story)."""
@@ -154,6 +161,7 @@ SETTINGS, ROWS = profile(2, 0.2)
 @pytest.mark.slow
 @SETTINGS
 @given(table=tables(max_rows=ROWS), pick=st.integers(0, 7))
+@example(table=TWINS, pick=0)
 def test_generated_tables_through_the_command_line(table, pick, tmp_path_factory):
     """``forestviz train`` trains what the Workbench trains; ``explain`` (held-out rows, new
     rows), ``report`` and ``global`` give the Workbench's numbers for the same rows."""

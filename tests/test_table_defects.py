@@ -266,3 +266,46 @@ def test_a_column_no_held_out_row_has_gets_no_curve_and_says_so():
     assert bench.whole().partial_dependence("x").ice.shape[1] > 0
     with pytest.raises(ValueError, match=r"^no held-out row has a value of empty$"):
         bench.whole().cohorts("column", "empty")  # the page's one line (was an IndexError)
+
+
+def test_numbers_written_as_text_with_a_word_among_them_vary_and_split_as_numbers():
+    """A column of numbers written as text with one "unknown" (found by `make fuzz`): the model
+    reads it as numbers ("unknown" is missing), while the whole model's partial dependence and
+    cohorts read the raw text as floats and failed ("could not convert string to float")."""
+    from pathlib import Path
+
+    from forestviz.app.workbench import Workbench
+    from tests.table_paths import dataset_of, trained
+    from tests.table_strategies import table_of
+
+    found_table = Path(__file__).parent / "found_tables" / "number_text_unknown.csv"
+    table = table_of(found_table.read_bytes(), 2, task="regression")
+    bench = Workbench(dataset_of(table))
+    assert trained(bench, "vanilla")
+    column = "Age (years)"
+    assert column in bench.model.preprocessor.medians_  # the model's numbers
+    held_out = bench.dataset.X.iloc[bench.model.test_rows][column]
+    assert "unknown" in set(held_out)
+    found = bench.whole().partial_dependence(column)
+    assert found.grid.dtype == float and found.grid.size > 1
+    groups = bench.whole().cohorts("column", column)
+    readable = pd.to_numeric(held_out, errors="coerce").notna()
+    assert sum(groups.sizes) == int(readable.sum())
+
+
+def test_rows_with_no_neighbour_get_a_trust_row_of_none():
+    """One column known in one row only (found by `make fuzz`): every training row is every
+    other's twin, so no held-out row has a similar training row, and the trust table asked the
+    model about 0 rows ("expected finite model outputs, one per row, got shape (0,)")."""
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Settings
+    from forestviz.io.dataset import Dataset
+
+    age = [None] * 40
+    age[5] = 12.0
+    frame = pd.DataFrame({"age": age, "y": ["Yes", "No"] * 20})
+    bench = Workbench(Dataset.from_frame(frame, "y"))
+    bench.train(Settings(family="vanilla", n_estimators=5, random_state=0))
+    trust = bench.whole().trust()
+    assert len(trust) == len(bench.model.test_rows)
+    assert (trust["similar rows"] == 0).all() and (trust["same top reasons"] == 0).all()
