@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-RUNTIME_DEBS := graphviz fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0
+# fonts-droid-fallback: glyphs DejaVu lacks (CJK) in the PDF record and the tree drawings
+RUNTIME_DEBS := graphviz fonts-dejavu-core fonts-droid-fallback libpango-1.0-0 libpangoft2-1.0-0 \
+	libharfbuzz-subset0
 TEST_DEBS := $(RUNTIME_DEBS) chromium
 PORT ?= 8501
 # pytest-xdist workers for each test tier; in the unit and slow tiers each keeps BLAS to one

@@ -309,3 +309,29 @@ def test_rows_with_no_neighbour_get_a_trust_row_of_none():
     trust = bench.whole().trust()
     assert len(trust) == len(bench.model.test_rows)
     assert (trust["similar rows"] == 0).all() and (trust["same top reasons"] == 0).all()
+
+
+@pytest.mark.slow
+def test_a_column_named_in_chinese_prints_in_the_pdf_record():
+    """A column named "体重 kg" (found by `make fuzz`): DejaVu has no CJK glyph, so the record's
+    PDF printed boxes and its text read back as noise; a fallback font (fonts-droid-fallback,
+    installed by `make`) prints it, and the text reads back as written."""
+    import io
+    from pathlib import Path
+
+    import pypdf
+
+    from forestviz.app.workbench import Workbench
+    from tests.table_paths import dataset_of, new_rows, trained
+    from tests.table_strategies import table_of
+
+    found = Path(__file__).parent / "found_tables" / "cjk_column_pdf.csv"
+    table = table_of(found.read_bytes(), 0, id_column=5, task="regression")
+    dataset = dataset_of(table)
+    bench = Workbench(dataset)
+    assert trained(bench, "vanilla")
+    e = bench.explain(values=new_rows(table, dataset).iloc[0], row_id="new patient")
+    reader = pypdf.PdfReader(io.BytesIO(bench.report(e, pdf=True)))
+    text = " ".join(page.extract_text() for page in reader.pages)
+    assert "体重 kg" in text and "\x00" not in text
+    assert " ".join(bench.glance(e).headline.split()) in " ".join(text.split())
