@@ -8,8 +8,7 @@ import icu
 import pytest
 from playwright.sync_api import expect
 
-from bench.appserver import AppServer
-from tests.conftest import SERVER_START_TIMEOUT, running
+from tests.conftest import serve_script
 from tests.display_app import VALUES
 
 pytestmark = [pytest.mark.browser]
@@ -24,10 +23,8 @@ ANCHORS = "(element) => Array.from(element.querySelectorAll('a')).map(a => a.out
 
 @pytest.fixture(scope="module")
 def display_app(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("display")
-    with running(AppServer(folder, script="tests/display_app.py",
-                           start_timeout=SERVER_START_TIMEOUT)) as server:
-        yield server.url
+    with serve_script(tmp_path_factory, "tests/display_app.py") as url:
+        yield url
 
 
 def test_every_element_shows_link_like_text_as_written_and_never_as_a_link(page,
