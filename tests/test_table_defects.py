@@ -335,3 +335,36 @@ def test_a_column_named_in_chinese_prints_in_the_pdf_record():
     text = " ".join(page.extract_text() for page in reader.pages)
     assert "体重 kg" in text and "\x00" not in text
     assert " ".join(bench.glance(e).headline.split()) in " ".join(text.split())
+
+
+def test_the_command_line_reads_true_and_false_in_any_case_as_the_app_does():
+    """A True/False column with gaps (found by `make fuzz`): the app reads "true", "TRUE" and
+    "True" alike, so the model's levels are "True" and "False"; `forestviz explain` read the
+    file's "true" as an unseen level and gave other numbers than the app for the same rows."""
+    import tempfile
+    from pathlib import Path
+
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Settings
+    from forestviz.cli.main import main
+    from forestviz.io.csv_input import load_csv
+    from forestviz.io.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    flag = rng.random(60) < 0.5
+    y = np.where(flag, 10.0, 0.0) + rng.normal(size=60)
+    text = ["" if i % 7 == 0 else ("true" if f else "FALSE") for i, f in enumerate(flag)]
+    csv = "flag,y\n" + "".join(f"{t},{v}\n" for t, v in zip(text, y, strict=True))
+    folder = Path(tempfile.mkdtemp())
+    (folder / "t.csv").write_text(csv)
+    frame = load_csv(csv.encode())
+    bench = Workbench(Dataset.from_frame(frame, "y"))
+    bench.train(Settings(family="vanilla", n_estimators=5, random_state=0, auto_tune=False))
+    (folder / "m.skops").write_bytes(bench.save())
+    assert set(bench.model.preprocessor.categories_["flag"]) == {"False", "True"}
+    assert main(["--quiet", "explain", str(folder / "m.skops"), str(folder / "t.csv"),
+                 "--out", str(folder / "e.csv")]) == 0
+    explained = pd.read_csv(folder / "e.csv")
+    for position in range(len(frame)):
+        e = bench.explain(values=frame.drop(columns="y").iloc[position])
+        assert explained["prediction"].iloc[position] == pytest.approx(e.prediction, abs=1e-9)

@@ -68,6 +68,8 @@ def encode(model: BatchModel, chunk: Chunk, id_column: str | None) -> tuple[np.n
             frame[name] = np.full(table.num_rows, np.nan)
         elif chunk.text and name in model.numeric:
             frame[name] = _numbers(table[name], chunk.decimal_comma)
+        elif chunk.text and set(model.preprocessor.categories_[name]) <= {"False", "True"}:
+            frame[name] = _truth_levels(table[name])
         else:
             frame[name] = table[name].to_pandas()
     X = model.preprocessor.transform(pd.DataFrame(frame, index=pd.RangeIndex(table.num_rows)))
@@ -77,6 +79,15 @@ def encode(model: BatchModel, chunk: Chunk, id_column: str | None) -> tuple[np.n
         ids = np.asarray(pc.cast(table[id_column], pa.string()).fill_null("").to_pylist(),
                          dtype=object)
     return X, ids
+
+
+def _truth_levels(column: pa.ChunkedArray) -> pd.Series:
+    """A column whose levels are True and False (the app reads "true", "TRUE" and "True" alike
+    as a boolean, :func:`forestviz.io.csv_parse.parse_arrow`) as those levels; other text as
+    written (an unseen level)."""
+    text = column.to_pandas()
+    return text.replace({spelling: str(truth) for truth in (True, False)
+                         for spelling in (str(truth), str(truth).upper(), str(truth).lower())})
 
 
 def _numbers(column: pa.ChunkedArray, decimal_comma: bool) -> np.ndarray:
