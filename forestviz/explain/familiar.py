@@ -49,6 +49,7 @@ from scipy.special import ndtri
 from sklearn.covariance import ledoit_wolf
 
 from forestviz.explain.columns import NUMERIC, ColumnMap
+from forestviz.numbers import plain_number
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.flat import FlatTrees
 from forestviz.trees.lookup import forest_leaf_ids
@@ -56,6 +57,7 @@ from forestviz.trees.lookup import forest_leaf_ids
 ALPHA = 0.05  # the share of ordinary rows flagged
 NEAREST = 5  # training rows of largest proximity
 DIFFER = 2  # columns named where the nearest differ most
+BLOCK_CELLS = 1 << 24  # rows × training rows × trees compared at once
 
 
 @dataclass(frozen=True)
@@ -108,8 +110,8 @@ class FamiliarGround:
         if not 0 < alpha < 1:
             raise ValueError("alpha must lie strictly between 0 and 1")
         found = copy.copy(self)
-        rows = np.asarray(X_test, dtype=np.float64).reshape(-1, self.width)
-        outlying, distance = self._parts(rows)
+        parts = [self._parts(rows, prox) for rows, prox in self._blocks(X_test)]
+        outlying, distance = (np.concatenate(part) for part in zip(*parts, strict=True))
         found.alpha, found.scales = float(alpha), [_scale(outlying), _scale(distance)]
         found.held_out = np.sort(found._combine(outlying, distance))
         return found
@@ -124,11 +126,9 @@ class FamiliarGround:
         same = leaves[:, None, :] == self.train_leaves[None, :, :]
         return same.mean(axis=2)
 
-    def _parts(self, X: np.ndarray, prox=None) -> tuple[np.ndarray, np.ndarray]:
-        """The raw parts of rows ``X`` (``prox``: their proximities, when known):
-        1 / Σ_j prox² and the Mahalanobis distance of the normal scores."""
-        if prox is None:
-            prox = self.proximity(self.leaves(X)) if len(X) else np.zeros((0, 1))
+    def _parts(self, X: np.ndarray, prox: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The raw parts of rows ``X`` (``prox``: their proximities): 1 / Σ_j prox² and the
+        Mahalanobis distance of the normal scores."""
         total = np.square(prox).sum(axis=1)
         outlying = 1.0 / np.maximum(total, 1.0 / len(self.trees) ** 2)
         if not self.features.size:
@@ -156,7 +156,8 @@ class FamiliarGround:
 
     def scores(self, X) -> np.ndarray:
         """The unusualness score of each encoded row of ``X`` (larger: more unusual)."""
-        return self._combine(*self._parts(np.atleast_2d(np.asarray(X, dtype=np.float64))))
+        return np.concatenate([self._combine(*self._parts(rows, prox))
+                               for rows, prox in self._blocks(X)])
 
     def p_values(self, scores) -> np.ndarray:
         """(1 + #{held-out scores ≥ s}) / (n + 1) of each score ``s``."""
@@ -167,19 +168,38 @@ class FamiliarGround:
 
     def assess(self, x) -> Familiarity:
         """The :class:`Familiarity` of one encoded row ``x``."""
-        x = np.asarray(x, dtype=np.float64).reshape(1, -1)
-        prox = self.proximity(self.leaves(x))
-        score = float(self._combine(*self._parts(x, prox))[0])
-        prox = prox[0]
-        p = float(self.p_values([score])[0])
+        return self.assess_rows(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+
+    def assess_rows(self, X) -> list[Familiarity]:
+        """The :class:`Familiarity` of each encoded row of ``X``, a block of rows at a time
+        (the proximities of a block to every training row stay within about 16 M cells)."""
+        return [found for rows, prox in self._blocks(X)
+                for found in self._assess_block(rows, prox)]
+
+    def _blocks(self, X):
+        """(rows, their proximities) of the encoded rows ``X``, block after block (one empty
+        block when there are none)."""
+        X = np.asarray(X, dtype=np.float64).reshape(-1, self.width)
+        block = max(1, BLOCK_CELLS // max(self.train_leaves.size, 1))
+        for start in range(0, max(len(X), 1), block):
+            rows = X[start:start + block]
+            yield rows, self.proximity(self.leaves(rows))
+
+    def _assess_block(self, X: np.ndarray, prox: np.ndarray) -> list[Familiarity]:
+        scores = self._combine(*self._parts(X, prox))
+        p = self.p_values(scores)
         n = self.held_out.size
-        k = n - int(np.searchsorted(self.held_out, score, side="left"))
-        order = np.argsort(-prox, kind="stable")[:NEAREST]
-        return Familiarity(score=score, p_value=p, share=k / n if n else 1.0, n_held_out=n,
-                           alpha=self.alpha, flagged=p <= self.alpha,
-                           nearest=tuple(int(i) for i in order),
-                           proximity=tuple(float(v) for v in prox[order]),
-                           differ=self.differ(x[0], order))
+        found = []
+        for i, score in enumerate(scores):
+            k = n - int(np.searchsorted(self.held_out, score, side="left"))
+            order = np.argsort(-prox[i], kind="stable")[:NEAREST]
+            found.append(Familiarity(
+                score=float(score), p_value=float(p[i]), share=k / n if n else 1.0,
+                n_held_out=n, alpha=self.alpha, flagged=bool(p[i] <= self.alpha),
+                nearest=tuple(int(j) for j in order),
+                proximity=tuple(float(v) for v in prox[i, order]),
+                differ=self.differ(X[i], order)))
+        return found
 
     def differ(self, x, nearest) -> tuple[str, ...]:
         """The user columns where the ``nearest`` training rows (positions) differ most from
@@ -191,6 +211,23 @@ class FamiliarGround:
         gap = np.median(np.abs(rows - x[self.features]) / self.spread, axis=0)
         order = np.argsort(-gap, kind="stable")[:DIFFER]
         return tuple(self.names[j] for j in order if gap[j] > 0)
+
+
+def unfamiliar_sentence(found: Familiarity, name=str) -> str | None:
+    """"Unlike the rows this model learned from: only 0.63 % of the 158 rows it held out from
+    training are as unusual; the most similar training rows differ most in Glucose and Age"
+    when ``found`` is flagged, else None; ``name`` shows user-given column names."""
+    if not found.flagged:
+        return None
+    held = found.n_held_out
+    if found.share == 0:
+        said = f"none of the {held:,} rows it held out from training is as unusual"
+    else:
+        said = (f"only {plain_number(100 * found.share, 2)} % of the {held:,} rows it held "
+                "out from training are as unusual")
+    differ = " and ".join(name(c) for c in found.differ)
+    return (f"Unlike the rows this model learned from: {said}"
+            + (f"; the most similar training rows differ most in {differ}" if differ else ""))
 
 
 def numeric_features(columns: ColumnMap) -> list[tuple[int, str]]:
