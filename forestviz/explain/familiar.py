@@ -52,11 +52,12 @@ from forestviz.explain.columns import NUMERIC, ColumnMap
 from forestviz.numbers import plain_number
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.flat import FlatTrees
-from forestviz.trees.lookup import forest_leaf_ids
 
 ALPHA = 0.05  # the share of ordinary rows flagged
 NEAREST = 5  # training rows of largest proximity
 DIFFER = 2  # columns named where the nearest differ most
+REFERENCE_ROWS = 2_000  # training rows the proximities compare with
+CALIBRATION_ROWS = 2_000  # held-out rows the p-values count
 BLOCK_CELLS = 1 << 24  # rows × training rows × trees compared at once
 
 
@@ -86,17 +87,22 @@ class FamiliarGround:
     the held-out rows' scores. Built from what a model file keeps (the estimator and its
     training and held-out rows), so it is rebuilt, identical, when a model file is read back."""
 
-    def __init__(self, estimator, X_train, numeric):
+    def __init__(self, estimator, X_train, numeric, *, random_state=0):
         """``numeric``: (feature index, user column name) of each numeric column in the
-        encoded rows ``X_train``. Not yet calibrated: every row has p-value 1."""
+        encoded rows ``X_train``. Proximities are to at most :data:`REFERENCE_ROWS` training
+        rows (``reference``, drawn with ``random_state`` when there are more), so that one
+        row's score costs at most that many rows × T comparisons. Not yet calibrated: every
+        row has p-value 1."""
         X_train = np.asarray(X_train, dtype=np.float64)
-        self.width = X_train.shape[1]
+        self.width, self.random_state = X_train.shape[1], random_state
+        self.reference = _at_most(len(X_train), REFERENCE_ROWS, random_state)
         self.trees = list(as_ensemble(estimator).estimators_)
         self.flat = FlatTrees.from_trees(self.trees)
-        self.train_leaves = self.leaves(X_train)
+        self.train_leaves = self.leaves(X_train[self.reference])
         self.features = np.array([j for j, _ in numeric], dtype=np.intp)
         self.names = tuple(str(name) for _, name in numeric)
-        columns = self.train_columns = X_train[:, self.features]
+        columns = X_train[:, self.features]
+        self.train_columns = columns[self.reference]
         self.spread = _spreads(columns)
         self.sorted = np.sort(columns, axis=0)
         self.precision = (np.linalg.pinv(ledoit_wolf(self.normal_scores(columns),
@@ -105,10 +111,14 @@ class FamiliarGround:
         self.alpha, self.scales, self.held_out = ALPHA, [(0.0, 1.0), (0.0, 1.0)], np.empty(0)
 
     def calibrate(self, X_test, alpha: float = ALPHA) -> FamiliarGround:
-        """A copy calibrated on the held-out encoded rows ``X_test``: the two parts' (median,
-        MAD) there, their scores, and the share ``alpha`` of ordinary rows to flag."""
+        """A copy calibrated on the held-out encoded rows ``X_test`` (at most
+        :data:`CALIBRATION_ROWS` of them, drawn with the ``random_state``: any subset of
+        exchangeable rows calibrates as well): the two parts' (median, MAD) there, their
+        scores, and the share ``alpha`` of ordinary rows to flag."""
         if not 0 < alpha < 1:
             raise ValueError("alpha must lie strictly between 0 and 1")
+        X_test = np.asarray(X_test, dtype=np.float64).reshape(-1, self.width)
+        X_test = X_test[_at_most(len(X_test), CALIBRATION_ROWS, self.random_state)]
         found = copy.copy(self)
         parts = [self._parts(rows, prox) for rows, prox in self._blocks(X_test)]
         outlying, distance = (np.concatenate(part) for part in zip(*parts, strict=True))
@@ -117,8 +127,11 @@ class FamiliarGround:
         return found
 
     def leaves(self, X) -> np.ndarray:
-        """Leaf ids (n × T) of encoded rows ``X``."""
-        return forest_leaf_ids(self.trees, self.flat, np.asarray(X, dtype=np.float64), None)
+        """Leaf ids (n × T) of encoded rows ``X`` by the compiled descent
+        (:meth:`~forestviz.trees.flat.FlatTrees.apply_many`): for one row 0.07 ms where the
+        vectorised descent of :func:`~forestviz.trees.lookup.forest_leaf_ids` took 3.7 ms
+        (100 fully grown trees, a loaded machine; ``bench/familiar.py``)."""
+        return self.flat.apply_many(np.ascontiguousarray(X, dtype=np.float32))
 
     def proximity(self, leaves: np.ndarray) -> np.ndarray:
         """(n, N): per row of ``leaves`` the share of trees in which each training row falls
@@ -196,13 +209,13 @@ class FamiliarGround:
             found.append(Familiarity(
                 score=float(score), p_value=float(p[i]), share=k / n if n else 1.0,
                 n_held_out=n, alpha=self.alpha, flagged=bool(p[i] <= self.alpha),
-                nearest=tuple(int(j) for j in order),
+                nearest=tuple(int(j) for j in self.reference[order]),
                 proximity=tuple(float(v) for v in prox[i, order]),
                 differ=self.differ(X[i], order)))
         return found
 
     def differ(self, x, nearest) -> tuple[str, ...]:
-        """The user columns where the ``nearest`` training rows (positions) differ most from
+        """The user columns where the ``nearest`` reference rows (positions) differ most from
         ``x``: the largest median |x_j − nearest_j| / s_j, at most :data:`DIFFER`, none that
         do not differ."""
         if not self.features.size or not len(nearest):
@@ -233,6 +246,13 @@ def unfamiliar_sentence(found: Familiarity, name=str) -> str | None:
 def numeric_features(columns: ColumnMap) -> list[tuple[int, str]]:
     """(feature index, user column name) of each numeric column of ``columns``."""
     return [(c.features[0], c.name) for c in columns.columns if c.kind == NUMERIC]
+
+
+def _at_most(n: int, most: int, random_state) -> np.ndarray:
+    """Positions 0..n−1, or ``most`` of them drawn with ``random_state``, in order."""
+    if n <= most:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(random_state).choice(n, most, replace=False))
 
 
 def _spreads(columns: np.ndarray) -> np.ndarray:
