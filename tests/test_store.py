@@ -16,8 +16,15 @@ import pytest
 from sqlalchemy import inspect
 
 from forestviz import persistence
-from forestviz.store import (LOCAL, Actor, AlreadyPublished, StoreConfig, StoreError,
-                             StoreUnavailable, parse_ref)
+from forestviz.store import (
+    LOCAL,
+    Actor,
+    AlreadyPublished,
+    StoreConfig,
+    StoreError,
+    StoreUnavailable,
+    parse_ref,
+)
 from forestviz.store.blobs import content_digest
 from forestviz.store.library import OpenedCache, open_library
 from forestviz.store.tables import Base

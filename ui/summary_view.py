@@ -69,6 +69,8 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
         tiles(e, g)
         for check in g.alarms:  # under the tiles, on the first screen
             st.warning(as_text(check.sentence), icon=":material/warning:")
+        if g.unfamiliar is not None:  # the row is unlike those the model learned from
+            st.warning(as_text(f"{g.unfamiliar}."), icon=":material/explore_off:")
         left, right = st.columns([11, 10], gap="medium")
         with left:
             st.info(as_text(g.argument), icon=":material/balance:")
