@@ -15,7 +15,8 @@ import pytest
 
 from bench.appserver import CHROMIUM_ARGS, AppServer
 
-pytest_plugins = ["tests.cli_tables"]  # the command line's table and model fixtures
+pytest_plugins = ["tests.cli_tables",  # the command line's table and model fixtures
+                  "tests.store_databases"]  # SQLite and a throwaway PostgreSQL
 
 REPO = Path(__file__).resolve().parents[1]
 SERVER_START_TIMEOUT = 60.0

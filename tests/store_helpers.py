@@ -28,8 +28,15 @@ def trained(family: str = "abrf1_qp", trees: int = 10) -> Workbench:
     return bench
 
 
-def library_at(folder: Path):
-    return open_library(StoreConfig(folder))
+def library_at(folder: Path, database: str | None = None):
+    """The library of data directory ``folder`` on ``database`` (the ``database`` fixture's
+    URL; None: SQLite in ``folder``)."""
+    return open_library(StoreConfig(folder, database))
+
+
+def database_env(database: str | None) -> dict:
+    """The environment naming ``database`` to a child process (:func:`run_script`)."""
+    return {} if database is None else {"FORESTVIZ_DATABASE_URL": database}
 
 
 def numbers(bench: Workbench, positions) -> list:

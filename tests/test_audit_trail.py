@@ -1,7 +1,7 @@
 """Reading the audit trail a page at a time (issue 36, item 6): a page is the slice of the
 whole filtered trail it claims to be, the count is the number of matches, and the CSV export,
 written a piece at a time, is the CSV of the whole trail in one piece (checked against pandas
-on the full query), on a real SQLite library."""
+on the full query), on a real SQLite library and a PostgreSQL one."""
 
 import io
 from datetime import UTC, datetime, timedelta
@@ -16,6 +16,7 @@ from forestviz.io.export import csv_bytes
 from forestviz.store import LOCAL, Actor
 from forestviz.store import audit as trail_module
 from forestviz.store.audit import event_row, facts
+from tests.store_databases import DATABASES, database_url
 from tests.store_helpers import library_at
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
@@ -23,10 +24,11 @@ WHO = [Actor("ann", "ann@clinic.test"), Actor("=bob", None), LOCAL]
 ACTIONS = ["model_opened", "row_explained", "rows_explained", "audit_viewed"]
 
 
-@pytest.fixture(scope="module")
-def trail(tmp_path_factory):
-    """57 events: three actors, four actions, two models, one a minute."""
-    library = library_at(tmp_path_factory.mktemp("trail") / "var")
+@pytest.fixture(scope="module", params=DATABASES)
+def trail(request, tmp_path_factory):
+    """57 events: three actors, four actions, two models, one a minute; on SQLite and on
+    PostgreSQL."""
+    library = library_at(tmp_path_factory.mktemp("trail") / "var", database_url(request))
     with Session(library.engine) as session, session.begin():
         session.add_all(event_row(WHO[i % 3], ACTIONS[i % 4],
                                   (f"model {i % 2}", 1 + i % 5) if i % 7 else None,

@@ -1,19 +1,20 @@
-"""The model library (forestviz.store) on a real SQLite file: a published model opens without
-the upload and explains the same numbers bit for bit, in this process and after a restart;
-versions, retirement, the audit trail (append-only in the database too), owner-only files, a
-changed blob refused by name, and a library that cannot be used failing in one line."""
+"""The model library (forestviz.store) on a real SQLite file and a real PostgreSQL database
+(each test taking ``database`` runs on both, ``tests/store_databases.py``): a published model
+opens without the upload and explains the same numbers bit for bit, in this process and after
+a restart; versions, retirement, the audit trail (append-only in the database too), owner-only
+files, a changed blob refused by name, and a library that cannot be used failing in one line."""
 
 import hashlib
 import io
 import json
-import sqlite3
 import stat
 import zipfile
 
 import numpy as np
 import pandas as pd
 import pytest
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
+from sqlalchemy.exc import DBAPIError
 
 from forestviz import persistence
 from forestviz.store import (
@@ -28,7 +29,7 @@ from forestviz.store import (
 from forestviz.store.blobs import content_digest
 from forestviz.store.library import OpenedCache, open_library
 from forestviz.store.tables import Base
-from tests.store_helpers import library_at, numbers, run_script, trained
+from tests.store_helpers import database_env, library_at, numbers, run_script, trained
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,8 @@ def bench():
 
 
 @pytest.fixture
-def library(tmp_path):
-    return library_at(tmp_path / "var")
+def library(tmp_path, database):
+    return library_at(tmp_path / "var", database)
 
 
 def held_out(bench, count=6):
@@ -64,9 +65,10 @@ def test_an_opened_model_explains_the_same_numbers_without_the_upload(bench, lib
     assert info.settings["n_estimators"] == 10 and info.published_by == "local"
 
 
-def test_a_restarted_process_opens_the_model_and_explains_the_same_numbers(bench, tmp_path):
+def test_a_restarted_process_opens_the_model_and_explains_the_same_numbers(bench, tmp_path,
+                                                                           database):
     folder = tmp_path / "var"
-    library_at(folder).publish(bench, name="Pima risk")
+    library_at(folder, database).publish(bench, name="Pima risk")
     positions = [int(p) for p in held_out(bench)]
     found = run_script(f"""
         import json
@@ -74,7 +76,7 @@ def test_a_restarted_process_opens_the_model_and_explains_the_same_numbers(bench
         from tests.store_helpers import numbers
         opened = open_library().open_model("Pima risk")
         print(json.dumps(numbers(opened.workbench, {positions})))
-        """, folder)
+        """, folder, **database_env(database))
     assert found == json.loads(json.dumps(numbers(bench, positions)))
 
 
@@ -151,14 +153,16 @@ def test_a_changed_blob_is_refused_with_the_model_name(bench, library, tmp_path)
         library.open_model("Pima risk")
     # a blob whose recorded digest was changed with it still meets forestviz.persistence
     edited = hashlib.sha256(bytes(data)).hexdigest()
-    with sqlite3.connect(tmp_path / "var" / "forestviz.db") as db:
-        db.execute("UPDATE published_models SET blob_sha256 = ?", (edited,))
+    with library.engine.begin() as connection:
+        connection.execute(text("UPDATE published_models SET blob_sha256 = :sha"),
+                           {"sha": edited})
     (blob.parent / edited).write_bytes(data)
     with pytest.raises(StoreError, match=r"'Pima risk@1' was refused: This"):
         library.open_model("Pima risk")
 
 
-def test_files_are_owner_only(bench, library, tmp_path):
+def test_files_are_owner_only(bench, tmp_path):
+    library = library_at(tmp_path / "var")  # SQLite: its file is the library's
     library.publish(bench, name="Pima risk")
     library.sign_download(bench.save())  # creates the signing key
     folder = tmp_path / "var"
@@ -191,18 +195,18 @@ def test_the_audit_trail_is_append_only_and_filtered(bench, library, tmp_path):
     assert len(library.audit.query(until=trail["at"].iloc[2])) == 2
     with pytest.raises(StoreError, match="Unknown audit action"):
         library.audit.record(LOCAL, "model_deleted")
-    text = library.audit.export_csv().decode()
-    assert "'=HYPERLINK(1)" in text and ",=HYPERLINK" not in text
-    with sqlite3.connect(tmp_path / "var" / "forestviz.db") as db:
-        for statement in ("UPDATE audit_events SET subject = 'x'", "DELETE FROM audit_events"):
-            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-                db.execute(statement)
+    exported = library.audit.export_csv().decode()
+    assert "'=HYPERLINK(1)" in exported and ",=HYPERLINK" not in exported
+    for statement in ("UPDATE audit_events SET subject = 'x'", "DELETE FROM audit_events"):
+        with library.engine.begin() as connection, pytest.raises(DBAPIError,
+                                                                 match="append-only"):
+            connection.execute(text(statement))
     assert len(library.audit.query()) == 5
 
 
-def test_the_migrated_schema_is_the_mapped_one(tmp_path):
-    library = library_at(tmp_path / "var")
-    library_at(tmp_path / "var")  # a second open finds the schema at its head
+def test_the_migrated_schema_is_the_mapped_one(tmp_path, database):
+    library = library_at(tmp_path / "var", database)
+    library_at(tmp_path / "var", database)  # a second open finds the schema at its head
     found = inspect(library.engine)
     for table in Base.metadata.sorted_tables:
         assert {c["name"] for c in found.get_columns(table.name)} == set(table.columns.keys())
@@ -236,13 +240,16 @@ def test_blobs_no_row_names_are_swept(bench, library, tmp_path):
     assert np.isfinite(library.open_model("Pima risk").workbench.explain(0).prediction).all()
 
 
-def test_an_opened_version_is_loaded_once_and_a_changed_blob_is_still_refused(bench, tmp_path):
+def test_an_opened_version_is_loaded_once_and_a_changed_blob_is_still_refused(bench, tmp_path,
+                                                                              database):
     folder = tmp_path / "var"
-    library_at(folder).publish(bench, name="Pima risk")
-    restarted = library_at(folder)  # a server started anew warms its cache, recording nothing
+    library_at(folder, database).publish(bench, name="Pima risk")
+    # a server started anew warms its cache, recording nothing
+    restarted = library_at(folder, database)
     assert restarted.warm() == ["Pima risk@1"] and len(restarted.opened) == 1
     assert list(restarted.audit.query()["action"]) == ["model_published"]
-    fresh = library_at(folder)  # a version preloaded once published: in the cache, unrecorded
+    # a version preloaded once published: in the cache, unrecorded
+    fresh = library_at(folder, database)
     assert fresh.preload(fresh.show("Pima risk")) and len(fresh.opened) == 1
     assert fresh.open_model("Pima risk").workbench.model is fresh.opened.get(
         fresh.show("Pima risk").blob_sha256).model

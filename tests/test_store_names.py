@@ -89,8 +89,8 @@ def bench():
 
 
 @pytest.fixture
-def library(tmp_path):
-    return library_at(tmp_path / "var")
+def library(tmp_path, database):
+    return library_at(tmp_path / "var", database)
 
 
 def test_a_look_alike_name_is_one_name_or_refused(bench, library):

@@ -1,6 +1,9 @@
 """The library with several processes: two publishing one name at once get versions 1 and 2,
 and a publisher killed with SIGKILL after writing its blob, or inside its transaction, leaves
-no half model: no row, a library that opens, and a later publish that gets version 1."""
+no half model: no row, a library that opens, and a later publish that gets version 1; on
+SQLite (the publishers take turns: ``BEGIN IMMEDIATE``) and on PostgreSQL (the race is real:
+both read no version, both insert 1, the unique constraint refuses the second commit and its
+retry takes 2)."""
 
 import os
 import signal
@@ -9,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.store_helpers import HANG_GUARD, library_at, run_script
+from tests.store_helpers import HANG_GUARD, database_env, library_at, run_script
 
 PUBLISH = """
     import json, os, time
@@ -52,19 +55,20 @@ PAUSE_IN_TRANSACTION = """
 """
 
 
-def test_two_processes_publishing_one_name_get_versions_1_and_2(tmp_path):
+def test_two_processes_publishing_one_name_get_versions_1_and_2(tmp_path, database):
     folder = tmp_path / "var"
-    library_at(folder)  # migrated once; each child opens it as a server would
+    library_at(folder, database)  # migrated once; each child opens it as a server would
     ready = [tmp_path / "ready-a", tmp_path / "ready-b"]
     children = [run_script(PUBLISH.format(patch=TOGETHER), folder, wait=False, READY=str(mine),
-                           ALL=":".join(map(str, ready))) for mine in ready]
+                           ALL=":".join(map(str, ready)), **database_env(database))
+                for mine in ready]
     versions = []
     for child in children:
         out, err = child.communicate(timeout=HANG_GUARD)
         assert child.returncode == 0, err
         versions.append(int(out.strip().splitlines()[-1]))
     assert sorted(versions) == [1, 2]
-    library = library_at(folder)
+    library = library_at(folder, database)
     found = library.versions()
     assert sorted(v.version for v in found) == [1, 2]
     assert len({v.blob_sha256 for v in found}) == 2
@@ -75,10 +79,11 @@ def test_two_processes_publishing_one_name_get_versions_1_and_2(tmp_path):
 
 @pytest.mark.parametrize("pause", [PAUSE_AFTER_BLOB, PAUSE_IN_TRANSACTION],
                          ids=["after the blob", "inside the transaction"])
-def test_a_publisher_killed_mid_way_leaves_no_half_model(tmp_path, pause):
+def test_a_publisher_killed_mid_way_leaves_no_half_model(tmp_path, pause, database):
     folder, ready = tmp_path / "var", tmp_path / "ready"
-    library_at(folder)
-    child = run_script(PUBLISH.format(patch=pause), folder, wait=False, READY=str(ready))
+    library_at(folder, database)
+    child = run_script(PUBLISH.format(patch=pause), folder, wait=False, READY=str(ready),
+                       **database_env(database))
     started = time.monotonic()
     while not ready.exists():
         assert child.poll() is None, child.communicate()[1]
@@ -86,11 +91,11 @@ def test_a_publisher_killed_mid_way_leaves_no_half_model(tmp_path, pause):
         time.sleep(0.05)
     os.kill(child.pid, signal.SIGKILL)
     child.communicate(timeout=HANG_GUARD)
-    library = library_at(folder)
+    library = library_at(folder, database)
     assert library.versions(include_retired=True) == []
     assert library.audit.query().empty
     blobs = Path(folder / "blobs")
     assert len(list(blobs.iterdir())) == 1  # the killed publisher's blob, named by no row
     assert len(library.sweep(older_than=0)) == 1
-    run_script(PUBLISH.format(patch=""), folder)
+    run_script(PUBLISH.format(patch=""), folder, **database_env(database))
     assert [v.ref for v in library.versions()] == ["Pima risk@1"]
