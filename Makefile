@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 # fonts-droid-fallback: glyphs DejaVu lacks (CJK) in the PDF record and the tree drawings
 RUNTIME_DEBS := graphviz fonts-dejavu-core fonts-droid-fallback libpango-1.0-0 libpangoft2-1.0-0 \
 	libharfbuzz-subset0
-TEST_DEBS := $(RUNTIME_DEBS) chromium
+# postgresql: the throwaway server the store tests also run on (tests/postgres_server.py)
+TEST_DEBS := $(RUNTIME_DEBS) chromium postgresql
 PORT ?= 8501
 # pytest-xdist workers for each test tier; in the unit and slow tiers each keeps BLAS to one
 # thread, as more threads than cores only spin
