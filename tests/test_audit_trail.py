@@ -16,6 +16,7 @@ from forestviz.io.export import csv_bytes
 from forestviz.store import LOCAL, Actor
 from forestviz.store import audit as trail_module
 from forestviz.store.audit import event_row, facts
+from forestviz.store.chain import append
 from tests.store_databases import DATABASES, database_url
 from tests.store_helpers import library_at
 
@@ -30,10 +31,10 @@ def trail(request, tmp_path_factory):
     PostgreSQL."""
     library = library_at(tmp_path_factory.mktemp("trail") / "var", database_url(request))
     with Session(library.engine) as session, session.begin():
-        session.add_all(event_row(WHO[i % 3], ACTIONS[i % 4],
-                                  (f"model {i % 2}", 1 + i % 5) if i % 7 else None,
-                                  detail=f"P{i:04d}", at=START + timedelta(minutes=i))
-                        for i in range(57))
+        append(session, [event_row(WHO[i % 3], ACTIONS[i % 4],
+                                   (f"model {i % 2}", 1 + i % 5) if i % 7 else None,
+                                   detail=f"P{i:04d}", at=START + timedelta(minutes=i))
+                         for i in range(57)])
     return library.audit
 
 

@@ -152,6 +152,15 @@ def audit_export(args) -> int:
     return 0
 
 
+def audit_verify(args) -> int:
+    """Every broken link of the trail's hash chain, one line each (status 1), or that it is
+    intact with its head hash to note (status 0)."""
+    verdict = open_library().audit.verify(args.noted)
+    for line in verdict.lines():
+        bars.OUTPUT.print(bars.Text(line), soft_wrap=True)  # one line each, however long
+    return 0 if verdict.intact else 1
+
+
 # --------------------------------------------------------------------- explain and report
 @dataclass(frozen=True)
 class Trail:

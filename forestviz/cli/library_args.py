@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from datetime import datetime
 
 LIBRARY = """\
@@ -37,8 +38,14 @@ Write the audit trail (who opened which model, explained which rows, wrote or do
 which file, published or retired a model, was refused at sign-in, looked at the trail) as CSV,
 oldest first, optionally filtered. The export is itself recorded.
 
-example:
-  forestviz audit export --since 2026-11-01 --action row_explained --out audit.csv"""
+Verify it: each event holds the hash of the one before it; `verify` names every broken link
+(an event deleted, edited or inserted), one line each, and exits with status 1 if there is
+one. It prints the newest event's hash: note it somewhere else, and a later `verify --noted
+HASH` also shows the newest events removed or the whole chain rewritten.
+
+examples:
+  forestviz audit export --since 2026-11-01 --action row_explained --out audit.csv
+  forestviz audit verify --noted 3f5a…"""
 
 
 def add_commands(commands, raw) -> None:
@@ -83,6 +90,9 @@ def add_commands(commands, raw) -> None:
                              "signed_out, audit_viewed, audit_exported")
     export.add_argument("--who", metavar="SUBJECT", help="one actor (subject or e-mail)")
     export.add_argument("--model", metavar="NAME", help="one model's events")
+    verify = audit_actions.add_parser("verify", help="check the trail's hash chain")
+    verify.add_argument("--noted", metavar="HASH", type=_hash,
+                        help="a head hash noted before: it must still be in the chain")
 
 
 def add_published_option(command) -> None:
@@ -91,6 +101,12 @@ def add_published_option(command) -> None:
                          help="a model from the library (FORESTVIZ_DATA_DIR / "
                               "FORESTVIZ_DATABASE_URL) instead of a model file; its "
                               "training rows and calibrated interval come with it")
+
+
+def _hash(text: str) -> str:
+    if re.fullmatch(r"[0-9a-fA-F]{64}", text.strip()) is None:
+        raise argparse.ArgumentTypeError("expected a SHA-256 hash: 64 hexadecimal digits")
+    return text.strip().lower()
 
 
 def _moment(text: str) -> datetime:

@@ -8,7 +8,9 @@ trail proves what was asked without holding the values, and without the server's
 can match or brute-force them); for a batch of rows, a download, a report written or the
 trail itself viewed or exported, the facts as compact JSON (:func:`facts`: rows' count and
 digest, file name and digest, the trail's filters). There is no API to change or remove an
-event, and the migration adds database triggers that refuse UPDATE and DELETE on the table.
+event, and the migration adds database triggers that refuse UPDATE and DELETE on the table;
+whoever holds the database can still change it, which the hash chain linking each event to the
+one before (:mod:`forestviz.store.chain`, :meth:`AuditTrail.verify`) shows.
 
 Reading never builds more than it is asked for: :meth:`AuditTrail.query` one page of the
 newest events (SQL ``LIMIT``/``OFFSET``), :meth:`AuditTrail.count` their number, and
@@ -27,10 +29,11 @@ from sqlalchemy.orm import Session
 
 from forestviz.io.export import csv_bytes
 from forestviz.store.actor import Actor
+from forestviz.store.chain import Verdict, append, verify
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.digests import Digests
 from forestviz.store.engine import reached
-from forestviz.store.tables import SUBJECT_CHARS, AuditEvent
+from forestviz.store.tables import SUBJECT_CHARS, AuditEvent, utc
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
            "model_retired", "signin_refused", "signed_in", "signed_out", "rows_explained",
@@ -54,21 +57,14 @@ def facts(**items) -> str:
                       default=str)
 
 
-def utc(moment: datetime | None) -> datetime | None:
-    """``moment`` as an aware UTC time (SQLite hands back naive times, written as UTC)."""
-    if moment is None or moment.tzinfo is not None:
-        return None if moment is None else moment.astimezone(UTC)
-    return moment.replace(tzinfo=UTC)
-
-
 def event_row(actor: Actor, action: str, model: tuple[str, int] | None = None,
               detail: str | None = None, at: datetime | None = None) -> AuditEvent:
-    """The row of one event (added to a session by :meth:`AuditTrail.record`, or by the
-    library in the same transaction as a publish or a retirement)."""
+    """The row of one event (appended to the chain by :meth:`AuditTrail.record`, or by the
+    library in the same transaction as a publish or a retirement: :func:`.chain.append`)."""
     if action not in ACTIONS:
         raise StoreError(f"Unknown audit action '{action}'; one of {', '.join(ACTIONS)}.")
     name, version = model if model is not None else (None, None)
-    return AuditEvent(at=at or datetime.now(UTC), subject=actor.subject[:SUBJECT_CHARS],
+    return AuditEvent(at=utc(at) or datetime.now(UTC), subject=actor.subject[:SUBJECT_CHARS],
                       email=None if actor.email is None else actor.email[:SUBJECT_CHARS],
                       action=action, model_name=name, model_version=version,
                       detail=None if detail is None else str(detail)[:DETAIL_CHARS])
@@ -86,7 +82,11 @@ class AuditTrail:
                detail: str | None = None) -> None:
         """Append one event (its own transaction)."""
         with reached(), Session(self.engine) as session, session.begin():
-            session.add(event_row(actor, action, model, detail))
+            append(session, [event_row(actor, action, model, detail)])
+
+    def verify(self, noted: str | None = None) -> Verdict:
+        """The hash chain checked (:func:`forestviz.store.chain.verify`)."""
+        return verify(self.engine, noted)
 
     def query(self, *, limit: int | None = None, offset: int = 0, **filters) -> pd.DataFrame:
         """Events oldest first, filtered (:meth:`_where`): at most ``limit``, the newest

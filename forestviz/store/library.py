@@ -34,6 +34,7 @@ from forestviz.store import blobs, engine, published, signing
 from forestviz.store.actor import LOCAL, Actor
 from forestviz.store.audit import AuditTrail, event_row, utc
 from forestviz.store.cache import OpenedCache
+from forestviz.store.chain import append
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.engine import reached
 from forestviz.store.publishing import AlreadyPublished, check_origin
@@ -191,7 +192,7 @@ class ModelLibrary:
                 blob_sha256=sha, blob_bytes=size)
             session.add(row)
             session.flush()
-            session.add(event_row(actor, "model_published", (name, row.version)))
+            append(session, [event_row(actor, "model_published", (name, row.version))])
             return ModelVersion.of(row)
 
     # ------------------------------------------------------------------ read
@@ -282,7 +283,7 @@ class ModelLibrary:
             if row.retired_at is not None:
                 raise StoreError(f"The model '{row.name}@{row.version}' is retired already.")
             row.retired_at, row.retired_by = datetime.now(UTC), actor.subject
-            session.add(event_row(actor, "model_retired", (row.name, row.version)))
+            append(session, [event_row(actor, "model_retired", (row.name, row.version))])
             session.flush()
             return ModelVersion.of(row)
 

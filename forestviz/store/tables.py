@@ -3,12 +3,13 @@
 
 ``published_models``: one row per published version, the provenance typed or known at publish
 and what the pages show without opening the blob (metrics, column schema). ``audit_events``:
-the append-only trail (no API updates or deletes a row, and database triggers refuse it).
+the append-only trail (no API updates or deletes a row, and database triggers refuse it),
+each event linked to the one before by its hash (:mod:`.chain`).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import JSON, DateTime, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -57,7 +58,8 @@ class PublishedModel(Base):
 class AuditEvent(Base):
     __tablename__ = "audit_events"
     __table_args__ = (Index("ix_audit_events_at", "at"),
-                      Index("ix_audit_events_action", "action"))
+                      Index("ix_audit_events_action", "action"),
+                      Index("ux_audit_events_seq", "seq", unique=True))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -67,3 +69,14 @@ class AuditEvent(Base):
     model_name: Mapped[str | None] = mapped_column(String(NAME_CHARS))
     model_version: Mapped[int | None] = mapped_column(Integer)
     detail: Mapped[str | None] = mapped_column(Text)
+    # the hash chain (:mod:`forestviz.store.chain`; None: written before the chain began)
+    seq: Mapped[int | None] = mapped_column(Integer)
+    prev_sha256: Mapped[str | None] = mapped_column(String(64))
+    sha256: Mapped[str | None] = mapped_column(String(64))
+
+
+def utc(moment: datetime | None) -> datetime | None:
+    """``moment`` as an aware UTC time (SQLite hands back naive times, written as UTC)."""
+    if moment is None or moment.tzinfo is not None:
+        return None if moment is None else moment.astimezone(UTC)
+    return moment.replace(tzinfo=UTC)

@@ -1,0 +1,176 @@
+"""The audit trail's hash chain: each event holds the SHA-256 of the event before it, so that
+an event deleted, edited or put in afterwards, by whoever holds the database, shows.
+
+An event's hash is SHA-256 over the previous event's hash (64 hex digits; the first event's
+"previous" is :data:`GENESIS`) followed by the event's canonical content (:func:`content`:
+its chain number and fields as compact JSON, keys sorted, empty fields left out, the time in
+ISO 8601 UTC to the microsecond). Empty fields are left out so that a column added to the
+trail later joins :data:`CONTENT` without changing the hash of any event written before it.
+
+:func:`append` numbers and links events in the transaction that writes them, after taking the
+chain's turn: SQLite's ``BEGIN IMMEDIATE`` (:mod:`.engine`) already gives one writer at a time;
+on PostgreSQL a transaction-scoped advisory lock (:data:`CHAIN_LOCK`) is held from reading the
+newest hash to the commit, so concurrent writers on several replicas append in turn. A unique
+index on the number refuses a fork on any other database.
+
+:func:`verify` reads the trail in order of arrival, a piece at a time, and names each broken
+link: an event **edited** (its content no longer gives its hash, or it was given a new hash
+that the next event does not name), events **deleted** (a gap in the numbers), an event
+**inserted** (a row with no place in the chain). Events written before the chain began (by a
+version without it) have no number and are counted, not checked. What the chain cannot show
+(the newest events removed, the whole chain rewritten) is caught by comparing the head hash
+with one noted before (``noted``); ``docs/security.md`` says it plainly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, select, text
+from sqlalchemy.orm import Session
+
+from forestviz.store.config import StoreError
+from forestviz.store.engine import reached
+from forestviz.store.tables import AuditEvent, utc
+
+GENESIS = "0" * 64
+CHAIN_LOCK = 2029  # PostgreSQL advisory lock of the chain (migrations hold 2028)
+# the fields an event's hash covers, in its canonical JSON
+CONTENT = ("seq", "at", "subject", "email", "action", "model_name", "model_version", "detail")
+VERIFY_ROWS = 10_000  # events read at a time by :func:`verify`
+SHOWN_BREAKS = 20  # broken links named one per line; the rest counted
+
+
+def content(event) -> bytes:
+    """The canonical bytes of ``event`` (a mapped row or a selected one) its hash covers."""
+    found = {}
+    for name in CONTENT:
+        value = getattr(event, name)
+        if value is not None:
+            found[name] = utc(value).isoformat(timespec="microseconds") if name == "at" \
+                else value
+    return json.dumps(found, sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":")).encode("utf-8")
+
+
+def link(previous: str, event) -> str:
+    """The hash of ``event`` following the event whose hash is ``previous``."""
+    return hashlib.sha256(previous.encode("utf-8") + content(event)).hexdigest()
+
+
+def append(session: Session, events: list[AuditEvent]) -> None:
+    """Number, link and add ``events`` (in order) after the newest chained event, in
+    ``session``'s transaction."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CHAIN_LOCK})
+    head = session.execute(select(AuditEvent.seq, AuditEvent.sha256)
+                           .where(AuditEvent.seq.is_not(None))
+                           .order_by(AuditEvent.seq.desc()).limit(1)).first()
+    number, previous = (head.seq, head.sha256) if head is not None else (0, GENESIS)
+    for event in events:
+        number += 1
+        event.seq, event.prev_sha256 = number, previous
+        event.sha256 = previous = link(previous, event)
+        session.add(event)
+
+
+@dataclass
+class Verdict:
+    """What :func:`verify` found: each broken link as one line, the events checked and
+    before the chain, and the head (newest chained event) to note."""
+
+    breaks: list[str] = field(default_factory=list)
+    checked: int = 0
+    before_chain: int = 0
+    head: tuple[int, str] | None = None  # (number, hash)
+    broken: int = 0  # all the broken links (:attr:`breaks` names the first ones)
+
+    @property
+    def intact(self) -> bool:
+        return self.broken == 0
+
+    def lines(self) -> list[str]:
+        """The report, one line each: every named break, or that the trail is intact."""
+        before = (f"; {self.before_chain:,} earlier events were written before the chain "
+                  "began (not checked)") if self.before_chain else ""
+        head = ("" if self.head is None else
+                f"; head #{self.head[0]:,} {self.head[1]} (note it: `audit verify --noted "
+                "HASH` later shows whether it is still there)")
+        if self.intact:
+            return [f"The audit trail is intact: {self.checked:,} chained events checked"
+                    f"{before}{head}."]
+        more = self.broken - len(self.breaks)
+        return [*self.breaks, *([f"… and {more:,} more broken links."] if more else []),
+                f"The audit trail is BROKEN: {self.broken:,} broken links in "
+                f"{self.checked:,} chained events{before}."]
+
+    def _break(self, line: str) -> None:
+        self.broken += 1
+        if len(self.breaks) < SHOWN_BREAKS:
+            self.breaks.append(line)
+
+
+_READ = (AuditEvent.id, *(getattr(AuditEvent, name) for name in CONTENT),
+         AuditEvent.prev_sha256, AuditEvent.sha256)
+
+
+def verify(engine: Engine, noted: str | None = None) -> Verdict:
+    """Check the whole chain of ``engine``'s trail, oldest first; ``noted``: a head hash
+    noted before, which must still be an event of the chain."""
+    verdict, last, after, seen = Verdict(), None, 0, noted is None
+    while True:
+        rows = _read(engine, after)
+        for row in rows:
+            if row.seq is None:
+                if last is None:
+                    verdict.before_chain += 1
+                else:
+                    verdict._break(f"inserted: the event with id {row.id} has no place in "
+                                   "the chain")
+                continue
+            verdict.checked += 1
+            _check(verdict, last, row)
+            seen = seen or row.sha256 == noted
+            last = row if isinstance(row.seq, int) else last
+        if len(rows) < VERIFY_ROWS:
+            break
+        after = rows[-1].id
+    if last is not None:
+        verdict.head = (last.seq, last.sha256)
+    if not seen:
+        verdict._break(f"deleted or rewritten: no event has the noted hash {noted} (the "
+                       "events since it was noted were removed, or the chain rewritten)")
+    return verdict
+
+
+def _read(engine: Engine, after: int) -> list:
+    """The next :data:`VERIFY_ROWS` events after id ``after``; an event whose time is no
+    time (SQLite keeps any text) is a StoreError naming the trail as edited."""
+    try:
+        with reached(), Session(engine) as session:
+            return list(session.execute(select(*_READ).where(AuditEvent.id > after)
+                                        .order_by(AuditEvent.id).limit(VERIFY_ROWS)))
+    except StoreError:
+        raise
+    except ValueError as err:
+        raise StoreError(f"The audit trail was edited: an event after id {after} cannot be "
+                         f"read ({' '.join(str(err).split())}).") from err
+
+
+def _check(verdict: Verdict, last, row) -> None:
+    """The link from ``last`` (None: the chain's start) to ``row``."""
+    number, expected = (0, GENESIS) if last is None else (last.seq, last.sha256)
+    if not isinstance(row.seq, int) or link(str(row.prev_sha256), row) != row.sha256:
+        verdict._break(f"edited: the event with id {row.id} no longer matches its hash")
+    elif row.seq > number + 1 and row.prev_sha256 != expected:
+        missing = f"#{number + 1}" if row.seq == number + 2 else \
+            f"#{number + 1} to #{row.seq - 1}"
+        verdict._break(f"deleted: event {missing}, before event #{row.seq} (id {row.id})")
+    elif row.seq != number + 1:
+        verdict._break(f"inserted: event #{row.seq} (id {row.id}) is out of place after "
+                       f"event #{number}")
+    elif row.prev_sha256 != expected:
+        verdict._break(f"edited: event #{number} was given a new hash, which event #{row.seq} "
+                       f"(id {row.id}) does not name")
