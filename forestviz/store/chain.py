@@ -43,21 +43,26 @@ VERIFY_ROWS = 10_000  # events read at a time by :func:`verify`
 SHOWN_BREAKS = 20  # broken links named one per line; the rest counted
 
 
-def content(event) -> bytes:
-    """The canonical bytes of ``event`` (a mapped row or a selected one) its hash covers."""
-    found = {}
-    for name in CONTENT:
-        value = getattr(event, name)
-        if value is not None:
-            found[name] = utc(value).isoformat(timespec="microseconds") if name == "at" \
-                else value
-    return json.dumps(found, sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":")).encode("utf-8")
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def link(previous: str, event) -> str:
-    """The hash of ``event`` following the event whose hash is ``previous``."""
-    return hashlib.sha256(previous.encode("utf-8") + content(event)).hexdigest()
+def content(values) -> bytes:
+    """The canonical bytes an event's hash covers; ``values``: its :data:`CONTENT` fields in
+    order (:func:`fields`)."""
+    found = {name: value for name, value in zip(CONTENT, values, strict=True) if value is not None}
+    if "at" in found:
+        found["at"] = utc(found["at"]).isoformat(timespec="microseconds")
+    return _CANONICAL.encode(found).encode("utf-8")
+
+
+def fields(event: AuditEvent) -> tuple:
+    """The :data:`CONTENT` fields of a mapped event, in order."""
+    return tuple(getattr(event, name) for name in CONTENT)
+
+
+def link(previous: str, values) -> str:
+    """The hash of the event of ``values`` following the event whose hash is ``previous``."""
+    return hashlib.sha256(previous.encode("utf-8") + content(values)).hexdigest()
 
 
 def append(session: Session, events: list[AuditEvent]) -> None:
@@ -72,7 +77,7 @@ def append(session: Session, events: list[AuditEvent]) -> None:
     for event in events:
         number += 1
         event.seq, event.prev_sha256 = number, previous
-        event.sha256 = previous = link(previous, event)
+        event.sha256 = previous = link(previous, fields(event))
         session.add(event)
 
 
@@ -112,8 +117,9 @@ class Verdict:
             self.breaks.append(line)
 
 
-_READ = (AuditEvent.id, *(getattr(AuditEvent, name) for name in CONTENT),
-         AuditEvent.prev_sha256, AuditEvent.sha256)
+# what verify reads of each event: its id, :data:`CONTENT`, the previous hash and its own
+CHAIN_COLUMNS = (AuditEvent.id, *(getattr(AuditEvent, name) for name in CONTENT),
+                 AuditEvent.prev_sha256, AuditEvent.sha256)
 
 
 def verify(engine: Engine, noted: str | None = None) -> Verdict:
@@ -122,23 +128,22 @@ def verify(engine: Engine, noted: str | None = None) -> Verdict:
     verdict, last, after, seen = Verdict(), None, 0, noted is None
     while True:
         rows = _read(engine, after)
-        for row in rows:
-            if row.seq is None:
+        for ident, *values, previous, sha in rows:
+            if values[0] is None:  # no chain number
                 if last is None:
                     verdict.before_chain += 1
                 else:
-                    verdict._break(f"inserted: the event with id {row.id} has no place in "
+                    verdict._break(f"inserted: the event with id {ident} has no place in "
                                    "the chain")
                 continue
             verdict.checked += 1
-            _check(verdict, last, row)
-            seen = seen or row.sha256 == noted
-            last = row if isinstance(row.seq, int) else last
+            _check(verdict, last, ident, values, previous, sha)
+            seen = seen or sha == noted
+            last = (values[0], sha) if isinstance(values[0], int) else last
         if len(rows) < VERIFY_ROWS:
             break
-        after = rows[-1].id
-    if last is not None:
-        verdict.head = (last.seq, last.sha256)
+        after = rows[-1][0]
+    verdict.head = last
     if not seen:
         verdict._break(f"deleted or rewritten: no event has the noted hash {noted} (the "
                        "events since it was noted were removed, or the chain rewritten)")
@@ -149,9 +154,9 @@ def _read(engine: Engine, after: int) -> list:
     """The next :data:`VERIFY_ROWS` events after id ``after``; an event whose time is no
     time (SQLite keeps any text) is a StoreError naming the trail as edited."""
     try:
-        with reached(), Session(engine) as session:
-            return list(session.execute(select(*_READ).where(AuditEvent.id > after)
-                                        .order_by(AuditEvent.id).limit(VERIFY_ROWS)))
+        with reached(), engine.connect() as connection:
+            return connection.execute(select(*CHAIN_COLUMNS).where(AuditEvent.id > after)
+                                      .order_by(AuditEvent.id).limit(VERIFY_ROWS)).all()
     except StoreError:
         raise
     except ValueError as err:
@@ -159,18 +164,20 @@ def _read(engine: Engine, after: int) -> list:
                          f"read ({' '.join(str(err).split())}).") from err
 
 
-def _check(verdict: Verdict, last, row) -> None:
-    """The link from ``last`` (None: the chain's start) to ``row``."""
-    number, expected = (0, GENESIS) if last is None else (last.seq, last.sha256)
-    if not isinstance(row.seq, int) or link(str(row.prev_sha256), row) != row.sha256:
-        verdict._break(f"edited: the event with id {row.id} no longer matches its hash")
-    elif row.seq > number + 1 and row.prev_sha256 != expected:
-        missing = f"#{number + 1}" if row.seq == number + 2 else \
-            f"#{number + 1} to #{row.seq - 1}"
-        verdict._break(f"deleted: event {missing}, before event #{row.seq} (id {row.id})")
-    elif row.seq != number + 1:
-        verdict._break(f"inserted: event #{row.seq} (id {row.id}) is out of place after "
-                       f"event #{number}")
-    elif row.prev_sha256 != expected:
-        verdict._break(f"edited: event #{number} was given a new hash, which event #{row.seq} "
-                       f"(id {row.id}) does not name")
+def _check(verdict: Verdict, last: tuple[int, str] | None, ident: int, values: list,
+           previous: str | None, sha: str | None) -> None:
+    """The link from ``last`` (number and hash; None: the chain's start) to the event with id
+    ``ident``, :data:`CONTENT` ``values``, previous hash and own hash ``sha``."""
+    number, expected = (0, GENESIS) if last is None else last
+    seq = values[0]
+    if not isinstance(seq, int) or link(str(previous), values) != sha:
+        verdict._break(f"edited: the event with id {ident} no longer matches its hash")
+    elif seq > number + 1 and previous != expected:
+        missing = f"#{number + 1}" if seq == number + 2 else f"#{number + 1} to #{seq - 1}"
+        verdict._break(f"deleted: event {missing}, before event #{seq} (id {ident})")
+    elif seq != number + 1:
+        verdict._break(f"inserted: event #{seq} (id {ident}) is out of place after event "
+                       f"#{number}")
+    elif previous != expected:
+        verdict._break(f"edited: event #{number} was given a new hash, which event #{seq} "
+                       f"(id {ident}) does not name")
