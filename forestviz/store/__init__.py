@@ -11,7 +11,8 @@ by default, any URL through ``FORESTVIZ_DATABASE_URL``) whose schema Alembic mig
 
 :mod:`.config` reads the environment, :mod:`.engine` connects and migrates, :mod:`.tables`
 holds the schema, :mod:`.blobs` the files, :mod:`.published` turns a workbench into plain data
-and back, :mod:`.library` publishes and opens, :mod:`.audit` appends and reads the trail and
+and back, :mod:`.library` publishes and opens, :mod:`.audit` appends and reads the trail,
+:mod:`.chain` links each event to the one before by its hash (``forestviz audit verify``) and
 :mod:`.signing` signs downloaded model files, :mod:`.publishing` says what may be published
 (one origin check for the app and the command line; a repeat refused), :mod:`.text` holds
 names in their one normal form and :mod:`.cache` the opened models. ``docs/security.md``
