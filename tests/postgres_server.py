@@ -6,7 +6,8 @@ no other server of this machine uses, stopped and removed when the test session 
 ``initdb`` refuses to run as root (tests may, in a container): there the cluster belongs to
 the unprivileged ``nobody`` and its programs run through ``setpriv``. Each test gets a
 database of its own (:meth:`PostgresServer.new_database`), so tests never see each other's
-rows; under pytest-xdist each worker starts its own server.
+rows; under pytest-xdist each worker starts its own server. A test run killed outright
+(SIGKILL) leaves its server running: ``pg_ctl -D /tmp/forestviz-pg-*/data stop`` ends it.
 """
 
 from __future__ import annotations
@@ -64,7 +65,12 @@ class PostgresServer:
         self.port = free_port()
         self._as_owner: list[str] = []
         if os.geteuid() == 0:
-            owner = pwd.getpwnam("nobody")
+            try:
+                owner = pwd.getpwnam("nobody")
+            except KeyError:
+                shutil.rmtree(self.folder, ignore_errors=True)
+                raise PostgresUnavailable("running as root, and there is no user 'nobody' to "
+                                          "own the cluster (initdb refuses root)") from None
             os.chown(self.folder, owner.pw_uid, owner.pw_gid)
             self._as_owner = ["setpriv", f"--reuid={owner.pw_uid}", f"--regid={owner.pw_gid}",
                               "--clear-groups"]
@@ -80,9 +86,12 @@ class PostgresServer:
             raise
 
     def _run(self, program: str, *args: str) -> None:
-        done = subprocess.run([*self._as_owner, str(self.bin / program), *args],
-                              cwd=self.folder, capture_output=True, text=True,
-                              timeout=START_SECONDS, env={**os.environ, "LC_ALL": "C"})
+        try:
+            done = subprocess.run([*self._as_owner, str(self.bin / program), *args],
+                                  cwd=self.folder, capture_output=True, text=True,
+                                  timeout=START_SECONDS, env={**os.environ, "LC_ALL": "C"})
+        except OSError as err:  # setpriv or the program missing
+            raise PostgresUnavailable(f"{program} could not run: {err}") from err
         if done.returncode != 0:
             log = self.folder / "server.log"
             tail = log.read_text(errors="replace") if log.exists() else ""
