@@ -19,14 +19,15 @@ from sqlalchemy import create_engine, text
 
 from forestviz.cli.main import main
 from forestviz.store import LOCAL, Actor
-from forestviz.store.chain import GENESIS
+from forestviz.store.chain import GENESIS, SHOWN_BREAKS
 from forestviz.store.engine import MIGRATIONS
 from tests.store_helpers import HANG_GUARD, database_env, library_at, run_script
 
 WHO = [Actor("sub-ann", "ann@example.org"), LOCAL, Actor("=bob", None)]
 DROP_TRIGGERS = {
-    "sqlite": ["DROP TRIGGER audit_events_no_update", "DROP TRIGGER audit_events_no_delete"],
-    "postgresql": ["DROP TRIGGER audit_events_append_only ON audit_events"],
+    "sqlite": ["DROP TRIGGER IF EXISTS audit_events_no_update",
+               "DROP TRIGGER IF EXISTS audit_events_no_delete"],
+    "postgresql": ["DROP TRIGGER IF EXISTS audit_events_append_only ON audit_events"],
 }
 
 
@@ -184,6 +185,20 @@ def test_writers_in_several_processes_at_once_make_one_chain(tmp_path, database,
     assert {row["subject"] for row in found} == set(map(str, ready))  # they interleaved
     status, lines = verify(library, capsys)
     assert status == 0 and f"intact: {writers * events:,} chained" in lines[0]
+
+
+def test_many_breaks_are_named_up_to_twenty_and_counted(tmp_path, capsys):
+    library = library_at(tmp_path / "var")
+    recorded(library, 50)
+    tamper(library, "DELETE FROM audit_events WHERE seq % 2 = 0 AND seq < 50")  # 24 gaps
+    status, lines = verify(library, capsys)
+    assert status == 1 and len(lines) == SHOWN_BREAKS + 2
+    assert lines[0] == "deleted: event #2, before event #3 (id 3)"
+    assert lines[-2:] == ["… and 4 more.",
+                          "The audit trail is BROKEN: 24 broken links in 26 chained events."]
+    tamper(library, "DELETE FROM audit_events WHERE seq > 3")
+    assert verify(library, capsys)[1][-1] == ("The audit trail is BROKEN: 1 broken link in 2 "
+                                              "chained events.")
 
 
 @given(st.integers(4, 12), st.sampled_from(["deleted", "edited", "inserted"]), st.data())

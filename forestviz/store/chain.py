@@ -107,14 +107,18 @@ class Verdict:
             return [f"The audit trail is intact: {self.checked:,} chained events checked"
                     f"{before}{head}."]
         more = self.broken - len(self.breaks)
-        return [*self.breaks, *([f"… and {more:,} more broken links."] if more else []),
-                f"The audit trail is BROKEN: {self.broken:,} broken links in "
-                f"{self.checked:,} chained events{before}."]
+        return [*self.breaks, *([f"… and {more:,} more."] if more else []),
+                f"The audit trail is BROKEN: {_links(self.broken)} in {self.checked:,} "
+                f"chained events{before}."]
 
     def _break(self, line: str) -> None:
         self.broken += 1
         if len(self.breaks) < SHOWN_BREAKS:
             self.breaks.append(line)
+
+
+def _links(count: int) -> str:
+    return f"{count:,} broken link{'' if count == 1 else 's'}"
 
 
 # what verify reads of each event: its id, :data:`CONTENT`, the previous hash and its own
