@@ -75,6 +75,7 @@ def test_two_processes_publishing_one_name_get_versions_1_and_2(tmp_path, databa
     for v in found:
         assert library.open_model("Pima risk", v.version).info == v
     assert list(library.audit.query(action="model_published")["version"]) == [1, 2]
+    assert library.audit.verify().intact  # the refused commit's event left no fork
 
 
 @pytest.mark.parametrize("pause", [PAUSE_AFTER_BLOB, PAUSE_IN_TRANSACTION],
@@ -99,3 +100,5 @@ def test_a_publisher_killed_mid_way_leaves_no_half_model(tmp_path, pause, databa
     assert len(library.sweep(older_than=0)) == 1
     run_script(PUBLISH.format(patch=""), folder, **database_env(database))
     assert [v.ref for v in library.versions()] == ["Pima risk@1"]
+    verdict = library.audit.verify()
+    assert verdict.intact and verdict.checked == 1  # the killed one's event: never written
