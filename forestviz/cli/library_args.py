@@ -73,7 +73,7 @@ def add_commands(commands, raw) -> None:
     retire = actions.add_parser("retire", help="hide a version from viewers (it is kept)")
     retire.add_argument("ref", metavar="NAME@VERSION")
 
-    audit = commands.add_parser("audit", help="the audit trail", description=AUDIT,
+    audit = commands.add_parser("audit", help="the audit trail (export, verify)", description=AUDIT,
                                 formatter_class=raw)
     audit_actions = audit.add_subparsers(dest="action", required=True, metavar="ACTION")
     export = audit_actions.add_parser("export", help="the trail as CSV")

@@ -41,6 +41,8 @@ Explain tree-ensemble predictions one row at a time, from the command line.
       --model NAME[@VERSION] in place of MODEL.skops
   forestviz audit export --out AUDIT.csv
       the audit trail: who opened, explained, published or retired what, and when
+  forestviz audit verify [--noted HASH]
+      the trail's hash chain: every event deleted, edited or inserted, one line each
 
 Run 'forestviz COMMAND --help' for a command's options."""
 
