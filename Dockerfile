@@ -2,7 +2,7 @@
 FROM python:3.11-slim
 
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends graphviz fonts-dejavu-core \
+    && apt-get install -y --no-install-recommends graphviz fonts-dejavu-core fonts-droid-fallback \
         libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
     && rm -rf /var/lib/apt/lists/*
 

@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-RUNTIME_DEBS := graphviz fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0
+# fonts-droid-fallback: glyphs DejaVu lacks (CJK) in the PDF record and the tree drawings
+RUNTIME_DEBS := graphviz fonts-dejavu-core fonts-droid-fallback libpango-1.0-0 libpangoft2-1.0-0 \
+	libharfbuzz-subset0
 TEST_DEBS := $(RUNTIME_DEBS) chromium
 PORT ?= 8501
 # pytest-xdist workers for each test tier; in the unit and slow tiers each keeps BLAS to one
@@ -52,10 +54,16 @@ fuzz-tables: $(VENV)/.test $(VENV)/.kernels test-system-deps
 	END {printf "generated tables: %d in %d s, %.1f tables per minute\n", NR, s, 60 * NR / s}' \
 	$(FUZZ_LOG)/tables.log; exit $$status
 
-# tests/test_steps.py (STEP_SEQUENCES sets how many)
+# tests/test_steps.py (STEP_SEQUENCES sets how many): a line per sequence (its steps) in
+# FUZZ_LOG/steps.log; the run ends saying how many sequences a minute it ran
 fuzz-steps: $(VENV)/.test $(VENV)/.kernels test-system-deps
-	FORESTVIZ_FUZZ=1 $(ONE_BLAS_THREAD) $(PY) -m pytest -p no:randomly -q tests/test_steps.py \
-		--hypothesis-show-statistics --durations=1
+	mkdir -p $(FUZZ_LOG) && rm -f $(FUZZ_LOG)/steps.log
+	start=$$(date +%s); FORESTVIZ_FUZZ=1 STEPS_LOG=$(abspath $(FUZZ_LOG))/steps.log \
+	$(ONE_BLAS_THREAD) $(PY) -m pytest -p no:randomly -q tests/test_steps.py \
+	--hypothesis-show-statistics --durations=1; status=$$?; \
+	awk -v s=$$(( $$(date +%s) - start )) '{steps += $$1} END {printf \
+	"step sequences: %d (%d steps) in %d s, %.1f a minute\n", NR, steps, s, 60 * NR / s}' \
+	$(FUZZ_LOG)/steps.log; exit $$status
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .

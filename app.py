@@ -40,12 +40,14 @@ if __name__ != "__main__":  # the server's import, before it answers any request
         Middleware(SecureCookies),  # every cookie set over HTTPS is Secure
     ])
 else:  # a session's run
+    from forestviz.store import waits
     from ui import signin
     from ui.access import may_use
     from ui.server import default_training
     from ui.session_end import watch_this_session
     from ui.state import ensure_dataset
 
+    waits.page_run()  # every lock wait of this run on the library: 2 s in all (issue 36)
     st.set_page_config(page_title="forestviz", layout="wide")
 
     identity = signin.admitted()

@@ -177,14 +177,15 @@ def elide_cells(frame, limit: int = CELL_PREVIEW_LIMIT):
     cut to its head with "… (N characters)" (:func:`with_length`), so no table sends an
     unbounded cell to the browser, and every missing cell (None, NaN) reads
     :data:`MISSING_CELL`; other cells are unchanged (a number column with no missing value
-    stays numbers)."""
+    stays numbers; one with a missing value becomes text, as Streamlit's Arrow conversion
+    would otherwise make it after logging that it could not convert "—")."""
     out = frame.copy()
     for j in range(out.shape[1]):
         column = out.iloc[:, j]
         missing = column.isna().to_numpy(dtype=bool)
         if column.dtype.kind in "biufcmM":
-            if missing.any():
-                out.isetitem(j, column.astype(object).where(~missing, MISSING_CELL))
+            if missing.any():  # text throughout: Arrow takes no "—" beside numbers
+                out.isetitem(j, column.astype(str).where(~missing, MISSING_CELL))
             continue
         lengths = column.map(lambda v: len(v) if isinstance(v, str) else 0)
         if len(column) and lengths.max() > limit:

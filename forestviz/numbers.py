@@ -20,6 +20,9 @@ from numbers import Real
 SPREAD_DIGITS = 3
 """Significant digits of the spread that a feature's numbers show."""
 MAX_DECIMALS = 17
+# digits past which two numbers are not told apart: scikit-learn's trees compare float32 values,
+# which hold about 7 significant digits; more would print rounding noise
+MEANINGFUL_DIGITS = 7
 
 
 def decimals(spread) -> int:
@@ -71,17 +74,36 @@ def number_text(value, spread=None) -> str:
     return f"{float(value):.4g}" if spread is None else fixed(value, decimals(spread))
 
 
+def significant_digits(text: str) -> int:
+    """How many significant digits a printed number shows ("0.0150" → 3, "1,234.5" → 5)."""
+    mantissa = text.lstrip("−+-").partition("e")[0]
+    return len(mantissa.replace(",", "").replace(".", "").lstrip("0"))
+
+
 def distinct_texts(*numbers, spread=None) -> list[str]:
     """:func:`number_text` of each number, with more digits only where two different numbers
-    would print the same."""
+    would print the same; numbers that :data:`MEANINGFUL_DIGITS` significant digits do not
+    tell apart print as :func:`number_text` does (:func:`apart_note` says so beside them)."""
+    first = None
     for extra in range(MAX_DECIMALS + 1):
         if spread is None:
             texts = [f"{float(v):.{4 + extra}g}" for v in numbers]
         else:
             texts = [fixed(v, decimals(spread) + extra) for v in numbers]
+        first = first or texts
+        if max(map(significant_digits, texts)) > MEANINGFUL_DIGITS:
+            return first
         if len(set(texts)) == len(texts) or len(set(numbers)) < len(numbers):
             break
     return texts
+
+
+def apart_note(texts, numbers) -> str:
+    """" (apart past the 7th digit)" when different ``numbers`` print as the same ``texts``
+    (:func:`distinct_texts`), else ""."""
+    if len(set(texts)) < len(set(map(float, numbers))):
+        return f" (apart past the {MEANINGFUL_DIGITS}th digit)"
+    return ""
 
 
 def range_text(low, high, spread=None) -> str:

@@ -104,8 +104,8 @@ def explained_row() -> None:
     typed = typed_identifier(row_id) if how == "new" else None  # the patient's identifier
     detail = library.row_detail(row_id if how in ("ranked", "id") else None, original,
                                 patient=typed)
-    library.row_explained(bench, detail)
     glance = bench.glance(explanation)
+    library.row_explained(bench, detail, unfamiliar=glance.unfamiliar is not None)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
 

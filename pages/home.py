@@ -29,7 +29,7 @@ st.subheader("See an explanation now")
 quiet, busy = families.DEFAULT_FIRST_SCREEN_SECONDS
 st.caption(f"Trains the default model ({FAMILIES[default.family].label}, {default.n_estimators} "
            "trees) and opens the explanation of the held-out row with the highest predicted "
-           f"risk. On the bundled table the server has it ready: about {quiet} s on a quiet "
+           f"risk. On the bundled table the server has it ready: up to {quiet} s on a quiet "
            f"server, up to {busy} s on a busy one; on your own table, add its training.")
 if st.button("Train the default model and explain a row", type="primary", key="home_explain",
              icon=":material/bolt:", disabled=models.training_in_progress()):

@@ -2,7 +2,7 @@
 
 from playwright.sync_api import Error, Locator, expect
 
-TIMEOUT = 30_000  # ms
+TIMEOUT = 60_000  # ms: a hang guard; the tests run on two loaded cores
 
 
 def scroll_to(locator: Locator, attempts: int = 5) -> None:

@@ -137,6 +137,15 @@ def running(server: AppServer):
 
 
 @contextlib.contextmanager
+def serve_script(tmp_path_factory, script: str):
+    """A real server of its own for the small app ``script`` (a test app under ``tests/``);
+    yields its base URL."""
+    folder = tmp_path_factory.mktemp(Path(script).stem)
+    with running(AppServer(folder, script=script, start_timeout=SERVER_START_TIMEOUT)) as server:
+        yield server.url
+
+
+@contextlib.contextmanager
 def serve_app(log_dir: Path):
     """The app (:class:`bench.appserver.AppServer`) with a short job lease; yields its base
     ``url``, its ``pid``, its job ``lease`` and the ``time.monotonic()`` of its launch

@@ -1,5 +1,5 @@
-"""Reading which model a page of the app (under AppTest) names, and the small tables the step
-tests upload."""
+"""Reading which model a page of the app names (under AppTest, or from its texts read in a
+browser), and the small tables the step tests upload."""
 
 import re
 
@@ -29,26 +29,33 @@ def successes(at: AppTest) -> list[str]:
 
 def named_models(at: AppTest, page: str) -> set[str]:
     """Every model label the page ``page`` ("train", "explain", "forest") names: its captions,
-    its model picker, its publish button. The Forest page names a model by its name and trees
-    (its caption), which a label begins with."""
+    its model picker, its publish button."""
+    pickers = {"train": "train_current", "explain": "explain_model"}
+    named = caption_names(captions(at), page)
+    if page in pickers:
+        named |= {box.value for box in at.selectbox if box.key == pickers[page]}
+    return named | publish_names(plain(b.label) for b in at.get("button"))
+
+
+def caption_names(texts: list[str], page: str) -> set[str]:
+    """The model labels that the captions ``texts`` (as read) of the page ``page`` name. The
+    Forest page names a model by its name and trees, which a label begins with."""
     named = set()
-    for text in captions(at):
+    for text in texts:
         for pattern in (_CURRENT, _CONFUSION):
             found = pattern.search(text)
             if found:
                 named.add(found.group(1))
-    pickers = {"train": "train_current", "explain": "explain_model"}
-    if page in pickers:
-        named |= {box.value for box in at.selectbox if box.key == pickers[page]}
-    named |= {plain(b.label).removeprefix("Publish ") for b in at.get("button")
-              if plain(b.label).startswith("Publish ")}
-    if page == "forest":
-        for text in captions(at):
-            found = _FOREST.match(text)
-            if found:
-                name, trees = found.group(1).rsplit(" on ", 1)[0], found.group(2)
-                named.add(f"{name} · {trees} trees")
+        found = _FOREST.match(text) if page == "forest" else None
+        if found:
+            name, trees = found.group(1).rsplit(" on ", 1)[0], found.group(2)
+            named.add(f"{name} · {trees} trees")
     return named
+
+
+def publish_names(labels) -> set[str]:
+    """The model labels that the button labels ``labels`` (as read) offer to publish."""
+    return {label.removeprefix("Publish ") for label in labels if label.startswith("Publish ")}
 
 
 def small_table(task: str, n_rows: int = 120, random_state: int = 0) -> bytes:

@@ -1,7 +1,8 @@
 """What the generated-table tests (``tests/test_generated_tables.py``) do with a table and
 check of it: its profile (bounded in ``make test``, long under ``make fuzz-tables``), the log of
 each table, the Data page's reading, training, and the invariants every path shares (one-line
-refusals, contributions that add up, the same numbers by two routes)."""
+refusals, contributions that add up, the same numbers by two routes, a record that tells one
+story)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ from forestviz.cli.main import main
 from forestviz.explain.narrative import target_column
 from forestviz.explain.report_markup import sentence
 from forestviz.io.csv_input import DataError, load_csv
-from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.dataset import DataChoice, Dataset, as_numbers
 from forestviz.registry import FAMILIES
+from tests.one_story import problems, record_texts
 from tests.table_strategies import BadTable, Table
 
 FUZZ = int(os.environ.get("FORESTVIZ_FUZZ_TABLES", "0"))  # tables drawn in all, make fuzz
@@ -179,7 +181,11 @@ def whole_model_views(bench: Workbench) -> None:
         whole.partial_dependence(column)
         found = with_groups(lambda column=column: whole.cohorts("column", column))
         if found is not None:  # the rows missing the column are said, never dropped
-            missing = int(X[column].isna().sum())
+            # missing as the model reads it: a word among numbers written as text is missing
+            values = X[column]
+            if column in bench.model.preprocessor.medians_:
+                values = as_numbers(values)
+            missing = int(values.isna().sum())
             assert (found.left_out or (0,))[0] == missing
             assert sum(found.sizes) + missing == len(held_out)
     whole.trust()
@@ -196,8 +202,11 @@ def with_groups(cohorts):
 
 
 def report_says(document: str, bench: Workbench, e) -> None:
-    """The report's first page states the row's prediction as the Explain page does."""
+    """The report's first page states the row's prediction as the Explain page does, and the
+    record tells one story (``tests/one_story.py``: no two prints of one quantity differ)."""
     assert sentence(bench.glance(e).headline) in document
+    said = problems(record_texts(document))
+    assert said == [], said
 
 
 def cli(*argv) -> None:

@@ -96,8 +96,11 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
     # the session's model is the published version: its reports name "Pima risk@1"
     assert other.session_state[app_library.OPENED][0] is opened
     assert other.session_state[app_library.OPENED][1].ref == "Pima risk@1"
+    row = bundle.preprocessor.transform(
+        at.session_state["dataset"].X.iloc[[at.session_state["explain_row"]]])[0]
+    flag = app_library.UNFAMILIAR if bundle.familiar.assess(row).flagged else ""
     opened_events = [("model_opened", "Pima risk", 1, None),
-                     ("row_explained", "Pima risk", 1, row_id)]
+                     ("row_explained", "Pima risk", 1, row_id + flag)]
     assert events(data_dir)[-2:] == opened_events
     other.switch_page("pages/explain.py").run()  # the same row again: no other event
     assert other.subheader[0].value == heading
@@ -126,7 +129,8 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
         bundle.estimator.predict_proba(encoded)[:, 1], abs=1e-12)
     # the batch is in the trail: its rows' count and keyed digest, once (issue 36)
     lines = b"".join(canonical(row) + b"\n" for row in load_csv(uploaded).to_dict("records"))
-    batch = {"rows": 3, "rows_digest": keyed(data_dir, lines)}
+    batch = {"rows": 3, "rows_digest": keyed(data_dir, lines),  # and how many are unusual
+             "unfamiliar": sum(f.flagged for f in bundle.familiar.assess_rows(encoded))}
     assert events(data_dir)[-1] == ("rows_explained", "Pima risk", 1, facts(**batch))
     other.run()
     assert [e[0] for e in events(data_dir)].count("rows_explained") == 1

@@ -10,6 +10,7 @@ import streamlit as st
 
 from forestviz.store import StoreConfig, open_library
 from tests.signin_helpers import ALL_PAGES, actor, runs, signed_in_app, use_data_dir, user
+from tests.test_display import shown
 from ui.identity import signin_key
 from ui.signin import ENDED
 
@@ -27,7 +28,8 @@ def trail(data_dir) -> list[list]:
 
 
 def plain(text: str) -> str:
-    return text.replace("\\", "").replace("\u2060", "")
+    """Shown Markdown as it reads (``as_text``'s escapes and code spans undone)."""
+    return shown(text)
 
 
 @pytest.mark.parametrize("groups", [{"admin": False}, 1, True, 3.5, ["admin", 1]])

@@ -58,8 +58,10 @@ def test_explain_with_a_published_model_records_its_rows_and_its_file(published,
     read = pd.read_csv(table, dtype=str)  # CSV rows as the command reads them: text
     columns = [*read_model(model).used, ID]
     assert (name, version) == ("Pima risk", 2)
+    flagged = int(pd.read_csv(out)["unfamiliar"].sum())  # rows unlike the training rows
     assert facts == {"rows": len(read), "rows_digest": rows_digest(folder, read[columns]),
-                     "file": "explained.csv", "file_digest": keyed(folder, out.read_bytes())}
+                     "file": "explained.csv", "file_digest": keyed(folder, out.read_bytes()),
+                     "unfamiliar": flagged}
     # one value changed: another digest of the rows; the bare SHA-256 is nowhere
     changed = tmp_path / "changed.csv"
     read.loc[3, columns[0]] = "77"

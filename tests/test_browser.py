@@ -59,7 +59,7 @@ def test_home_then_upload_a_csv(page, dialogs, artifacts_dir, tmp_path):
     # train, then explain bed B03 (lactate and ward missing): said, not silently filled
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Train").click()
     main.get_by_role("button", name="Train", exact=True).click()
-    expect(main.get_by_text("Trained.")).to_be_visible(timeout=TIMEOUT * 4)
+    expect(main.get_by_text("Trained.")).to_be_visible(timeout=TIMEOUT * 10)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Explain").click()
     expect(main.get_by_test_id("stMetric").first).to_be_visible(timeout=TIMEOUT)
     main.get_by_text("By ID or row number").click()

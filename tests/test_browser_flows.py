@@ -400,7 +400,7 @@ def test_two_sessions_at_once_see_only_their_own(browser, base_url, artifacts_di
     for (page, feature, target), (_, other_feature, other_target) in zip(
             pages, reversed(pages), strict=True):
         main = page.get_by_test_id("stMain")
-        expect(main.get_by_text("Trained.")).to_be_visible(timeout=TIMEOUT)
+        expect(main.get_by_text("Trained.")).to_be_visible(timeout=TRAIN_TIMEOUT)
         expect(main.get_by_text(f"target {target}")).to_be_visible()
         go_to(page, "Explain")
         expect_explanation(page, "P(yes)")

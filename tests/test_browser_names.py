@@ -8,8 +8,6 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
-from ui.display import WORD_JOINER
-
 pytestmark = pytest.mark.browser
 
 TIMEOUT = 60_000  # ms
@@ -50,8 +48,11 @@ def go_to(page: Page, name: str, heading: str | None = None) -> None:
 
 
 def shown_text(page: Page) -> str:
-    """The main area's text as a reader sees it (the invisible word joiners left out)."""
-    return page.get_by_test_id("stMain").inner_text().replace(WORD_JOINER, "")
+    """The main area's text as a reader sees it, and copies it: nothing invisible added
+    (issue 36: a word joiner went after every "@" and inside every "://")."""
+    text = page.get_by_test_id("stMain").inner_text()
+    assert "\u2060" not in text and "\u200b" not in text
+    return text
 
 
 def check_links(page: Page, artifacts_dir, step: str, must_show=()) -> None:
@@ -63,7 +64,7 @@ def check_links(page: Page, artifacts_dir, step: str, must_show=()) -> None:
         assert name in text, f"{step}: {name!r} is not shown"
     anchors = page.evaluate(ANCHORS)
     from_names = [(label, href) for label, href in anchors
-                  if any(f in f"{label} {href}".replace(WORD_JOINER, "").lower()
+                  if any(f in f"{label} {href}".lower()
                          for f in FRAGMENTS)]
     print(f"{step}: {len(anchors)} <a> on the page, {len(from_names)} from names: {anchors}")
     page.screenshot(path=artifacts_dir / f"names-{step}.png", full_page=True)

@@ -107,7 +107,7 @@ def test_training_never_freezes_another_session(browser, own_app_server, artifac
     main_a.get_by_role("combobox", name="Model family").click()
     a.get_by_role("option", name="Vanilla RF").click()
     main_a.get_by_role("button", name="Train", exact=True).click()
-    expect(main_a.get_by_text("Trained.")).to_be_visible(timeout=3 * TIMEOUT)
+    expect(main_a.get_by_text("Trained.")).to_be_visible(timeout=5 * TIMEOUT)
     old_results = main_a.get_by_test_id("stDataFrame").first.inner_text()
     main_a.get_by_role("combobox", name="Model family").click()
     a.get_by_role("option", name="Enhanced RF (ERF)").click()

@@ -1,17 +1,23 @@
-"""ui.display.as_text: names from files render as literal text, never as markup or links.
+"""ui.display.as_text: names from files render as literal text, never as markup or links, and
+copy as they are written: nothing invisible is added (issue 36).
 
 No GFM Markdown library is installed, so the autolink check follows the grammar Streamlit's
 frontend applies (mdast-util-gfm-autolink-literal, whose patterns are checked to still be in
-the shipped bundle) on the text as Markdown reads it (backslash escapes resolved), the way
-Streamlit does. tests/test_browser_names.py checks the real pages in Chromium."""
+the shipped bundle) on each text node as Markdown reads it (backslash escapes resolved; a
+code span is no text node), the way Streamlit does, and :func:`read` follows CommonMark's
+rules for escapes and code spans. tests/test_browser_names.py checks the real pages in
+Chromium, tests/test_browser_copy.py what a user copies there."""
 
 import re
 from pathlib import Path
 
+import icu
 import pytest
 import streamlit
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from ui.display import WORD_JOINER, as_label, as_text
+from ui.display import as_label, as_text
 
 HOSTILE = [
     "http://evil.example/x",
@@ -62,20 +68,70 @@ SHIPPED = (r"/(https?:\/\/|www(?=\.))([-.\w]+)([^ \t\r\n]*)/gi",
            r"/(?<=^|\s|\p{P}|\p{S})([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)/gu")
 URL = re.compile(r"(https?://|www(?=\.))([-.\w]+)", re.IGNORECASE | re.ASCII)
 EMAIL = re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)", re.ASCII)
-# GFM's own (cmark-gfm) grammar, which the parse-time tokenizer follows: any scheme's "://",
-# "www." and an "@" directly followed by a domain character.
-GRAMMAR = re.compile(r"://|www\.|@[-\w]", re.IGNORECASE | re.ASCII)
+# GFM's own grammar, which the parse-time tokenizer follows, taken wider: any scheme's "://",
+# "www." and an "@" before a domain with a dot (micromark's and cmark-gfm's e-mail needs one;
+# "Pima risk@5" is no address).
+GRAMMAR = re.compile(r"://|www\.|@[-\w]+\.[-\w]", re.IGNORECASE | re.ASCII)
+INVISIBLE = icu.UnicodeSet("[[:Default_Ignorable_Code_Point:][:Cf:]]")
+_PIECE = re.compile(r"\\([!-/:-@\[-`{-~])|(`+)|(.)", re.DOTALL)
 
 
-def as_markdown_reads(markdown: str) -> str:
-    """The text Markdown makes of ``markdown`` when every punctuation character is escaped:
-    backslash escapes resolved (what the autolink search runs on)."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+def read(markdown: str) -> tuple[list[str], list[str]]:
+    """What CommonMark makes of ``markdown`` (one line) as to escapes and code spans: the
+    text nodes (escapes resolved) and the code spans' contents. A run of backticks opens a
+    span that the next run of the same length closes (one space dropped at each end when
+    both ends have one), else it is literal text."""
+    texts, codes, _ = _scan(markdown)
+    return texts, codes
 
 
-def original(markdown: str) -> str:
-    """``markdown`` with the escapes and the inserted word joiners removed."""
-    return as_markdown_reads(markdown).replace(WORD_JOINER, "")
+def outside_code_spans(markdown: str) -> list[str]:
+    """The Markdown source of each text node (escapes kept)."""
+    return _scan(markdown)[2]
+
+
+def _scan(markdown: str) -> tuple[list[str], list[str], list[str]]:
+    texts, codes, sources, current, start, i = [], [], [], [], 0, 0
+    while i < len(markdown):
+        piece = _PIECE.match(markdown, i)
+        escaped, fence, char = piece.groups()
+        # a code span's closing run is found in the raw text: no escape inside a code span
+        closing = fence and re.compile(f"(?<!`){fence}(?!`)").search(markdown, piece.end())
+        if not closing:
+            current.append(escaped or fence or char)
+            i = piece.end()
+            continue
+        texts.append("".join(current))
+        sources.append(markdown[start:i])
+        code = markdown[piece.end():closing.start()]
+        if code.startswith(" ") and code.endswith(" ") and code.strip(" "):
+            code = code[1:-1]
+        codes.append(code)
+        current, start = [], closing.end()
+        i = closing.end()
+    texts.append("".join(current))
+    sources.append(markdown[start:])
+    return texts, codes, sources
+
+
+def shown(markdown: str) -> str:
+    """The text ``markdown`` shows (and a user copies), text nodes and code spans in order."""
+    texts, codes = read(markdown)
+    return texts[0] + "".join(code + text for code, text in zip(codes, texts[1:], strict=True))
+
+
+def one_line(value: str) -> str:
+    return re.sub(r"[ \t]*(?:\r\n?|\n)[ \t\r\n]*", " ", value).strip()
+
+
+def invisible(text: str) -> list[str]:
+    return [char for char in text if INVISIBLE.contains(char)]
+
+
+def no_link_in_any_text_node(markdown: str) -> None:
+    for text in read(markdown)[0]:
+        assert not URL.search(text) and not EMAIL.search(text), text
+        assert not GRAMMAR.search(text), text
 
 
 def test_the_autolink_patterns_are_the_ones_streamlit_ships():
@@ -88,49 +144,71 @@ def test_the_autolink_patterns_are_the_ones_streamlit_ships():
             "ui.display.as_text must break, then update this test")
 
 
+
+
 @pytest.mark.parametrize("value", [v for v in HOSTILE if GRAMMAR.search(v)])
 def test_backslash_escapes_alone_would_still_autolink(value):
-    """The check is not vacuous: escaping the punctuation (as_text before the word joiners)
-    leaves every URL and address a link, since the search runs on the unescaped text."""
+    """The check is not vacuous: escaping the punctuation leaves every URL and address a
+    link, since the search runs on the unescaped text."""
     escaped = re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", value)
-    text = as_markdown_reads(escaped)
+    (text,), _ = read(escaped)
     assert URL.search(text) or EMAIL.search(text) or "ftp://" in text
 
 
 @pytest.mark.parametrize("value", HOSTILE)
 def test_as_text_leaves_no_autolink(value):
-    text = as_markdown_reads(as_text(value))
-    assert not URL.search(text), text
-    assert not EMAIL.search(text), text
-    assert not GRAMMAR.search(text), text
+    no_link_in_any_text_node(as_text(value))
 
 
 @pytest.mark.parametrize("value", HOSTILE)
 def test_as_text_escapes_every_markdown_character_and_keeps_the_text(value):
     escaped = as_text(value)
-    assert not re.search(r"[!-/:-@\[-`{-~]", re.sub(r"\\.", "", escaped))
+    for source in outside_code_spans(escaped):
+        assert not re.search(r"[!-/:-@\[-`{-~]", re.sub(r"\\.", "", source)), escaped
     assert "\n" not in escaped and "\r" not in escaped
-    assert original(escaped) == re.sub(r"[ \t]*\n[ \t\n]*", " ", value)
+    assert shown(escaped) == one_line(value)
+    assert not invisible(escaped)
 
 
 def test_line_breaks_become_spaces_and_outer_white_space_cannot_indent():
-    assert original(as_text("a\r\nb\rc\n\n  d")) == "a b c d"
-    assert as_text("    code").startswith(WORD_JOINER + "    ")
-    assert as_text("bold ").endswith(" " + WORD_JOINER)  # "**…**" still closes after it
+    assert shown(as_text("a\r\nb\rc\n\n  d")) == "a b c d"
+    assert as_text("    code") == "code"  # no indented code block
+    assert as_text(" bold ") == "bold"  # "**…**" still closes after it
 
 
 @pytest.mark.parametrize("value", ["12:30", "P(yes) = 0.53", "x: y", "a.b.c", "wwwx", "@",
-                                   "a @ b", "", "Glucose (mg/dl)", "café", "ε = 0.50"])
-def test_ordinary_text_gets_no_invisible_characters(value):
-    assert WORD_JOINER not in as_text(value)
-    assert original(as_text(value)) == value
+                                   "a @ b", "", "Glucose (mg/dl)", "café", "ε = 0.50",
+                                   "Pima risk@5", "House prices@12", "x@y", "a@b."])
+def test_ordinary_text_is_one_text_node_as_written(value):
+    texts, codes = read(as_text(value))
+    assert codes == [] and texts == [value]
 
 
-def test_a_word_joiner_goes_exactly_where_a_link_would_start():
-    assert as_text("http://a.example") == f"http\\:{WORD_JOINER}\\/\\/a\\.example"
-    assert as_text("WWW.a.example") == f"WWW{WORD_JOINER}\\.a\\.example"
-    assert as_text("a@b.co") == f"a\\@{WORD_JOINER}b\\.co"
+def test_a_word_that_could_be_a_link_is_a_code_span_and_nothing_else_changes():
+    assert as_text("http://a.example") == "`http://a.example`"
+    assert as_text("Signed in: a@b.co (admin)") == "Signed in\\: `a@b.co` \\(admin\\)"
+    assert as_text("see(www.x.example), then") == "`see(www.x.example),` then"
+    assert as_text("`a@b.co`") == "`` `a@b.co` ``"  # a longer fence, padded
+    assert as_text("x``y@b.co") == "```x``y@b.co```"
+    assert as_text("Pima risk@5") == "Pima risk\\@5"  # a model's reference: no address
     assert as_text(3.5) == "3\\.5" and as_text(None) == "None"
+
+
+WORDS = st.sampled_from(["http://", "HTTPS://", "www.", "WwW.", "@", "a", "b.co", ".", "-",
+                         "_", "`", "``", "\\", "*", "[", "]", "(", ")", "<", ">", ":", "/",
+                         "5", " ", "  ", "\n", "\t", "é", "mailto:", "$", "|", "#", "\u2060"])
+
+
+@given(st.lists(WORDS, max_size=12).map("".join))
+@example("a@b.co`")
+@example("` `x@y.co")
+@example("``a@b.co ``")
+@example("http://\\")
+def test_any_text_shows_as_written_with_no_link_and_nothing_invisible_added(value):
+    markdown = as_text(value)
+    assert shown(markdown) == one_line(value)
+    no_link_in_any_text_node(markdown)
+    assert invisible(markdown) == invisible(value)
 
 
 @pytest.mark.parametrize("value", ["Glucose (mg/dL)", "P(Yes)", "BMI (kg/m²)", "a-b.c, d's",
@@ -140,15 +218,16 @@ def test_a_label_reads_as_written(value):
     assert as_label(value) == value
 
 
-@pytest.mark.parametrize("value", [*HOSTILE, "- a", "1. a", "12) a", "-5"])
+@pytest.mark.parametrize("value", [*HOSTILE, "- a", "1. a", "12) a", "-5", "1. a@b.co (x)"])
 def test_a_label_keeps_every_markup_character_escaped(value):
     """What :func:`as_label` leaves bare is markup nowhere inside one line: parentheses
     (brackets stay escaped, so no link), "/", quotes, "%;?=", and "-", "." and ")" except
-    where they would start a list."""
+    where they would start a list; a code span's text is as written."""
     label = as_label(value)
-    assert original(label) == original(as_text(value))
-    text = as_markdown_reads(label)
-    assert not URL.search(text) and not EMAIL.search(text) and not GRAMMAR.search(text), text
-    bare = re.sub(r"\\.", "", label)
-    assert not re.search(r"[!#$&*+:<>@\[\\\]^_`{|}~]", bare), label
-    assert not re.match(r"\s*(?:\d{1,9}[.)]|-)", bare), label
+    assert shown(label) == one_line(value)
+    assert read(label)[1] == read(as_text(value))[1]
+    no_link_in_any_text_node(label)
+    for source in outside_code_spans(label):
+        bare = re.sub(r"\\.", "", source)
+        assert not re.search(r"[!#$&*+:<>@\[\\\]^_`{|}~]", bare), label
+    assert not re.match(r"\s*(?:\d{1,9}[.)]|-)", re.sub(r"\\.", "", label)), label

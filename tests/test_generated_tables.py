@@ -7,7 +7,9 @@ level, several new rows, the global view (the Forest page's library functions an
 ``forestviz global``), the report (HTML, PDF), published to a model library on a temporary
 SQLite file and opened from it. Invariants: no exception; a table forestviz refuses gets one
 line; contributions add up to the prediction; the Workbench's, the report's and the command
-line's numbers for the same row are equal; global importance is the mean |contribution|.
+line's numbers for the same row are equal; global importance is the mean |contribution|; the
+record of every explained row, and the Explain page of one, tell one story
+(``tests/one_story.py``).
 
 The bounded profile runs in ``make test`` (a few small tables per test, few trees); ``make
 fuzz-tables`` sets ``FORESTVIZ_FUZZ_TABLES`` to draw that many tables across the tests (up to
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -80,6 +83,26 @@ BOOLEAN_TARGET_GAP = table_of("Préd,x\n".encode() + "".join(
     f"{'' if i % 29 == 0 else i % 15 == 0},{i % 7}\n" for i in range(120)).encode(), 0,
     task="imbalanced")
 
+# a column with no value (its header twice, duplicates renamed): the whole model's partial
+# dependence on it asked the model about 0 rows ("Found array with 0 sample(s)", make fuzz)
+FOUND = Path(__file__).parent / "found_tables"
+EMPTY_COLUMN = table_of((FOUND / "empty_column_partial_dependence.csv").read_bytes(), 5)
+# numbers written as text with one "unknown": the model reads them as numbers, the whole
+# model's partial dependence and cohorts read the raw text as floats (make fuzz)
+NUMBER_TEXT_UNKNOWN = table_of((FOUND / "number_text_unknown.csv").read_bytes(), 2,
+                               task="regression")
+# one column, known in one row: every training row is every other's twin, so no row has a
+# neighbour and the trust table explained 0 rows through the model (make fuzz)
+TWINS = table_of((FOUND / "twins_no_neighbours.csv").read_bytes(), 2, id_column=1)
+# a column named in Chinese: DejaVu has no such glyph, so the PDF printed boxes (and its text
+# could not be read back) until a fallback font was installed (make fuzz)
+# a True/False column with gaps is a text column of levels "True" and "False" to the model; the
+# command line read the file's "true" as an unseen level (make fuzz)
+LOWERCASE_BOOLEANS = table_of((FOUND / "cli_lowercase_booleans.csv").read_bytes(), 2,
+                              id_column=5, task="regression")
+CJK_COLUMN = table_of((FOUND / "cjk_column_pdf.csv").read_bytes(), 0, id_column=5,
+                      task="regression")
+
 SETTINGS, ROWS = profile(10, 0.3, max_rows=80)
 
 
@@ -115,9 +138,11 @@ SETTINGS, ROWS = profile(3, 0.45)
 @example(table=ONE_CLASS_VALIDATION, pick=1)  # Enhanced RF
 @example(table=BOOLEAN_GAP, pick=0)
 @example(table=BOOLEAN_TARGET_GAP, pick=2)  # ABRF-1
+@example(table=EMPTY_COLUMN, pick=0)
+@example(table=NUMBER_TEXT_UNKNOWN, pick=0)
 def test_generated_tables_on_the_workbench(table, pick):
     """Train, explain a held-out row, a new row with blanks and an unseen level, several new
-    rows, the whole model, the HTML report."""
+    rows, the whole model, the HTML report (each explained row's record tells one story)."""
     with drawn("generated_tables_on_the_workbench", table):
         dataset = dataset_of(table)
         if dataset is None:
@@ -130,6 +155,9 @@ def test_generated_tables_on_the_workbench(table, pick):
         adds_up(e)
         report_says(bench.report(e), bench, e)
         rows = new_rows(table, dataset)
+        for i in (0, 1):  # blanks; a level no row has: their records tell one story too
+            new = bench.explain(values=rows.iloc[i], row_id=f"new {i}")
+            report_says(bench.report(new), bench, new)
         found = several(bench.model, rows)
         explained_alike(bench, found.rows, found.outputs)
         whole_model_views(bench)
@@ -141,6 +169,8 @@ SETTINGS, ROWS = profile(2, 0.2)
 @pytest.mark.slow
 @SETTINGS
 @given(table=tables(max_rows=ROWS), pick=st.integers(0, 7))
+@example(table=TWINS, pick=0)
+@example(table=LOWERCASE_BOOLEANS, pick=6)
 def test_generated_tables_through_the_command_line(table, pick, tmp_path_factory):
     """``forestviz train`` trains what the Workbench trains; ``explain`` (held-out rows, new
     rows), ``report`` and ``global`` give the Workbench's numbers for the same rows."""
@@ -239,6 +269,7 @@ SETTINGS, ROWS = profile(1, 0.02, max_rows=60)
 @pytest.mark.slow
 @SETTINGS
 @given(table=tables(max_rows=ROWS), pick=st.integers(0, 7))
+@example(table=CJK_COLUMN, pick=0)
 def test_generated_tables_printed_as_pdf(table, pick):
     """The one-page record of a new row with blanks, as PDF, says the page's prediction."""
     import pypdf

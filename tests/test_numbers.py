@@ -44,6 +44,25 @@ def test_a_value_and_its_threshold_never_print_alike():
     assert distinct_texts(1.00004, 1.00001) == ["1.00004", "1.00001"]
 
 
+def test_numbers_apart_only_past_seven_digits_print_alike_and_say_so():
+    """A training median on a tree's threshold (found by `make fuzz-steps`: "0.15350726 >
+    0.15350725", digits a float32 comparison does not hold): both print as one number would,
+    with a note, and the margin is 0."""
+    from forestviz.numbers import apart_note
+    from forestviz.trees.paths import PathStep
+
+    texts = distinct_texts(0.15350726, 0.15350725, spread=1.0)
+    assert texts == ["0.15", "0.15"]
+    assert apart_note(texts, (0.15350726, 0.15350725)) == " (apart past the 7th digit)"
+    assert apart_note(["0.5", "0.5"], (0.5, 0.5)) == ""  # equal numbers: nothing to say
+    assert difference_texts(0.15350726, 0.15350725, spread=1.0) == ("0.15", "0.15", "0")
+    assert distinct_texts(0.1535073, 0.1535071, spread=1.0) == ["0.1535073", "0.1535071"]
+    step = PathStep(tree=0, depth=0, node=0, feature=0, feature_name="dose",
+                    threshold=0.15350725, direction=">", value=0.15350726, margin=1e-8,
+                    scaled_margin=1e-8, fragile=True, spread=1.0)
+    assert step.sentence() == "dose = 0.15 > 0.15 (apart past the 7th digit)"
+
+
 def test_a_printed_margin_is_the_printed_value_minus_the_printed_threshold():
     """"Diabetes pedigree = 1.034 > 0.343, margin 0.691", never 0.692 beside those two: the
     three agree as printed, and the margin is within one unit of its last decimal of the

@@ -2,11 +2,9 @@
 (tests/one_story.py) on the defects it must catch, then on the Explain page and the record of
 rows of a classification and a regression model, and of a new patient with guessed values."""
 
-import re
-
 import pytest
 from apptest_helpers import app, choose_bundled, new_patient_form, train
-from one_story import found, page_texts, problems
+from one_story import found, page_texts, problems, record_texts
 
 from forestviz.app.workbench import Workbench
 
@@ -39,9 +37,7 @@ def test_one_number_printed_alike_everywhere_is_one_story():
 
 
 def _story(at, bench, e) -> list[str]:
-    texts = page_texts(at)
-    record = re.sub(r"<[^>]+>", " ", bench.report(e))  # the record's text
-    return problems([*texts, *record.split("  ")])
+    return problems([*page_texts(at), *record_texts(bench.report(e))])
 
 
 @pytest.mark.slow

@@ -32,7 +32,7 @@ from hypothesis.stateful import (
 from forestviz.registry import FAMILIES, families_for
 from tests.apptest_helpers import app, train, upload_csv
 from tests.one_story import page_texts, problems
-from tests.step_pages import DONE, named_models, small_table, successes
+from tests.step_pages import DONE, named_models, plain, small_table, successes
 
 pytestmark = pytest.mark.slow
 
@@ -50,6 +50,7 @@ settings.register_profile("steps-long", max_examples=int(os.environ.get("STEP_SE
 PROFILE = settings.get_profile("steps-long" if LONG else "steps-bounded")
 TASKS = ("classification", "regression")
 _PUBLISHED = re.compile(r"^Published as (.+?)\. It is on the Models page")  # NAME@VERSION
+_AGAIN = re.compile(r"^This model is published already, .* as (.+?)\. No new version was made")
 
 
 def stem(label: str) -> str:
@@ -68,6 +69,7 @@ class StepOrders(RuleBasedStateMachine):
         # small_table's other candidate target, "amount", is of the other task
         self.tasks = {"outcome": table_task, "amount": TASKS[1 - TASKS.index(table_task)]}
         self.page, self.expected, self.uploaded = "data", None, True
+        self.opened = None  # the model last opened from the library
         self.published = {}  # NAME@VERSION → the label of the model published under it
         self.steps = -1  # steps taken (the invariants are checked after each and at the start)
 
@@ -152,6 +154,14 @@ class StepOrders(RuleBasedStateMachine):
         label = self.label_of(self.expected)
         self.at.text_input(key="publish_name").input("steps model")
         self.at.button(key="publish_send").click().run()
+        again = [plain(i.value) for i in self.at.info if "published already" in i.value]
+        if label in self.published.values() or again:
+            # the same model (or one trained alike, bit for bit) under the same name and
+            # words: no new version; the one there is named
+            (said,) = again
+            ref = _AGAIN.match(said).group(1)
+            assert stem(self.published[ref]) == stem(label), said
+            return
         (said,) = [text for text in successes(self.at) if text.startswith("Published as ")]
         self.published[_PUBLISHED.match(said).group(1)] = label
 
@@ -166,7 +176,7 @@ class StepOrders(RuleBasedStateMachine):
         self.page = "explain"
         bundle = self.at.session_state["model"]
         assert stem(self.label_of(bundle)) == stem(self.published[ref])
-        self.expected, self.uploaded = bundle, False
+        self.expected, self.uploaded, self.opened = bundle, False, bundle
         self.task = bundle.task
 
     @rule()
@@ -224,6 +234,24 @@ def test_a_new_target_lets_the_previous_models_go():
     state.train_family(family="abrf1_lp")
     state.back_to_train()
     state.pick_target(column="amount")
+    state.no_exception_and_no_error()
+    state.the_current_model_is_the_last_trained_picked_or_opened()
+    state.the_page_names_the_current_model_only()
+
+
+def test_an_opened_model_published_again_makes_no_version():
+    """Found by make fuzz-steps (kept as an explicit sequence): upload, train, publish, open the
+    published model on the Models page, publish it again under its name. The app made
+    ``steps model@2`` while the library said "published already" for the same call: the
+    model file's digest counted which values were one object in the writing process
+    (``forestviz.store.blobs.content_digest``)."""
+    state = StepOrders()
+    state.upload(table_task="regression")
+    state.train_family(family="vanilla")
+    state.publish()
+    state.open_published(pick=0)
+    state.publish()  # asserts the app said "published already" and named steps model@1
+    assert list(state.published) == ["steps model@1"]
     state.no_exception_and_no_error()
     state.the_current_model_is_the_last_trained_picked_or_opened()
     state.the_page_names_the_current_model_only()

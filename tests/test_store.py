@@ -15,7 +15,17 @@ import pandas as pd
 import pytest
 from sqlalchemy import inspect
 
-from forestviz.store import LOCAL, Actor, StoreConfig, StoreError, StoreUnavailable, parse_ref
+from forestviz import persistence
+from forestviz.store import (
+    LOCAL,
+    Actor,
+    AlreadyPublished,
+    StoreConfig,
+    StoreError,
+    StoreUnavailable,
+    parse_ref,
+)
+from forestviz.store.blobs import content_digest
 from forestviz.store.library import OpenedCache, open_library
 from forestviz.store.tables import Base
 from tests.store_helpers import library_at, numbers, run_script, trained
@@ -66,6 +76,29 @@ def test_a_restarted_process_opens_the_model_and_explains_the_same_numbers(bench
         print(json.dumps(numbers(opened.workbench, {positions})))
         """, folder)
     assert found == json.loads(json.dumps(numbers(bench, positions)))
+
+
+def test_a_model_file_digest_does_not_depend_on_which_values_were_one_object():
+    # a trained workbench shares its data set's name with other values, an opened one holds
+    # a string of its own: the app made a new version of an opened model published again
+    # under its name (make fuzz-steps)
+    name = "Pima risk"
+    own = "".join(["Pima", " risk"])
+    assert own == name and own is not name
+    shared = persistence.dumps({"name": name, "source": name, "notes": [name]})
+    apart = persistence.dumps({"name": name, "source": own, "notes": ["Pima risk"[:]]})
+    assert content_digest(shared) == content_digest(apart)
+    other = persistence.dumps({"name": name, "source": "Pima risks", "notes": [name]})
+    assert content_digest(other) != content_digest(shared)
+
+
+def test_an_opened_model_published_again_under_its_name_makes_no_version(bench, library):
+    first = library.publish(bench, name="Pima risk", description="Diabetes risk")
+    opened = library.open_model("Pima risk")
+    with pytest.raises(AlreadyPublished) as again:
+        library.publish(opened.workbench, name="Pima risk", description="Diabetes risk")
+    assert again.value.info == first
+    assert [v.version for v in library.versions()] == [1]
 
 
 def test_versions_and_retirement(bench, library):

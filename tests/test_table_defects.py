@@ -241,3 +241,130 @@ def test_the_tables_the_long_run_found_train_publish_and_open(name, target, task
     opened = opened_workbench(published_payload(bench))
     position = int(bench.model.test_rows[0])
     assert np.array_equal(opened.explain(position).prediction, bench.explain(position).prediction)
+
+
+def test_a_column_no_held_out_row_has_gets_no_curve_and_says_so():
+    """A column with no value in the held-out rows (found by `make fuzz`: an empty column whose
+    header the export repeated): the whole model's partial dependence asked the model about 0
+    rows and failed ("Found array with 0 sample(s)"), taking the Forest page and `forestviz
+    global` with it, and its cohorts took the mode of no value. No curve, and the figure says
+    why; no cohorts, in one line."""
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Settings
+    from forestviz.explain.plots.population import partial_dependence_figure
+    from forestviz.io.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=80)
+    frame = pd.DataFrame({"x": x, "empty": [None] * 80, "y": np.where(x > 0, "Yes", "No")})
+    bench = Workbench(Dataset.from_frame(frame, "y"))
+    bench.train(Settings(family="vanilla", n_estimators=5, random_state=0))
+    found = bench.whole().partial_dependence("empty")
+    assert found.grid.size == 0 and found.ice.shape == (len(bench.model.test_rows), 0)
+    figure = partial_dependence_figure(found, "P(Yes)")
+    assert "No held-out row has a value of empty" in str(figure.layout)
+    assert bench.whole().partial_dependence("x").ice.shape[1] > 0
+    with pytest.raises(ValueError, match=r"^no held-out row has a value of empty$"):
+        bench.whole().cohorts("column", "empty")  # the page's one line (was an IndexError)
+
+
+def test_numbers_written_as_text_with_a_word_among_them_vary_and_split_as_numbers():
+    """A column of numbers written as text with one "unknown" (found by `make fuzz`): the model
+    reads it as numbers ("unknown" is missing), while the whole model's partial dependence and
+    cohorts read the raw text as floats and failed ("could not convert string to float")."""
+    from pathlib import Path
+
+    from forestviz.app.workbench import Workbench
+    from tests.table_paths import dataset_of, trained
+    from tests.table_strategies import table_of
+
+    found_table = Path(__file__).parent / "found_tables" / "number_text_unknown.csv"
+    table = table_of(found_table.read_bytes(), 2, task="regression")
+    bench = Workbench(dataset_of(table))
+    assert trained(bench, "vanilla")
+    column = "Age (years)"
+    assert column in bench.model.preprocessor.medians_  # the model's numbers
+    held_out = bench.dataset.X.iloc[bench.model.test_rows][column]
+    assert "unknown" in set(held_out)
+    found = bench.whole().partial_dependence(column)
+    assert found.grid.dtype == float and found.grid.size > 1
+    groups = bench.whole().cohorts("column", column)
+    readable = pd.to_numeric(held_out, errors="coerce").notna()
+    assert sum(groups.sizes) == int(readable.sum())
+
+
+def test_rows_with_no_neighbour_get_a_trust_row_of_none():
+    """One column known in one row only (found by `make fuzz`): every training row is every
+    other's twin, so no held-out row has a similar training row, and the trust table asked the
+    model about 0 rows ("expected finite model outputs, one per row, got shape (0,)")."""
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Settings
+    from forestviz.io.dataset import Dataset
+
+    age = [None] * 40
+    age[5] = 12.0
+    frame = pd.DataFrame({"age": age, "y": ["Yes", "No"] * 20})
+    bench = Workbench(Dataset.from_frame(frame, "y"))
+    bench.train(Settings(family="vanilla", n_estimators=5, random_state=0))
+    trust = bench.whole().trust()
+    assert len(trust) == len(bench.model.test_rows)
+    assert (trust["similar rows"] == 0).all() and (trust["same top reasons"] == 0).all()
+
+
+@pytest.mark.slow
+def test_a_column_named_in_chinese_prints_in_the_pdf_record():
+    """A column named "体重 kg" (found by `make fuzz`): DejaVu has no CJK glyph, so the record's
+    PDF printed boxes and its text read back as noise; a fallback font (fonts-droid-fallback,
+    installed by `make`) prints it, and the text reads back as written."""
+    import io
+    from pathlib import Path
+
+    import pypdf
+
+    from forestviz.app.workbench import Workbench
+    from tests.table_paths import dataset_of, new_rows, trained
+    from tests.table_strategies import table_of
+
+    found = Path(__file__).parent / "found_tables" / "cjk_column_pdf.csv"
+    table = table_of(found.read_bytes(), 0, id_column=5, task="regression")
+    dataset = dataset_of(table)
+    bench = Workbench(dataset)
+    assert trained(bench, "vanilla")
+    e = bench.explain(values=new_rows(table, dataset).iloc[0], row_id="new patient")
+    reader = pypdf.PdfReader(io.BytesIO(bench.report(e, pdf=True)))
+    text = " ".join(page.extract_text() for page in reader.pages)
+    assert "体重 kg" in text and "\x00" not in text
+    assert " ".join(bench.glance(e).headline.split()) in " ".join(text.split())
+
+
+def test_the_command_line_reads_true_and_false_in_any_case_as_the_app_does():
+    """A True/False column with gaps (found by `make fuzz`): the app reads "true", "TRUE" and
+    "True" alike, so the model's levels are "True" and "False"; `forestviz explain` read the
+    file's "true" as an unseen level and gave other numbers than the app for the same rows."""
+    import tempfile
+    from pathlib import Path
+
+    from forestviz.app.workbench import Workbench
+    from forestviz.app.workflow import Settings
+    from forestviz.cli.main import main
+    from forestviz.io.csv_input import load_csv
+    from forestviz.io.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    flag = rng.random(60) < 0.5
+    y = np.where(flag, 10.0, 0.0) + rng.normal(size=60)
+    text = ["" if i % 7 == 0 else ("true" if f else "FALSE") for i, f in enumerate(flag)]
+    csv = "flag,y\n" + "".join(f"{t},{v}\n" for t, v in zip(text, y, strict=True))
+    folder = Path(tempfile.mkdtemp())
+    (folder / "t.csv").write_text(csv)
+    frame = load_csv(csv.encode())
+    bench = Workbench(Dataset.from_frame(frame, "y"))
+    bench.train(Settings(family="vanilla", n_estimators=5, random_state=0, auto_tune=False))
+    (folder / "m.skops").write_bytes(bench.save())
+    assert set(bench.model.preprocessor.categories_["flag"]) == {"False", "True"}
+    assert main(["--quiet", "explain", str(folder / "m.skops"), str(folder / "t.csv"),
+                 "--out", str(folder / "e.csv")]) == 0
+    explained = pd.read_csv(folder / "e.csv")
+    for position in range(len(frame)):
+        e = bench.explain(values=frame.drop(columns="y").iloc[position])
+        assert explained["prediction"].iloc[position] == pytest.approx(e.prediction, abs=1e-9)

@@ -17,8 +17,7 @@ from urllib.request import urlopen
 import pytest
 from playwright.sync_api import expect
 
-from bench.appserver import AppServer
-from tests.conftest import SERVER_START_TIMEOUT, running
+from tests.conftest import serve_script
 from tests.upload_caps_app import SMALL_MB
 from ui.upload_caps import MULTIPART_SLACK
 
@@ -77,10 +76,8 @@ def put(upload_url: str, headers: dict, size: int, *, chunked: bool = False,
 @pytest.fixture(scope="module")
 def caps_app(tmp_path_factory):
     """``tests/upload_caps_app.py`` on a real server of its own."""
-    folder = tmp_path_factory.mktemp("upload-caps")
-    with running(AppServer(folder, script="tests/upload_caps_app.py",
-                           start_timeout=SERVER_START_TIMEOUT)) as server:
-        yield server.url
+    with serve_script(tmp_path_factory, "tests/upload_caps_app.py") as url:
+        yield url
 
 
 def go_to(page, name: str) -> None:

@@ -10,12 +10,14 @@ must never become markup there, so every page passes it through :func:`as_text`:
   Streamlit's directives (``:red[…]``, ``:material/…:``, emoji short codes) and math inert;
 * escaping does not stop GFM's *autolink literals*: Streamlit's remark-gfm turns bare
   ``http://…``, ``https://…``, ``www.…`` and e-mail addresses (also after ``mailto:`` or
-  ``xmpp:``) into links by searching the already-unescaped text, so :func:`as_text` also puts
-  an invisible U+2060 WORD JOINER inside every ``://``, after every ``www`` before a dot and
-  after every ``@``, which breaks that grammar while the text reads exactly the same;
-* line breaks become spaces (a blank line followed by an indented line would start a code
-  block); white space at the start gets a word joiner before it (four spaces would start one,
-  too) and white space at the end one after it (so ``**{as_text(name)}**`` stays bold).
+  ``xmpp:``) into links by searching the already-unescaped text nodes, so :func:`as_text`
+  writes each word that could start one (a ``://``, a ``www.``, an ``@`` before a domain with
+  a dot) as a code span, whose text is no text node: it shows in the code font, reads and
+  copies exactly as written, and is never a link. The app adds no invisible character to
+  what a user may copy (issue 36: a U+2060 WORD JOINER after every ``@`` and inside every
+  ``://`` made a copied e-mail address or model reference another text);
+* line breaks become spaces and the outer white space is dropped (HTML shows none; four
+  spaces at the start would begin a code block, and ``**{as_text(name)}**`` stays bold).
 
 A widget's or metric's label is also its accessible name (and its help button's, "Help for
 …"), taken as written: a screen reader would read every backslash. Labels go through
@@ -36,22 +38,44 @@ from forestviz.io.dataset import Dataset
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of them
 # keeps Markdown, Streamlit directives (``:red[...]``), math (``$``) and HTML inert.
 _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-# U+2060 WORD JOINER: invisible, no line-break opportunity, and neither white space, punctuation
-# nor a word character, so GFM's autolink grammar accepts it neither inside nor before a link.
-WORD_JOINER = "\u2060"
-# Where GFM (remark-gfm's autolink literals) starts a link: "http(s)://" (any "://" is broken),
-# "www." (case-insensitive) and "@" followed by a domain.
-_AUTOLINK_STARTS = re.compile(r"(?<=:)(?=//)|(?i:(?<=www)(?=\.))|(?<=@)(?=[-\w])")
+# Where GFM (remark-gfm's autolink literals) may start a link: a scheme's "://" (it links
+# http(s) only), "www." (any case) and an "@" before a domain with a dot (an e-mail address; a
+# model's "Pima risk@5" is none). Python's \w is wider than JavaScript's ASCII one.
+_LINK_START = re.compile(r"://|www\.|@[-\w]+\.[-\w]", re.IGNORECASE)
+_WORDS = re.compile(r"\S+")
+_BACKTICKS = re.compile(r"`+")
 _LINE_BREAKS = re.compile(r"[ \t]*(?:\r\n?|\n)[ \t\r\n]*")
-_OUTER_SPACE = re.compile(r"\A(?=\s)|(?<=\s)\Z")
 
 
 def as_text(value: object) -> str:
     """``value`` as Markdown that renders literally and never as a link (names and values
-    from files are data); it reads the same, on one line."""
-    text = _LINE_BREAKS.sub(" ", str(value))
-    text = _OUTER_SPACE.sub(WORD_JOINER, text)
-    text = _AUTOLINK_STARTS.sub(WORD_JOINER, text)
+    from files are data); it reads, and copies, the same, on one line."""
+    return _inert(value, _escaped)
+
+
+def _inert(value: object, escape) -> str:
+    """``value`` on one line, its outer white space dropped, each word that could become a
+    link as a code span and the text between through ``escape(text, at_start)``."""
+    text = _LINE_BREAKS.sub(" ", str(value)).strip()
+    pieces, end = [], 0
+    for word in _WORDS.finditer(text):
+        if _LINK_START.search(word.group()):
+            pieces += [escape(text[end:word.start()], end == 0), _code_span(word.group())]
+            end = word.end()
+    pieces.append(escape(text[end:], end == 0))
+    return "".join(pieces)
+
+
+def _code_span(word: str) -> str:
+    """``word`` (no white space) as a CommonMark code span: its fence longer than any run of
+    backticks in it, padded by a space (which the span drops) where it starts or ends with
+    one."""
+    fence = "`" * (1 + max(map(len, _BACKTICKS.findall(word)), default=0))
+    pad = " " if word.startswith("`") or word.endswith("`") else ""
+    return f"{fence}{pad}{word}{pad}{fence}"
+
+
+def _escaped(text: str, at_start: bool) -> str:
     return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
@@ -66,8 +90,12 @@ def as_label(value: object) -> str:
     """:func:`as_text` for a widget's or metric's label: the same text, inert, with no
     backslash before the characters that are plain there ("Glucose (mg/dL)" stays as it is),
     so that its accessible name reads as written."""
-    text = as_text(value)
-    start = _LIST_START.match(text)
+    return _inert(value, _label_escaped)
+
+
+def _label_escaped(text: str, at_start: bool) -> str:
+    text = _escaped(text, at_start)
+    start = _LIST_START.match(text) if at_start else None
     keep = start.end() if start else 0
     return text[:keep] + _INERT.sub(r"\1", text[keep:])
 

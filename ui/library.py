@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 RETRY_SECONDS = 30.0  # an unavailable library is tried again after this long
 OPEN_WAIT = 20.0  # s a page waits for the library's first opening (a database server's answer)
 OPENED = "library_opened"  # (Bundle, ModelVersion): the published model opened in this session
+UNFAMILIAR = " (unlike the training rows)"  # a row_explained event's flag
 EXPLAINED = "library_explained"  # {(model, detail)} recorded as row_explained in this session
 STILL_OPENING = "The model library is still opening (its database answers slowly); try again."
 
@@ -212,13 +213,15 @@ def row_detail(row_id: str | None, values: pd.Series, *, patient: str | None = N
     return f"{typed} patient {patient}" if patient else typed
 
 
-def batch_explained(bench: Workbench, rows: pd.DataFrame) -> dict:
+def batch_explained(bench: Workbench, rows: pd.DataFrame, *, unfamiliar: int = 0) -> dict:
     """Record that this session explained the uploaded ``rows`` with the current model, by
-    their count and keyed digest; those facts, for the downloads' events."""
+    their count and keyed digest, and how many of them were flagged as unlike the training
+    rows (:mod:`forestviz.explain.familiar`); those facts, for the downloads' events."""
     from forestviz.store.audit import facts
 
     batch = {"rows": len(rows), "rows_digest": digest(lambda found: found.rows(rows)
-                                                      .hexdigest())}
+                                                      .hexdigest()),
+             "unfamiliar": unfamiliar}
     record("rows_explained", model=model_key(bench.model), detail=facts(**batch))
     return batch
 
@@ -234,9 +237,12 @@ def downloaded(model: tuple[str, int] | None, batch: dict, file_name: str,
         **batch, file=file_name, file_digest=digest(lambda found: found.data(data))))
 
 
-def row_explained(bench: Workbench, detail: str) -> None:
+def row_explained(bench: Workbench, detail: str, *, unfamiliar: bool = False) -> None:
     """Record that this session explained the row ``detail`` with the current model, once
-    per distinct row and model in the session."""
+    per distinct row and model in the session; a row flagged as unlike the training rows
+    (:mod:`forestviz.explain.familiar`) is recorded with :data:`UNFAMILIAR` after it."""
+    if unfamiliar:
+        detail += UNFAMILIAR
     seen = st.session_state.setdefault(EXPLAINED, set())
     key = (id(bench.model), detail)
     if key in seen:

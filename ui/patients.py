@@ -99,7 +99,8 @@ def several_patients(bench: Workbench, key: str) -> tuple[pd.Series, str] | None
             st.session_state.pop(SEVERAL, None)
             show_error(err)
             return None
-        batch = library.batch_explained(bench, frame)
+        batch = library.batch_explained(bench, frame,
+                                        unfamiliar=int(found.outputs["unfamiliar"].sum()))
         held = st.session_state[SEVERAL] = (digest, bench.label, found, batch)
     found, batch = held[2], held[3]
     if found.ignored:

@@ -7,9 +7,9 @@ A published model holds rows of its data set, which every viewer can read: the f
 before anything is sent. A model loaded from a file whose origin cannot be verified is not
 published (the library would vouch for a file nobody can vouch for: the one check of
 :mod:`forestviz.store.publishing`, which the command line applies too); in memory-only mode the
-form is replaced by the reason. The messages write the published reference so that it copies
-as typed, ``NAME@VERSION`` with no invisible character (:func:`ref_text`), and a repeat of a
-version in use says which one it is instead of making another.
+form is replaced by the reason. The messages write the published reference through
+:func:`ui.display.as_text`, so that it copies as typed, ``NAME@VERSION`` with no invisible
+character, and a repeat of a version in use says which one it is instead of making another.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from ui.display import as_label, as_text, show_error
 
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
-    from forestviz.store import ModelVersion
 
 ROWS_NOTE = ("The published model keeps this data set's rows (without the excluded columns): "
              "the held-out rows to pick from, and the training rows that every explanation "
@@ -65,14 +64,6 @@ def _why_not(bench: Workbench) -> str | None:
     return None
 
 
-def ref_text(info: ModelVersion) -> str:
-    """``NAME@VERSION`` as Markdown that reads, and copies, exactly so: the name through
-    :func:`ui.display.as_text`, the "@" escaped but without the word joiner ``as_text`` puts
-    after an "@" (GFM makes an e-mail link only of a domain with a dot inside; a version is
-    digits, and nothing but a sentence's full stop follows it here)."""
-    return f"{as_text(info.name)}\\@{info.version}"
-
-
 def publish(bench: Workbench, name: str, description: str, use: str) -> None:
     """Publish the current model (one line when the store refuses it)."""
     try:
@@ -82,7 +73,7 @@ def publish(bench: Workbench, name: str, description: str, use: str) -> None:
                                              actor=library.identity().actor)
     except AlreadyPublished as err:
         st.info(f"This model is published already, with this description and intended use, "
-                f"as {ref_text(err.info)}. No new version was made.", icon=":material/info:")
+                f"as {as_text(err.info.ref)}. No new version was made.", icon=":material/info:")
         return
     except (StoreError, DataError) as err:
         show_error(err)
@@ -90,5 +81,5 @@ def publish(bench: Workbench, name: str, description: str, use: str) -> None:
     # its first opener then finds it loaded: a 500-tree model's load is 2.4 s of CPU
     threading.Thread(target=library.library().preload, args=(info,), daemon=True,
                      name="forestviz-preload").start()
-    st.success(f"Published as {ref_text(info)}. It is on the Models page for everyone who may "
+    st.success(f"Published as {as_text(info.ref)}. It is on the Models page for everyone who may "
                "open published models.", icon=":material/check:")

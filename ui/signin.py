@@ -15,6 +15,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from forestviz.store import waits
 from forestviz.store.config import StoreError
 from ui.access import may_use
 from ui.display import as_text
@@ -97,7 +98,9 @@ def guard(page: str) -> None:
     ``ui.access.PAGE_ROLES`` name). The navigation leaves such a page out already, but
     Streamlit runs a page file directly, past ``app.py``, while no run of the process has
     called ``st.navigation`` yet (its multipage mode of a ``pages/`` folder: a fresh server's
-    first visit by a page's URL)."""
+    first visit by a page's URL), so the run's budget of lock waits on the library begins here
+    too unless ``app.py`` began it (:func:`forestviz.store.waits.page_run`)."""
+    waits.page_run(renew=False)
     identity = admitted()
     if identity is None or not may_use(identity.role, page):
         st.error(NOT_AVAILABLE, icon=":material/block:")

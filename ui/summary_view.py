@@ -12,7 +12,7 @@ import streamlit as st
 from forestviz.explain import Explanation
 from forestviz.explain.glance import Glance
 from forestviz.explain.imputed import WARNING
-from forestviz.explain.plots.reasons import reasons_waterfall
+from forestviz.explain.plots.reasons import fitted_waterfall
 from forestviz.names import elide
 from ui.display import as_label, as_text
 
@@ -69,6 +69,8 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
         tiles(e, g)
         for check in g.alarms:  # under the tiles, on the first screen
             st.warning(as_text(check.sentence), icon=":material/warning:")
+        if g.unfamiliar is not None:  # the row is unlike those the model learned from
+            st.warning(as_text(f"{g.unfamiliar}."), icon=":material/explore_off:")
         left, right = st.columns([11, 10], gap="medium")
         with left:
             st.info(as_text(g.argument), icon=":material/balance:")
@@ -79,8 +81,9 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             st.caption(as_text(" ".join(line for line in lines if line)))
             buttons(st.container(horizontal=True, key="explain_reports"))
         if g.reasons is not None:
-            # the glance's fixed height keeps the summary on the first screen (1400 × 900);
-            # the record's waterfall takes the height its two-line labels need
-            right.plotly_chart(reasons_waterfall(g.reasons, width=WATERFALL_WIDTH)
-                               .update_layout(height=WATERFALL_HEIGHT),
+            # the glance's fixed height keeps the summary on the first screen (1400 × 900):
+            # its labels on one line, as many bars as that height holds; the record's
+            # waterfall takes the height its two-line labels need
+            right.plotly_chart(fitted_waterfall(g.reasons, width=WATERFALL_WIDTH,
+                                                height=WATERFALL_HEIGHT),
                                key="explain_reasons", width="stretch")

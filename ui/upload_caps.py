@@ -2,9 +2,8 @@
 
 ``st.file_uploader(max_upload_size=…)`` is a cap the browser enforces; the server checks only
 the global ``server.maxUploadSize`` (200 MB): a 199 MB body sent by hand to the Explain
-page's 10 MB uploader was kept. The upload request names the session and a file id only
-(the browser asks for upload URLs before the widget's value names the file), so the server
-bounds each session by the uploaders of the page it shows:
+page's 10 MB uploader was kept. The server cannot tell which uploader a file is for until
+after it has kept the bytes, so it bounds each session by the uploaders of the page it shows:
 
 * :func:`file_uploader` (every uploader of the app) records its cap for this session's
   current page; ``app.py`` says which page a run shows (:func:`showing`);
@@ -14,6 +13,22 @@ bounds each session by the uploaders of the page it shows:
   before Streamlit parses or stores anything. A session showing no uploader may send none.
 
 A session's record lives in a session-scoped resource and goes with the session.
+
+Why per page and not per widget (read in Streamlit 1.67's source, issue 36): an uploader asks
+for upload URLs with a ``FileURLsRequest`` BackMsg holding a random request id (the browser's
+``fetchFileURLs``), the files' names and the session id, nothing else;
+``AppSession._handle_file_urls_request`` hands names and session to
+``UploadedFileManager.get_upload_urls(session_id, file_names)``, which makes a fresh
+``uuid4`` file id per name. The browser then PUTs a multipart form holding only the file to
+``/_stcore/upload_file/{session_id}/{file_id}``, and the route keeps it at once
+(``add_file(session_id, UploadedFileRec(file_id, name, type, data))``). The widget first names
+the file id in its value (``FileUploaderState.uploaded_file_info``) in the widget states of the
+rerun that follows, after the bytes are kept. So no message before or with the bytes says
+which widget they are for, and no public hook could say it: ``st.App`` takes routes and
+middleware but no file manager (it builds its own ``MemoryUploadedFileManager``), and a file
+manager would be told the same session and names anyway. No page has two uploaders with
+different caps today (Data and Train: ``server.maxUploadSize``, Explain: 10 MB), so the
+page's bound is its one uploader's; a page that gets two would bound both by the larger.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def default_settings(task: str) -> Settings:
 # click to the explanation's first screen (its summary) in Chromium, on a quiet server (load
 # ≤ 2) and on a busy one (load 5–8), as measured (bench/home_first_screen.py,
 # docs/performance.md, "Home's promise"); Home's caption says them
-DEFAULT_FIRST_SCREEN_SECONDS = (3, 15)
+DEFAULT_FIRST_SCREEN_SECONDS = (7, 15)
 
 
 @dataclass(frozen=True)

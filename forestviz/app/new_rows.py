@@ -38,6 +38,7 @@ from forestviz.numbers import plain_number, signed_number
 
 MAX_ROWS = 5_000  # rows of one upload of new patients (explained at once, kept in the session)
 MAX_BYTES = 10 * 2**20  # bytes of that upload
+UNFAMILIAR = "unlike the training rows"  # the summary's column of familiar ground
 FAR = 0.1  # beyond the training range by this share of its width: "far", to be confirmed
 ID_CHARS = 40  # characters of a patient's identifier
 CONFIRM = "The values far outside the training range are right"  # the form's checkbox
@@ -218,8 +219,9 @@ def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5,
 
 def batch_model(bundle: Bundle) -> BatchModel:
     """The command line's model for ``bundle`` (its estimator, encoding, decision rule and
-    calibrated interval), to explain many rows as one."""
-    return replace(BatchModel.from_payload(model_payload(bundle)), intervals=bundle.intervals)
+    calibrated interval and familiar ground), to explain many rows as one."""
+    return replace(BatchModel.from_payload(model_payload(bundle)), intervals=bundle.intervals,
+                   familiar=bundle.familiar)
 
 
 def _target(bundle: Bundle) -> str:
@@ -235,8 +237,8 @@ def _target(bundle: Bundle) -> str:
 
 def _summary(bundle: Bundle, outputs: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     """One line a row: what the model predicts, its interval, the column that pushes the
-    prediction's number (the risk of a binary model, the value) up most and down most, and the
-    missing columns."""
+    prediction's number (the risk of a binary model, the value) up most and down most, the
+    missing columns, and whether the row is unlike the training rows."""
     summary = pd.DataFrame({"ID": outputs["id"]})
     target = _target(bundle)
     if bundle.task == "classification":
@@ -256,7 +258,21 @@ def _summary(bundle: Bundle, outputs: pd.DataFrame, rows: pd.DataFrame) -> pd.Da
     summary["pushes down most"] = _strongest(names, values, up=False)
     summary["missing"] = [", ".join(map(str, row.index[row.to_numpy()]))
                           for _, row in rows.isna().iterrows()]
+    summary[UNFAMILIAR] = [_unfamiliar(flagged, share, differ) for flagged, share, differ in
+                           zip(outputs["unfamiliar"], outputs["unusual_share"],
+                               outputs["nearest_differ_in"], strict=True)]
     return summary
+
+
+def _unfamiliar(flagged: bool, share: float, differ: str) -> str:
+    """"yes: 0.63 % of held-out rows as unusual; nearest differ in Glucose, Age" for a row
+    unlike the training rows (the glance's line, short), else "—"."""
+    if not flagged:
+        return "—"
+    said = "none" if share == 0 else f"{plain_number(100 * share, 2)} %"
+    names = ", ".join(differ.split("; ")) if differ else ""
+    return (f"yes: {said} of held-out rows as unusual"
+            + (f"; nearest differ in {names}" if names else ""))
 
 
 def _strongest(names: np.ndarray, values: np.ndarray, *, up: bool) -> list[str]:

@@ -33,6 +33,7 @@ from forestviz.explain.trust import (
     same_reasons_share,
     stability,
 )
+from forestviz.io.dataset import as_numbers
 from forestviz.numbers import plain_number
 from forestviz.trees.ensemble import as_ensemble
 
@@ -70,14 +71,19 @@ def partial_dependence_of(bundle: Bundle, X: pd.DataFrame, column: str, *,
     """Partial dependence and ICE curves of ``column`` over the held-out rows for
     :func:`model_number`."""
     rows = X.iloc[bundle.test_rows]
-    grid = grid_of(rows[column], numeric=column in bundle.preprocessor.medians_)
+    numeric = column in bundle.preprocessor.medians_  # numbers, maybe written as text
+    grid = grid_of(as_numbers(rows[column]) if numeric else rows[column], numeric=numeric)
     return partial_dependence(lambda frame: model_number(bundle, frame), rows, column, grid,
                               random_state=random_state)
 
 
 def _contributions(bundle: Bundle, X_encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Encoded rows' contributions per user column (to the number each row's waterfall
-    speaks of) and their tree weights."""
+    speaks of) and their tree weights; none when no row is given (every training row is the
+    explained row's twin, so it has no neighbour)."""
+    if not len(X_encoded):
+        return (np.empty((0, len(population_columns(bundle)))),
+                np.empty((0, bundle.test_weights.shape[1])))
     model = new_rows.batch_model(bundle)
     outputs = explain_rows(model, X_encoded, np.arange(len(X_encoded)), contributions=True)
     parts = outputs.filter(like="contribution[").to_numpy(dtype=float)
@@ -165,8 +171,10 @@ def cohort_masks(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None
     if split != "column" or column is None:
         raise ValueError(f"unknown split {split!r} (or no column given)")
     values = X.iloc[bundle.test_rows][column]
+    if values.isna().all():
+        raise ValueError(f"no held-out row has a value of {column}")
     if column in bundle.preprocessor.medians_:
-        numbers = values.to_numpy(dtype=float, na_value=np.nan)
+        numbers = as_numbers(values).to_numpy(dtype=float, na_value=np.nan)
         cut = float(np.nanmedian(numbers)) if cut is None else float(cut)
         known = np.isfinite(numbers)
         return (known & (numbers <= cut), known & (numbers > cut),

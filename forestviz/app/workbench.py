@@ -248,9 +248,11 @@ class Workbench:
 
     def glance(self, explanation: Explanation) -> Glance:
         """The summary of one explanation (:func:`forestviz.explain.glance.glance`), with
-        names cut for display as everywhere else."""
+        names cut for display as everywhere else, and how unusual the row is for the model
+        (:attr:`Bundle.familiar`)."""
         model = self._model()
-        return glance(model.estimator, explanation, model.summary, name=elide)
+        return glance(model.estimator, explanation, model.summary, name=elide,
+                      familiarity=model.familiar.assess(explanation.row))
 
     def tree_choice(self, explanation: Explanation) -> TreeChoice:
         """Which trees to draw for the row and under what name

@@ -24,6 +24,7 @@ from forestviz.app.families import Settings  # the names every caller knows from
 from forestviz.app.families import default_settings as default_settings
 from forestviz.app.held_out import interval_model, scores
 from forestviz.explain.columns import CATEGORICAL, ColumnMap
+from forestviz.explain.familiar import FamiliarGround, numeric_features
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel
 from forestviz.io.csv_input import DataError
@@ -124,6 +125,14 @@ class Bundle:
         return TreeContext.from_data(self.X_train, self.y_train, feature_names=self.feature_names,
                                      target_name=self.target, class_names=self.class_names,
                                      indicators=levels)
+
+    @cached_property
+    def familiar(self) -> FamiliarGround:
+        """How unusual a row is for this model (:mod:`forestviz.explain.familiar`), built on
+        first use from the estimator and its training and held-out rows: what a model file
+        and a published model keep, so a model read back rebuilds the same state."""
+        return FamiliarGround(self.estimator, self.X_train,
+                              numeric_features(self.summary.columns)).calibrate(self.X_test)
 
 
 def _prepare(dataset: Dataset, train_rows, test_rows, preprocessor=None):

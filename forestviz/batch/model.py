@@ -1,7 +1,8 @@
 """A model file made ready to explain many rows: the fitted estimator and preprocessor of a
 Train-page model file (:func:`forestviz.app.model_file.model_payload`), the decision rule of
 :func:`forestviz.explain.explain`, and what is rebuilt from the training table when it is at
-hand: the calibrated interval (fitted on the held-out rows, as :func:`model_file.restore` does).
+hand: the calibrated interval (fitted on the held-out rows, as :func:`model_file.restore` does)
+and familiar ground (:mod:`forestviz.explain.familiar`, built as the app's bundle builds it).
 
 A :class:`BatchModel` is plain data and pickles: the command line sends it once to every Dask
 worker (:mod:`forestviz.batch.run`).
@@ -17,7 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.base import is_classifier
 
+from forestviz.explain.columns import ColumnMap
 from forestviz.explain.contributions import ContributionModel
+from forestviz.explain.familiar import FamiliarGround, numeric_features
 from forestviz.explain.uncertainty import IntervalModel
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import DataChoice, Dataset
@@ -41,8 +44,10 @@ class BatchModel:
     ``threshold``: P(``classes[1]``) at or above it predicts ``classes[1]`` (ERF: Youden's J;
     other binary models 0.5; None for regression and more than two classes, where the largest
     probability decides). ``intervals``: the calibrated interval, or None when the training
-    table was not given or the model has none. ``contributions``: the model's
-    :class:`ContributionModel` once :meth:`with_contributions` built it.
+    table was not given or the model has none; ``familiar``: how unusual a row is for the
+    model (:class:`~forestviz.explain.familiar.FamiliarGround`), None without the training
+    table. ``contributions``: the model's :class:`ContributionModel` once
+    :meth:`with_contributions` built it.
     """
 
     estimator: object
@@ -50,6 +55,7 @@ class BatchModel:
     settings: Settings
     choice: DataChoice
     dataset_name: str
+    train_rows: np.ndarray
     test_rows: np.ndarray
     n_rows: int  # rows of the training data set (training and held-out)
     task: str
@@ -61,6 +67,7 @@ class BatchModel:
     numeric: frozenset[str]
     sources: tuple[str, ...]
     intervals: IntervalModel | None = None
+    familiar: FamiliarGround | None = None
     contributions: ContributionModel | None = None
 
     @classmethod
@@ -96,6 +103,7 @@ class BatchModel:
         return cls(
             estimator=estimator, preprocessor=pre, settings=settings, choice=choice,
             dataset_name=str(payload["dataset_name"]),
+            train_rows=np.asarray(payload["train_rows"]),
             test_rows=np.asarray(payload["test_rows"]),
             n_rows=len(payload["train_rows"]) + len(payload["test_rows"]),
             task="classification" if classify else "regression", classes=classes,
@@ -116,10 +124,14 @@ class BatchModel:
     def with_training(self, dataset: Dataset) -> BatchModel:
         """This model with its calibrated interval, fitted on the held-out rows of the
         training ``dataset`` as the app does when it loads the file
-        (:func:`forestviz.app.held_out.interval_model` on the model's outputs there)."""
+        (:func:`forestviz.app.held_out.interval_model` on the model's outputs there), and its
+        familiar ground, as the app's bundle builds it (:attr:`Bundle.familiar`)."""
         from forestviz.app.held_out import interval_model
 
         try:
+            original = dataset.X.iloc[self.train_rows]
+            X_train = self.preprocessor.transform(original)
+            columns = ColumnMap.from_preprocessor(self.preprocessor, original)
             X_test = self.preprocessor.transform(dataset.X.iloc[self.test_rows])
             y_test = dataset.y.to_numpy()[self.test_rows]
         except (IndexError, ValueError, KeyError, TypeError) as err:
@@ -130,7 +142,9 @@ class BatchModel:
             raise ModelFileError("This model file was refused: its predictions on the rows it "
                                  "held out are not all finite numbers.")
         intervals = interval_model(dataset.task, self.estimator, outputs, y_test)
-        return replace(self, intervals=intervals)
+        familiar = FamiliarGround(self.estimator, X_train,
+                                  numeric_features(columns)).calibrate(X_test)
+        return replace(self, intervals=intervals, familiar=familiar)
 
     @property
     def trained_on(self) -> str:

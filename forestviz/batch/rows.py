@@ -33,6 +33,9 @@ from forestviz.trees.ensemble import as_ensemble
 
 ID = "id"
 TOP_SHARE = 5  # Explanation.top5_share: the weight of the five heaviest trees
+# familiar ground (forestviz.explain.familiar): the flag, the share of held-out rows at least
+# as unusual, and the columns where the most similar training rows differ most
+FAMILIAR_COLUMNS = ("unfamiliar", "unusual_share", "nearest_differ_in")
 
 
 def output_columns(model: BatchModel, top_k: int, contributions: bool) -> list[str]:
@@ -47,6 +50,8 @@ def output_columns(model: BatchModel, top_k: int, contributions: bool) -> list[s
     if model.intervals is not None:
         names += ["interval_low", "interval_high"]
         names += ["calibrated_risk"] if model.intervals.kind == "venn-abers" else []
+    if model.familiar is not None:
+        names += list(FAMILIAR_COLUMNS)
     names += ["effective_trees", "top5_share"]
     for rank in range(1, top_k + 1):
         names += [f"top_tree_{rank}", f"top_weight_{rank}"]
@@ -68,6 +73,8 @@ def encode(model: BatchModel, chunk: Chunk, id_column: str | None) -> tuple[np.n
             frame[name] = np.full(table.num_rows, np.nan)
         elif chunk.text and name in model.numeric:
             frame[name] = _numbers(table[name], chunk.decimal_comma)
+        elif chunk.text and set(model.preprocessor.categories_[name]) <= {"False", "True"}:
+            frame[name] = _truth_levels(table[name])
         else:
             frame[name] = table[name].to_pandas()
     X = model.preprocessor.transform(pd.DataFrame(frame, index=pd.RangeIndex(table.num_rows)))
@@ -77,6 +84,15 @@ def encode(model: BatchModel, chunk: Chunk, id_column: str | None) -> tuple[np.n
         ids = np.asarray(pc.cast(table[id_column], pa.string()).fill_null("").to_pylist(),
                          dtype=object)
     return X, ids
+
+
+def _truth_levels(column: pa.ChunkedArray) -> pd.Series:
+    """A column whose levels are True and False (the app reads "true", "TRUE" and "True" alike
+    as a boolean, :func:`forestviz.io.csv_parse.parse_arrow`) as those levels; other text as
+    written (an unseen level)."""
+    text = column.to_pandas()
+    return text.replace({spelling: str(truth) for truth in (True, False)
+                         for spelling in (str(truth), str(truth).upper(), str(truth).lower())})
 
 
 def _numbers(column: pa.ChunkedArray, decimal_comma: bool) -> np.ndarray:
@@ -94,8 +110,11 @@ def explain_rows(model: BatchModel, X: np.ndarray, ids, *, top_k: int = 5,
     ``id``; ``prediction`` (regression) or ``predicted_class`` and ``P(<class>)`` per class;
     ``threshold`` (binary models); ``interval_low``/``interval_high`` (and the Venn-ABERS
     ``calibrated_risk`` of a binary risk) when the model has a calibrated interval;
-    ``effective_trees`` (1/Σα²), ``top5_share``; ``top_tree_r`` (tree numbers from 1, as the
-    app shows them) and ``top_weight_r`` (their α) for r = 1..``top_k``; with
+    with the model's familiar ground, ``unfamiliar`` (flagged as unlike the training rows),
+    ``unusual_share`` (the share of held-out rows at least as unusual) and
+    ``nearest_differ_in`` (the columns, "; "-separated, where the most similar training rows
+    differ most); ``effective_trees`` (1/Σα²), ``top5_share``; ``top_tree_r`` (tree numbers
+    from 1, as the app shows them) and ``top_weight_r`` (their α) for r = 1..``top_k``; with
     ``contributions``, ``base_value`` and ``contribution[<column>]`` per user column (to the
     value, the risk P(second class) of a binary model, or the predicted class's probability)."""
     if top_k < 1:
@@ -126,6 +145,12 @@ def explain_rows(model: BatchModel, X: np.ndarray, ids, *, top_k: int = 5,
         columns["interval_low"], columns["interval_high"] = model.intervals.interval(output)
         if model.intervals.kind == "venn-abers":
             columns["calibrated_risk"] = model.intervals.calibrated_risk(output)
+    if model.familiar is not None:
+        found = model.familiar.assess_rows(X)
+        columns["unfamiliar"] = np.array([f.flagged for f in found], dtype=bool)
+        columns["unusual_share"] = np.array([f.share for f in found], dtype=float)
+        columns["nearest_differ_in"] = np.array(["; ".join(f.differ) for f in found],
+                                                dtype=object)
     columns["effective_trees"] = effective_trees(weights)
     heaviest = np.partition(weights, T - TOP_SHARE, axis=1)[:, T - TOP_SHARE:] if (
         T > TOP_SHARE) else weights

@@ -95,13 +95,15 @@ def explain_file(model: BatchModel, source: RowSource, sink: RowSink, *, top_k: 
                  contributions: bool = False, chunk_rows: int = CHUNK_ROWS,
                  id_column: str | None = None,
                  progress: Callable[[int], None] | None = None,
-                 read: Callable[[Chunk], None] | None = None) -> int:
+                 read: Callable[[Chunk], None] | None = None,
+                 written: Callable[[pd.DataFrame], None] | None = None) -> int:
     """Explain every row of ``source`` into ``sink`` with joblib's active backend (see
     :func:`backend`, whose ``scatter`` should hold ``model``, with its contributions built
     first when they are asked for: :meth:`BatchModel.with_contributions`); returns the number
     of rows.
     ``progress(rows)`` is called after each chunk is written, ``read(chunk)`` on each chunk
-    as it is read, in the file's order (the audit trail's digest of the rows)."""
+    as it is read, in the file's order (the audit trail's digest of the rows), ``written(frame)``
+    on each chunk's explanations once written (the trail's count of unfamiliar rows)."""
     check_columns(model, source)
     id_column = id_column_of(model, source, id_column)
     if contributions:
@@ -119,6 +121,8 @@ def explain_file(model: BatchModel, source: RowSource, sink: RowSink, *, top_k: 
         if list(frame.columns) != expected:  # a worker with another forestviz
             raise RuntimeError("a worker returned other columns than this forestviz writes")
         sink.write(frame)
+        if written is not None:
+            written(frame)
         if progress is not None:
             progress(len(frame))
     if sink.rows == 0:

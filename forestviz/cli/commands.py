@@ -77,6 +77,7 @@ def train(args) -> int:
 # ---------------------------------------------------------------------------------- explain
 def explain(args) -> int:
     trail = rows = None
+    flagged = []  # per chunk, the rows flagged as unlike the training rows
     if args.published is not None:  # its interval comes from its own stored table
         from forestviz.cli.library import published_batch_model
 
@@ -100,9 +101,11 @@ def explain(args) -> int:
                          contributions=args.contributions, chunk_rows=args.chunk_rows,
                          id_column=id_column, progress=progress,
                          read=None if rows is None else (
-                             lambda chunk: rows.update(chunk.table.to_pandas())))
+                             lambda chunk: rows.update(chunk.table.to_pandas())),
+                         written=None if trail is None else (  # a published model's: familiar
+                             lambda frame: flagged.append(int(frame["unfamiliar"].sum()))))
     if trail is not None:
-        trail.explained(rows, sink.path)
+        trail.explained(rows, sink.path, unfamiliar=sum(flagged))
     seconds = time.perf_counter() - started
     bars.OUTPUT.print(bars.Text(f"Explained {n:,} rows into {args.out} in {seconds:.1f} s "
                                 f"({n / seconds:,.0f} rows/s)."))

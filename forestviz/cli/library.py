@@ -164,10 +164,12 @@ class Trail:
         """The running keyed digest of the rows to be explained."""
         return self.library.audit.digests.rows()
 
-    def explained(self, rows: RowsDigest, out: Path) -> None:
-        """``rows`` explained into the file ``out``."""
+    def explained(self, rows: RowsDigest, out: Path, *, unfamiliar: int | None = None) -> None:
+        """``rows`` explained into the file ``out``, ``unfamiliar`` of them flagged as unlike
+        the training rows (:mod:`forestviz.explain.familiar`)."""
         self._record("rows_explained", rows=rows.rows, rows_digest=rows.hexdigest(),
-                     file=out.name, file_digest=self.library.audit.digests.file(out))
+                     file=out.name, file_digest=self.library.audit.digests.file(out),
+                     unfamiliar=unfamiliar)
 
     def reported(self, row_id, values, out: Path) -> None:
         """A report of the row ``row_id`` (its ``values``) written to ``out``."""

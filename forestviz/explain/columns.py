@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from forestviz.numbers import distinct_texts, number_text
+from forestviz.numbers import apart_note, distinct_texts, number_text
 from forestviz.trees.paths import Flip, PathStep
 
 NUMERIC = "numeric"
@@ -186,10 +186,12 @@ class ColumnMap:
         value_text, threshold_text = distinct_texts(step.value, step.threshold,
                                                     spread=step.spread)
         sign = "≤" if direction == "<=" else ">"
+        test = f"= {value_text} {sign} {threshold_text}" + apart_note(
+            (value_text, threshold_text), (step.value, step.threshold))
         if column.name in missing:
             return (f"{shown} is missing (imputed as {value_text}, the training median), so "
-                    f"= {value_text} {sign} {threshold_text}")
-        return f"{shown} = {value_text} {sign} {threshold_text}"
+                    + test)
+        return f"{shown} {test}"
 
     def flip_sentence(self, flip: Flip, missing, name=str) -> str:
         """A test flipped (:class:`~forestviz.trees.paths.Flip`, read after "if") in the

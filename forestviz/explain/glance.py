@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from forestviz.explain.familiar import Familiarity, unfamiliar_sentence
 from forestviz.explain.imputed import WARNING, MissingValueCheck, missing_value_checks
 from forestviz.explain.narrative import (
     headline,
@@ -40,7 +41,8 @@ class Glance:
     ``checks`` one per missing value (:mod:`.imputed`); ``similar`` what the most similar
     training rows turned out to have; ``warnings`` about the weights; ``guessed`` the range
     of ``value`` over the alarms' tried values (:func:`guessed_range`) as printed, None
-    without an alarm.
+    without an alarm; ``familiarity`` how unusual the row is for the model
+    (:mod:`.familiar`, None when not assessed) and ``unfamiliar`` its sentence when flagged.
     """
 
     headline: str
@@ -55,6 +57,8 @@ class Glance:
     similar: str | None
     warnings: tuple[str, ...]
     guessed: str | None = None
+    familiarity: Familiarity | None = None
+    unfamiliar: str | None = None
 
     @property
     def alarms(self) -> tuple[MissingValueCheck, ...]:
@@ -127,11 +131,12 @@ def similar_rows(e, name=str) -> str | None:
     return f"The {n} most similar training rows had outcomes {low}–{high} (median {middle})"
 
 
-def glance(model, e, summary, *, name=str) -> Glance:
+def glance(model, e, summary, *, name=str, familiarity: Familiarity | None = None) -> Glance:
     """The :class:`Glance` of ``model``'s explanation ``e`` (``summary``: its
     :class:`~forestviz.explain.summary.TrainingSummary`, for the checks of missing values;
     without a ``model``, as for a bare explanation, no checks); ``name`` shows user-given
-    names and levels (e.g. :func:`forestviz.names.elide`)."""
+    names and levels (e.g. :func:`forestviz.names.elide`); ``familiarity``: the row's
+    :class:`~forestviz.explain.familiar.Familiarity` for the model, when assessed."""
     column = target_column(e)
     value = float(e.prediction if column is None else e.prediction[column])
     checks = () if model is None else missing_value_checks(model, e, summary, name=name)
@@ -139,4 +144,7 @@ def glance(model, e, summary, *, name=str) -> Glance:
                   predicted_class=e.predicted_class, spread=spread_sentence(e, name),
                   interval=interval_sentence(e), reasons=two_sided(e, name=name),
                   argument=argument(e, name), checks=checks, similar=similar_rows(e, name),
-                  warnings=tuple(e.warnings), guessed=guessed_range(e, checks))
+                  warnings=tuple(e.warnings), guessed=guessed_range(e, checks),
+                  familiarity=familiarity,
+                  unfamiliar=None if familiarity is None else unfamiliar_sentence(familiarity,
+                                                                                  name))

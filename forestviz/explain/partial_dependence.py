@@ -60,7 +60,8 @@ def partial_dependence(predict: Callable[[pd.DataFrame], np.ndarray], rows: pd.D
     """ICE curves and their average for ``column`` over ``grid`` (:func:`grid_of`), with
     ``predict`` mapping user rows to the model's number (a value or a class probability) in
     one call for all rows and grid points. At most ``max_rows`` rows (drawn without
-    replacement with ``random_state`` when there are more)."""
+    replacement with ``random_state`` when there are more). An empty grid (no row has a
+    value in ``column``) asks the model nothing: no curve."""
     grid = np.asarray(grid)
     n = len(rows)
     chosen = np.arange(n)
@@ -70,6 +71,6 @@ def partial_dependence(predict: Callable[[pd.DataFrame], np.ndarray], rows: pd.D
     stacked = base.loc[np.tile(np.arange(len(base)), grid.size)].reset_index(drop=True)
     stacked[column] = np.repeat(grid, len(base)).astype(
         object if grid.dtype == object else float)
-    outputs = np.asarray(predict(stacked), dtype=float)
+    outputs = np.asarray(predict(stacked), dtype=float) if grid.size else np.empty(0)
     ice = outputs.reshape(grid.size, len(base)).T
     return Dependence(column=column, grid=grid, ice=ice, rows=chosen)

@@ -4,7 +4,8 @@
 Who, what and when (:func:`~forestviz.explain.report_record.record_section`: the row ID or
 "new patient", the data set, the model, the date, forestviz's version, the missing and edited
 values), the prediction with its calibrated risk or value and interval (the Glance's headline
-and interval sentence), the reasons both ways (its argument and the compact waterfall the page
+and interval sentence) and, when the row is unlike the training rows, the Glance's line saying
+so, the reasons both ways (its argument and the compact waterfall the page
 shows, as an SVG picture), the alarm or the quiet note of each missing value, and what the most
 similar training rows turned out to have. Every sentence is the Glance's own, so the page and
 the record say the same thing in the same words; the technical appendix
@@ -55,6 +56,8 @@ def summary_section(glance, record: str, *, appendix: bool) -> str:
     interval = "" if glance.interval is None else f"<p>{sentence(glance.interval)}</p>"
     if glance.guess_note is not None:
         interval += f'<p class="warning">{sentence(glance.guess_note)}</p>'
+    if glance.unfamiliar is not None:
+        interval += f'<p class="warning">{sentence(glance.unfamiliar)}.</p>'
     try:
         svg = waterfall_svg(glance)
     except UndrawableFigure:

@@ -28,6 +28,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "ModelLibrary": "forestviz.store.library",
     "ModelVersion": "forestviz.store.library",
     "OpenedModel": "forestviz.store.library",
+    "StoreBusy": "forestviz.store.config",
     "StoreConfig": "forestviz.store.config",
     "StoreError": "forestviz.store.config",
     "StoreUnavailable": "forestviz.store.config",

@@ -87,9 +87,13 @@ def write_blob(folder: Path, data: bytes) -> str:
 
 def content_digest(data: bytes, ignore: tuple[str, ...] = ()) -> str:
     """A SHA-256 of what the model file ``data`` holds, the same for every file of one model:
-    its schema with each member's name replaced by the member's own SHA-256 and each object
-    number by its order of first appearance, without the entries ``ignore`` of the saved
-    dict (what is computed anew, timings included, each time a model is scored)."""
+    its schema with each member's name replaced by the member's own SHA-256 and without the
+    entries ``ignore`` of the saved dict (what is computed anew, timings included, each time a
+    model is scored). The schema's object numbers (``__id__``) are left out: skops writes
+    every occurrence of an object in full and numbers it only so that loading shares it, so
+    they say which values were one object in the saving process (a model opened from the
+    library holds its data set's name as a string of its own, a trained one shares it), not
+    what the file holds."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         members = {info.filename: _member_digest(info.filename, archive.read(info))
                    for info in archive.infolist()}
@@ -97,12 +101,10 @@ def content_digest(data: bytes, ignore: tuple[str, ...] = ()) -> str:
     saved = schema.get("content", {}).get("object", {}).get("content", {})
     for key in ignore:
         saved.pop(key, None)
-    numbers: dict = {}
 
     def canonical(node):
         if isinstance(node, dict):
-            return {key: numbers.setdefault(value, len(numbers)) if key == "__id__"
-                    else canonical(value) for key, value in node.items()}
+            return {key: canonical(value) for key, value in node.items() if key != "__id__"}
         if isinstance(node, list):
             return [canonical(value) for value in node]
         return members.get(node, node) if isinstance(node, str) else node

@@ -38,6 +38,17 @@ class StoreUnavailable(StoreError):
                          "working in memory only: models cannot be published or opened.")
 
 
+class StoreBusy(StoreUnavailable):
+    """Another process held the database's lock longer than this call, or its page run, may
+    wait (:mod:`forestviz.store.waits`): nothing was written, and the same call may be tried
+    again in a moment; the app goes on in memory meanwhile."""
+
+    def __init__(self, reason: str):
+        StoreError.__init__(self, f"The model library is busy ({' '.join(reason.split())}: "
+                            "another process is writing to it); nothing was saved, try again "
+                            "in a moment.")
+
+
 @dataclass(frozen=True)
 class StoreConfig:
     """The data directory and the database URL (None: SQLite in the data directory)."""

@@ -12,11 +12,13 @@ runs on every open, from the scripts shipped in ``forestviz/store/migrations``.
 A lock held by another process is waited for at most :data:`LOCK_WAIT_SECONDS` (a publish
 holds it for milliseconds); once a wait ran out, the engine's transactions do not wait at all
 for :data:`LOCK_PAUSE_SECONDS`, so a page run that records several events while another
-process holds the database waits once, not once per event. A publish, which a user asks for
-and watches (a spinner, a command), waits up to :data:`PUBLISH_WAIT_SECONDS` through
-:func:`patient`: two publishers on a loaded machine then take turns instead of one failing.
-Either way :func:`reached` turns the failure, like a corrupt file or a full disk, into one line
-(StoreUnavailable) and the app goes on in memory.
+process holds the database waits once, not once per event. A publish from the command line
+waits up to :data:`PUBLISH_WAIT_SECONDS` through :func:`patient`: two publishers on a loaded
+machine then take turns instead of one failing. Within a page run every wait, a publish's too,
+is also cut to what is left of the run's budget (:mod:`.waits`: 2 s in all). A lock that
+outlasts the wait is :class:`~forestviz.store.config.StoreBusy` ("busy …; try again", one
+line); :func:`reached` turns every other failure, like a corrupt file or a full disk, into one
+line too (StoreUnavailable) and the app goes on in memory.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from sqlalchemy.exc import (
     SQLAlchemyError,
 )
 
-from forestviz.store import blobs
-from forestviz.store.config import StoreConfig, StoreUnavailable
+from forestviz.store import blobs, waits
+from forestviz.store.config import StoreBusy, StoreConfig, StoreUnavailable
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 LOCK_WAIT_SECONDS = 1.5  # a transaction waits this long for another's lock (a publish: ms)
@@ -104,7 +106,9 @@ def _in_memory(url: str) -> bool:
 
 class _LockWait:
     """The wait for another process's lock of one SQLite engine: :data:`LOCK_WAIT_SECONDS`,
-    or none for :data:`LOCK_PAUSE_SECONDS` after a wait ran out."""
+    or none for :data:`LOCK_PAUSE_SECONDS` after a wait ran out; never more than what is left
+    of a page run's budget (:func:`forestviz.store.waits.allowed`), which the wait is taken
+    from."""
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -116,12 +120,13 @@ class _LockWait:
         wait = connection.get_execution_options().get(_WAIT_OPTION)
         if wait is None:
             wait = 0.0 if paused else LOCK_WAIT_SECONDS
-        connection.exec_driver_sql(f"PRAGMA busy_timeout = {round(wait * 1000)}")
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        wait = waits.allowed(wait)
+        with waits.Spent():
+            connection.exec_driver_sql(f"PRAGMA busy_timeout = {round(wait * 1000)}")
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     def failed(self, context) -> None:
-        error = context.original_exception
-        if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
+        if _busy(context.original_exception):
             with self._lock:
                 self._paused_until = time.monotonic() + LOCK_PAUSE_SECONDS
 
@@ -144,15 +149,22 @@ def migrate(engine: Engine) -> None:
 
 @contextlib.contextmanager
 def reached():
-    """Turn a database that stopped answering mid-way (a server gone, a lock held past the
-    wait, a full disk, a file that is not a database any more) into StoreUnavailable; an
-    IntegrityError (another publisher took the version number) passes."""
+    """Turn a database that stopped answering mid-way (a server gone, a full disk, a file
+    that is not a database any more) into StoreUnavailable, a lock held past the wait into
+    StoreBusy; an IntegrityError (another publisher took the version number) passes."""
     try:
         yield
     except IntegrityError:
         raise
     except (DatabaseError, InterfaceError) as err:
+        if _busy(err.orig):
+            raise StoreBusy(_first_line(err)) from err
         raise StoreUnavailable(_first_line(err)) from err
+
+
+def _busy(error) -> bool:
+    """SQLite's SQLITE_BUSY, or one of its extended codes (the low byte)."""
+    return (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF == sqlite3.SQLITE_BUSY
 
 
 def _first_line(err: Exception) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from forestviz.numbers import difference_texts, distinct_texts
+from forestviz.numbers import apart_note, difference_texts, distinct_texts
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,8 @@ class PathStep:
         ``forestviz.names.elide`` for display)."""
         value, threshold, _ = self.texts()
         sign = "≤" if self.direction == "<=" else ">"
-        return f"{name(self.feature_name)} = {value} {sign} {threshold}"
+        return (f"{name(self.feature_name)} = {value} {sign} {threshold}"
+                + apart_note((value, threshold), (self.value, self.threshold)))
 
 
 @dataclass(frozen=True)

@@ -153,10 +153,12 @@ def partial_dependence_figure(found, target: str, *, width=WIDTH) -> go.Figure:
                              line={"color": BLUE, "width": 3}, name="average (partial "
                              "dependence)", hovertemplate="%{x}: %{y:,.4~r}<extra></extra>"))
     n = found.ice.shape[0]
-    return finish(fig, f"Partial dependence on {plain(elide(found.column))}",
-                  f"The model's {plain(target)} when {plain(elide(found.column))} is set to "
-                  f"each value and the rest of the row kept, for {n} held-out rows (pale: "
-                  f"{min(ICE_SHOWN, n)} of them, one line each) and on average.", width=width,
+    name = plain(elide(found.column))
+    said = (f"The model's {plain(target)} when {name} is set to each value and the rest of the "
+            f"row kept, for {n} held-out rows (pale: {min(ICE_SHOWN, n)} of them, one line "
+            "each) and on average." if len(grid) else
+            f"No held-out row has a value of {name}: there is no value to set it to.")
+    return finish(fig, f"Partial dependence on {name}", said, width=width,
                   xaxis={"title": {"text": plain(elide(found.column))}},
                   yaxis={"title": {"text": target}}, height=420)
 
