@@ -5,12 +5,54 @@ counterfactual (:mod:`forestviz.explain.counterfactual`; issue 37).
 The space is the model's own training rows (encoded as the model reads them) and its columns
 (:class:`~forestviz.explain.columns.ColumnMap`); ``fixed`` names the columns the user marked as
 unable to change. The row is the explanation's, missing values as the model used them.
+
+Which columns cannot change starts as **none**, and is the user's to mark (remembered per model
+and published with it). A guess by name would be wrong both ways and silently: "age" misses
+"Alter", "gender" and "date of birth", and takes "age at onset" or "dosage age" for something
+that cannot change, while for some questions (a what-if of a younger patient) age may change.
+An answer that changes such a column says so in its sentence and table, where the user sees
+it and marks the column once for the model; a search quietly narrowed by a guess would say
+nothing.
 """
 
 from __future__ import annotations
 
+import math
+
 from forestviz.explain.counterfactual import Space, WhatWouldChange, what_would_change
 from forestviz.explain.explanation import Explanation
+from forestviz.io.csv_input import DataError
+
+
+def space_of(X_train, columns, fixed=()) -> Space:
+    """The counterfactual's space for a model trained on the encoded rows ``X_train`` with
+    ``columns``; DataError (one line) when ``fixed`` names a column the model does not have."""
+    try:
+        return Space.from_training(X_train, columns, fixed=fixed)
+    except ValueError as err:
+        raise DataError(f"Columns that cannot change: {err}.") from err
+
+
+def requested_change(value) -> float:
+    """A regression's requested change of its prediction as a number; DataError (one line)
+    when it is not a finite number other than 0."""
+    try:
+        change = float(value)
+    except (TypeError, ValueError):
+        change = math.nan
+    if not math.isfinite(change) or change == 0:
+        raise DataError(f"The change of the prediction must be a number other than 0, not "
+                        f"'{value}'.")
+    return change
+
+
+def counterfactual_of(model, x, space: Space, *, change: float | None = None,
+                      time_limit: float = 60.0) -> WhatWouldChange:
+    """The nearest confirmed change of the encoded row ``x`` (missing values as the model
+    used them, :meth:`ColumnMap.fill_missing`) in ``space``: its other class, or its
+    prediction moved by ``change`` (a regression)."""
+    x, _ = space.columns.fill_missing(x)
+    return what_would_change(model, x, space, change=change, time_limit=time_limit)
 
 
 def counterfactual(bundle, explanation: Explanation, *, fixed=(), change: float | None = None,
@@ -18,7 +60,6 @@ def counterfactual(bundle, explanation: Explanation, *, fixed=(), change: float 
     """The nearest confirmed change of ``explanation``'s row for the trained ``bundle``
     (:class:`~forestviz.app.workflow.Bundle`): its other class, or its prediction moved by
     ``change`` (a regression)."""
-    columns = bundle.summary.columns
-    x, _ = columns.fill_missing(explanation.row)
-    space = Space.from_training(bundle.X_train, columns, fixed=fixed)
-    return what_would_change(bundle.estimator, x, space, change=change, time_limit=time_limit)
+    space = space_of(bundle.X_train, bundle.summary.columns, fixed)
+    return counterfactual_of(bundle.estimator, explanation.row, space, change=change,
+                             time_limit=time_limit)

@@ -82,3 +82,12 @@ def before_after(result: WhatWouldChange) -> pd.DataFrame:
                          "answer": answer_text(change.answer)})
     columns = ["change", "column", "now", "the model would need", "answer"]
     return pd.DataFrame(rows, columns=columns, dtype=object)
+
+
+def changes_text(result: WhatWouldChange) -> str:
+    """The nearest confirmed change in one cell, "Glucose: 148 → 121; BMI: 33.6 → 30.1"
+    (a table's column, as the before/after table's first change); "" when none was."""
+    if result.best is None:
+        return ""
+    return "; ".join(f"{name}: {before} → {after}"
+                     for name, before, after in column_values(result, result.best))
