@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 
+from sklearn.base import is_classifier
+
 from forestviz.explain.counterfactual import Space, WhatWouldChange, what_would_change
 from forestviz.explain.explanation import Explanation
 from forestviz.io.csv_input import DataError
@@ -46,11 +48,22 @@ def requested_change(value) -> float:
     return change
 
 
+def check_goal(classifier: bool, change: float | None) -> None:
+    """DataError (one line) unless a regression has a ``change`` and a classifier none."""
+    if change is None and not classifier:
+        raise DataError("A regression's counterfactual needs the change of the prediction to "
+                        "look for (--change).")
+    if change is not None and classifier:
+        raise DataError("--change is for a regression; a classifier's counterfactual looks "
+                        "for its other answer.")
+
+
 def counterfactual_of(model, x, space: Space, *, change: float | None = None,
                       time_limit: float = 60.0) -> WhatWouldChange:
     """The nearest confirmed change of the encoded row ``x`` (missing values as the model
     used them, :meth:`ColumnMap.fill_missing`) in ``space``: its other class, or its
-    prediction moved by ``change`` (a regression)."""
+    prediction moved by ``change`` (a regression; :func:`check_goal`)."""
+    check_goal(is_classifier(model), change)
     x, _ = space.columns.fill_missing(x)
     return what_would_change(model, x, space, change=change, time_limit=time_limit)
 
