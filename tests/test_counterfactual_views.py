@@ -239,3 +239,21 @@ def test_bad_input_gets_one_line(pima, tmp_path, capsys):
                      *arguments]) == 2
         error = capsys.readouterr().err
         assert error.count("\n") == 1 and said in error, error
+
+
+def test_the_command_lines_report_says_what_the_page_would(pima, tmp_path):
+    bench = Workbench(pima.dataset, pima.choice, model=pima.model)
+    bench.fix_columns([AGE])
+    model, data, out = tmp_path / "m.skops", tmp_path / "pima.csv", tmp_path / "reports"
+    model.write_bytes(bench.save())
+    pima.dataset.frame.to_csv(data, index=False)
+    position = int(bench.model.test_rows[1])
+    row_id = str(pima.dataset.ids.iloc[position])
+    assert main(["--quiet", "report", str(model), str(data), "--rows", row_id, "--out",
+                 str(out), "--counterfactual", "--fixed", AGE]) == 0
+    (written,) = out.iterdir()
+    found = bench.counterfactual(bench.explain(position))
+    assert found.best is not None and record_says(written.read_text(), found)
+    assert main(["--quiet", "report", str(model), str(data), "--rows", row_id, "--out",
+                 str(out), "--force"]) == 0  # not asked: not said
+    assert "What would change the answer" not in written.read_text()

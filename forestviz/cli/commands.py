@@ -174,8 +174,15 @@ def _training(model: BatchModel, training, data_path) -> Dataset | None:
 
 # ---------------------------------------------------------------------------------- report
 def report(args) -> int:
+    change = _asked_change(args)
     bench, frame, where, trail = (_published_rows(args) if args.published is not None
                                   else (*_model_file_rows(args), None))
+    if args.fixed is not None:  # else a published model's own, or none
+        bench.fix_columns(args.fixed)
+    if args.counterfactual:
+        from forestviz.app.counterfactuals import check_goal
+
+        check_goal(bench.model.task == "classification", change)
     published = None if trail is None else f"{trail.model[0]}@{trail.model[1]}"
     dataset = bench.dataset
     ids = _row_ids(frame, bench.choice.id_column)
@@ -196,7 +203,9 @@ def report(args) -> int:
             # the summary of the Explain page; with the appendix, the trees it draws
             document = bench.report(e, appendix=args.appendix, published=published,
                                     training_row=frame is dataset.frame
-                                    and bench.is_training_row(position))
+                                    and bench.is_training_row(position),
+                                    counterfactual=bench.counterfactual(e, change=change)
+                                    if args.counterfactual else None)
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)

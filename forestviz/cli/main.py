@@ -85,7 +85,8 @@ interval, reasons both ways, missing-value alarm, similar patients), and with --
 technical appendix after it (the model's settings and metrics, the weights, the trees drawn
 with the row's path, contributions, the row beside the training rows); with --pdf the same
 report as PDF. Files are named by row ID, model and date
-(forestviz-P0001-ABRF-1-2026-11-27.html). The report reads the training rows, so DATA.csv must
+(forestviz-P0001-ABRF-1-2026-11-27.html); with --counterfactual each also says what would
+change the answer, as the Explain page does. The report reads the training rows, so DATA.csv must
 be the table the model was trained on, or --training must name it.
 
 example:
@@ -142,17 +143,7 @@ def parser() -> argparse.ArgumentParser:
                               "the file has it, else the row's position from 0)")
     explain.add_argument("--training", metavar="TRAIN.csv",
                          help="the table the model was trained on (for the calibrated interval)")
-    explain.add_argument("--counterfactual", action="store_true",
-                         help="add what would change each row's answer: the nearest change, "
-                              "confirmed by the model, as the Explain page says it (seconds a "
-                              "row; needs the training table)")
-    explain.add_argument("--fixed", action="append", metavar="COL",
-                         help="with --counterfactual: a column that cannot change (repeat for "
-                              "more; default: those a published model was published with, "
-                              "else none)")
-    explain.add_argument("--change", metavar="X",
-                         help="with --counterfactual, for a regression: how much the "
-                              "prediction should move (e.g. -10)")
+    _counterfactual_options(explain, "add what would change each row's answer")
     explain.add_argument("--jobs", type=_positive, default=1, metavar="N",
                          help="chunks explained at once on threads of this process (default 1)")
     _cluster_options(explain, "explain the chunks")
@@ -176,6 +167,7 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--pdf", action="store_true",
                         help="also write each report as PDF (when this forestviz can print "
                              "PDF)")
+    _counterfactual_options(report, "say in each report what would change the answer")
     report.add_argument("--appendix", action="store_true",
                         help="add the technical appendix (settings, metrics, weights, trees "
                              "and paths) after the one-page summary")
@@ -210,6 +202,20 @@ and compacity), partial_dependence (per column and value) as CSV or Parquet, and
 
 example:
   forestviz global model.skops registry.csv --out global/ --format parquet"""
+
+
+def _counterfactual_options(command, what: str) -> None:
+    """--counterfactual, --fixed and --change of ``command`` (``what`` the first does)."""
+    command.add_argument("--counterfactual", action="store_true",
+                         help=f"{what}: the nearest change, confirmed by the model, as the "
+                              "Explain page says it (seconds a row; needs the training table)")
+    command.add_argument("--fixed", action="append", metavar="COL",
+                         help="with --counterfactual: a column that cannot change (repeat for "
+                              "more; default: those a published model was published with, "
+                              "else none)")
+    command.add_argument("--change", metavar="X",
+                         help="with --counterfactual, for a regression: how much the "
+                              "prediction should move (e.g. -10)")
 
 
 def _force_option(command, what: str = "replace an output that is a symbolic link or another "
