@@ -11,7 +11,10 @@ from html import escape
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
+from forestviz.app.counterfactuals import requested_change
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main
@@ -27,7 +30,7 @@ from ui.library import COUNTERFACTUAL
 
 AGE, PREGNANCIES = "Age (years)", "Pregnancies"
 NEED = "the model would need"  # a column of the before/after table
-pytestmark = pytest.mark.slow  # trainings and searches: seconds each
+SLOW = pytest.mark.slow  # trainings and searches: seconds each
 
 
 def page_says(at) -> tuple[list[str], list[pd.DataFrame]]:
@@ -63,6 +66,7 @@ def explain_csv(tmp_path, *arguments) -> pd.DataFrame:
     return pd.read_csv(out, keep_default_na=False)
 
 
+@SLOW
 def test_the_page_the_record_and_the_command_line_show_the_same_counterfactual(
         tmp_path, monkeypatch):
     monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(tmp_path / "var"))
@@ -123,6 +127,7 @@ def pima():
     return bench
 
 
+@SLOW
 def test_the_fixed_columns_are_published_with_the_model_and_read_back(pima, tmp_path,
                                                                        monkeypatch):
     bench = Workbench(pima.dataset, pima.choice, model=pima.model)
@@ -181,6 +186,7 @@ def stubborn(bundle, row):
     return replace(bundle, estimator=estimator)
 
 
+@SLOW
 def test_a_candidate_the_model_rejects_is_never_shown(pima):
     position = int(pima.model.test_rows[0])
     row = pima.explain(position).row
@@ -197,6 +203,7 @@ def test_a_candidate_the_model_rejects_is_never_shown(pima):
     assert pima.counterfactual(pima.explain(position)).best is not None
 
 
+@SLOW
 def test_a_regression_looks_for_the_change_asked(tmp_path):
     bench = Workbench(load_dataset("diabetes"))
     bench.train(Settings(family="vanilla", n_estimators=10, max_depth=4, random_state=2))
@@ -219,6 +226,7 @@ def test_a_regression_looks_for_the_change_asked(tmp_path):
     assert cli["counterfactual"].tolist() == [summary(found)]
 
 
+@SLOW
 def test_bad_input_gets_one_line(pima, tmp_path, capsys):
     bench = Workbench(pima.dataset, pima.choice, model=pima.model)
     with pytest.raises(DataError, match="no column named 'Nope'"):
@@ -241,6 +249,7 @@ def test_bad_input_gets_one_line(pima, tmp_path, capsys):
         assert error.count("\n") == 1 and said in error, error
 
 
+@SLOW
 def test_the_command_lines_report_says_what_the_page_would(pima, tmp_path):
     bench = Workbench(pima.dataset, pima.choice, model=pima.model)
     bench.fix_columns([AGE])
@@ -257,3 +266,24 @@ def test_the_command_lines_report_says_what_the_page_would(pima, tmp_path):
     assert main(["--quiet", "report", str(model), str(data), "--rows", row_id, "--out",
                  str(out), "--force"]) == 0  # not asked: not said
     assert "What would change the answer" not in written.read_text()
+
+
+@example("0")
+@example("-0.0")
+@example("nan")
+@example("inf")
+@example("1e400")
+@example(" -12.5 ")
+@example("1\n=2")
+@given(st.one_of(st.text(max_size=12), st.floats().map(repr)))
+def test_a_change_is_a_finite_number_other_than_zero_or_one_line(text):
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if number is not None and np.isfinite(number) and number != 0:
+        assert requested_change(text) == number
+        return
+    with pytest.raises(DataError) as refused:
+        requested_change(text)
+    assert len(str(refused.value).splitlines()) == 1

@@ -24,6 +24,9 @@ from sklearn.base import is_classifier
 from forestviz.explain.counterfactual import Space, WhatWouldChange, what_would_change
 from forestviz.explain.explanation import Explanation
 from forestviz.io.csv_input import DataError
+from forestviz.names import with_length
+
+SHOWN = 40  # characters of a refused change quoted in its message
 
 
 def space_of(X_train, columns, fixed=()) -> Space:
@@ -43,8 +46,9 @@ def requested_change(value) -> float:
     except (TypeError, ValueError):
         change = math.nan
     if not math.isfinite(change) or change == 0:
+        shown = " ".join(str(value).split())  # one line, whatever the value held
         raise DataError(f"The change of the prediction must be a number other than 0, not "
-                        f"'{value}'.")
+                        f"'{with_length(shown, SHOWN)}'.")
     return change
 
 
