@@ -116,10 +116,10 @@ def explained_row() -> None:
                                        "trees and their paths, after the one-page summary.")
         published = library.published_ref(bench.model)  # its "NAME@VERSION" in the record
         made = library.audited_report(  # on click
-            lambda **made: bench.report(
+            lambda **options: bench.report(
                 explanation, glance=glance, appendix=appendix, tree_svgs=svgs, edited=edited,
                 training_row=training_row, counterfactual=asked.get("found"),
-                published=None if published is None else published.ref, **made),
+                published=None if published is None else published.ref, **options),
             bench, detail)
         place.download_button("Download report (HTML)", made,
                               file_name=bench.report_name(explanation, "html",

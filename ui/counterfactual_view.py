@@ -26,6 +26,7 @@ from ui.display import as_text, show_error
 TOGGLE = "explain_counterfactual"
 FOUND = "explain_counterfactuals"  # (model, row, fixed, change) → WhatWouldChange
 KEPT = 8  # answers kept per session
+ANSWER = "explain_counterfactual_answer"  # the line and the table's container
 
 
 def what_would_change(bench: Workbench, explanation: Explanation):
@@ -60,10 +61,10 @@ def what_would_change(bench: Workbench, explanation: Explanation):
             show_error(err)
             return None
     found = _answer(bench, explanation, fixed, change)
-    st.info(as_text(summary(found)), icon=":material/alt_route:")
-    if found.best is not None:
-        st.dataframe(elide_cells(before_after(found)), hide_index=True,
-                     key="explain_counterfactual_table")
+    with st.container(key=ANSWER):
+        st.info(as_text(summary(found)), icon=":material/alt_route:")
+        if found.best is not None:
+            st.dataframe(elide_cells(before_after(found)), hide_index=True)
     return found
 
 
