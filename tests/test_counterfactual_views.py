@@ -23,8 +23,8 @@ from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError
 from forestviz.store import StoreConfig, open_library
 from forestviz.store.published import opened_workbench, published_payload
-from tests.apptest_helpers import app, train
-from ui.counterfactual_view import TOGGLE
+from tests.apptest_helpers import app, choose_bundled, train
+from ui.counterfactual_view import FOUND, TOGGLE
 from ui.display import as_text
 from ui.library import COUNTERFACTUAL
 
@@ -287,3 +287,27 @@ def test_a_change_is_a_finite_number_other_than_zero_or_one_line(text):
     with pytest.raises(DataError) as refused:
         requested_change(text)
     assert len(str(refused.value).splitlines()) == 1
+
+
+@SLOW
+def test_the_page_asks_a_regression_for_its_change_first():
+    at = choose_bundled(app(), "diabetes")
+    bundle = train(at, "vanilla", trees=10)
+    at.switch_page("pages/explain.py").run()
+    bench = Workbench(at.session_state["dataset"], bundle.choice, model=bundle)
+    explanation = bench.explain(at.session_state["explain_row"])
+    at.toggle(key=TOGGLE).set_value(True).run()
+    assert "Enter the change of the prediction to look for." in [c.value for c in at.caption]
+    assert not page_says(at)[1] and FOUND not in at.session_state  # nothing searched yet
+    change = at.number_input(key=f"explain_change@{bench.label}")
+    change.set_value(0.0).run()  # no change to look for: one line
+    assert [e.value for e in at.error] == [as_text(
+        "The change of the prediction must be a number other than 0, not '0.0'.")]
+    change.set_value(-20.0).run()
+    assert not at.exception and not at.error
+    found = bench.counterfactual(explanation, change=-20.0)
+    lines, tables = page_says(at)
+    assert as_text(summary(found)) in lines
+    if found.best is not None:
+        (shown,) = tables
+        assert same_table(shown, found)
