@@ -24,6 +24,7 @@ from forestviz.io.csv_input import DataError
 from forestviz.store import StoreConfig, open_library
 from forestviz.store.published import opened_workbench, published_payload
 from tests.apptest_helpers import app, choose_bundled, train
+from tests.cli_tables import ID, TARGET
 from ui.counterfactual_view import FOUND, TOGGLE
 from ui.display import as_text
 from ui.library import COUNTERFACTUAL
@@ -311,3 +312,21 @@ def test_the_page_asks_a_regression_for_its_change_first():
     if found.best is not None:
         (shown,) = tables
         assert same_table(shown, found)
+
+
+@SLOW
+def test_the_command_line_publishes_the_columns_that_cannot_change(table, tmp_path,
+                                                                   monkeypatch, capsys):
+    folder = tmp_path / "var"
+    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
+    model = tmp_path / "model.skops"  # signed with the library's key, which publish requires
+    assert main(["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop",
+                 "note", "--model", "rf", "--trees", "10", "--out", str(model)]) == 0
+    common = ["--quiet", "models", "publish", str(model), "--training", str(table)]
+    assert main([*common, "--name", "Marked", "--fixed", AGE, "--fixed", PREGNANCIES]) == 0
+    opened = open_library(StoreConfig(folder)).open_model("Marked").workbench
+    assert opened.fixed_columns() == (PREGNANCIES, AGE)
+    capsys.readouterr()
+    assert main([*common, "--name", "Unmarked", "--fixed", "Nope"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "no column named 'Nope'" in error

@@ -89,6 +89,7 @@ def models_publish(args) -> int:
     with bars.stages("scoring the held-out rows", args.quiet) as progress:
         bundle = restore(payload, dataset, model.choice, progress)
     bench = Workbench(dataset, model.choice, model=replace(bundle, origin_warning=origin))
+    bench.fix_columns(args.fixed)  # what would change the answer keeps them
     info = library.publish(bench, name=args.name, description=args.description,
                            intended_use=args.intended_use, actor=LOCAL)
     bars.OUTPUT.print(bars.Text(
