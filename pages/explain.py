@@ -12,8 +12,8 @@ from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_names import typed_identifier
 from forestviz.explain.report_record import TRAINING_ROW, edited_values
 from forestviz.names import elide_cells
+from ui import counterfactual_view, library, models, patients, signin, summary_view
 from ui import explain_view as view
-from ui import library, models, patients, signin, summary_view
 from ui.display import as_text
 
 signin.guard("explain")
@@ -108,6 +108,7 @@ def explained_row() -> None:
     library.row_explained(bench, detail, unfamiliar=glance.unfamiliar is not None)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
+    asked = {}  # what would change the answer, laid out last, for the report
 
     def report_buttons(place) -> None:
         appendix = place.checkbox("with technical appendix", key="explain_report_appendix",
@@ -115,9 +116,11 @@ def explained_row() -> None:
                                        "trees and their paths, after the one-page summary.")
         published = library.published_ref(bench.model)  # its "NAME@VERSION" in the record
         made = library.audited_report(  # on click
-            partial(bench.report, explanation, glance=glance, appendix=appendix,
-                    tree_svgs=svgs, edited=edited, training_row=training_row,
-                    published=None if published is None else published.ref), bench, detail)
+            lambda **options: bench.report(
+                explanation, glance=glance, appendix=appendix, tree_svgs=svgs, edited=edited,
+                training_row=training_row, counterfactual=asked.get("found"),
+                published=None if published is None else published.ref, **options),
+            bench, detail)
         place.download_button("Download report (HTML)", made,
                               file_name=bench.report_name(explanation, "html",
                                                           edited=bool(edited)),
@@ -132,6 +135,7 @@ def explained_row() -> None:
         summary_view.summary(explanation, glance, title=title,
                              notes=[bench.whole().stability(explanation).sentence()],
                              buttons=report_buttons)
+        changes = st.container()  # what would change the answer: filled last
 
     st.header("How the forest reached it", anchor=False)
     choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile
@@ -175,6 +179,11 @@ def explained_row() -> None:
     st.subheader("Most similar training rows", anchor=False)
     st.dataframe(elide_cells(explanation.neighbors.drop(columns="row")), hide_index=True,
                  key="explain_neighbours")
+    with changes:  # seconds of search, after everything else is on the page
+        asked["found"] = counterfactual_view.what_would_change(bench, explanation)
+    if asked["found"] is not None and asked["found"].best is not None:
+        library.row_explained(bench, detail, unfamiliar=glance.unfamiliar is not None,
+                              counterfactual=True)
 
 
 models.follow_jobs()

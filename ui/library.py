@@ -45,6 +45,7 @@ RETRY_SECONDS = 30.0  # an unavailable library is tried again after this long
 OPEN_WAIT = 20.0  # s a page waits for the library's first opening (a database server's answer)
 OPENED = "library_opened"  # (Bundle, ModelVersion): the published model opened in this session
 UNFAMILIAR = " (unlike the training rows)"  # a row_explained event's flag
+COUNTERFACTUAL = " (what would change the answer shown)"  # its other flag
 EXPLAINED = "library_explained"  # {(model, detail)} recorded as row_explained in this session
 STILL_OPENING = "The model library is still opening (its database answers slowly); try again."
 
@@ -237,12 +238,17 @@ def downloaded(model: tuple[str, int] | None, batch: dict, file_name: str,
         **batch, file=file_name, file_digest=digest(lambda found: found.data(data))))
 
 
-def row_explained(bench: Workbench, detail: str, *, unfamiliar: bool = False) -> None:
+def row_explained(bench: Workbench, detail: str, *, unfamiliar: bool = False,
+                  counterfactual: bool = False) -> None:
     """Record that this session explained the row ``detail`` with the current model, once
     per distinct row and model in the session; a row flagged as unlike the training rows
-    (:mod:`forestviz.explain.familiar`) is recorded with :data:`UNFAMILIAR` after it."""
+    (:mod:`forestviz.explain.familiar`) is recorded with :data:`UNFAMILIAR` after it, and once
+    more with :data:`COUNTERFACTUAL` after that when a confirmed change that would change the
+    answer was shown for it (:mod:`ui.counterfactual_view`)."""
     if unfamiliar:
         detail += UNFAMILIAR
+    if counterfactual:
+        detail += COUNTERFACTUAL
     seen = st.session_state.setdefault(EXPLAINED, set())
     key = (id(bench.model), detail)
     if key in seen:

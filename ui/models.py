@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 import streamlit as st
 
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
     from forestviz.app.workflow import Bundle
 
 ROW = "explain_row"  # position in the data set of the row the Explain page shows
+# per model (a weak key: a dropped model takes its marks along), the columns the user marked
+# as unable to change (Workbench.fixed_columns)
+FIXED = "fixed_columns"
 TRAINING = "training"  # the session's training SessionJob until its outcome is collected
 OUTCOME = "training_outcome"  # (kind, message) of the last finished training, shown once
 # how often a session's page asks about its job: every poll is a run on the server, and polls
@@ -85,7 +89,8 @@ def workbench() -> Workbench | None:
     from forestviz.app.workbench import Workbench
 
     return Workbench(st.session_state[DATASET], st.session_state[CHOICE], model=bundle,
-                     trained=st.session_state.get(MODELS))
+                     trained=st.session_state.get(MODELS),
+                     fixed=st.session_state.setdefault(FIXED, WeakKeyDictionary()))
 
 
 def model_picker(bench: Workbench, label: str, key: str) -> None:

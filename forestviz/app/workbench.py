@@ -16,7 +16,7 @@ every model family is read through the weighted-ensemble protocol
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import replace
 from functools import partial
 
@@ -27,6 +27,7 @@ from forestviz import persistence
 from forestviz.app import (
     attention_lens,
     compare,
+    counterfactuals,
     forest_views,
     model_file,
     new_rows,
@@ -63,11 +64,15 @@ def _quiet(stage: str, fraction: float) -> None:
 class Workbench:
     """One data set (``dataset``, chosen as ``choice``), the models trained on it
     (``trained``: label → Bundle, oldest first, at most :data:`MAX_MODELS`) and the current one
-    (``model``, labelled ``label``) that the views show."""
+    (``model``, labelled ``label``) that the views show. ``fixed``: the columns the user marked
+    as unable to change, per model (the session's memory, kept across workbenches; a model
+    not in it has those it was published with, :attr:`Bundle.fixed`)."""
 
     def __init__(self, dataset: Dataset, choice: DataChoice | None = None,
-                 model: Bundle | None = None, trained: Mapping[str, Bundle] | None = None):
+                 model: Bundle | None = None, trained: Mapping[str, Bundle] | None = None,
+                 fixed: MutableMapping[Bundle, tuple[str, ...]] | None = None):
         self.dataset = dataset
+        self.fixed = {} if fixed is None else fixed
         self.choice = choice if choice is not None else DataChoice(
             source=f"table:{dataset.name}", target=dataset.target, id_column=dataset.id_column,
             exclude=(), task=dataset.task)
@@ -160,7 +165,8 @@ class Workbench:
 
     def report(self, explanation: Explanation, *, pdf: bool = False, appendix: bool = False,
                glance: Glance | None = None, tree_svgs=None, edited=None,
-               published: str | None = None, training_row: bool = False) -> str | bytes:
+               published: str | None = None, training_row: bool = False,
+               counterfactual=None) -> str | bytes:
         """The report of ``explanation`` for the record, HTML (or PDF), dated now: on its first
         page the summary of ``glance`` (the one the Explain page shows; by default
         :meth:`glance`) with the current model's data set; when ``appendix``, the technical
@@ -168,9 +174,11 @@ class Workbench:
         :meth:`tree_choice`, drawn here unless ``tree_svgs`` holds them). ``published``: the
         model library's "NAME@VERSION" of the model, when opened from there; the model's origin
         warning, if it has one, under the title; ``training_row``: the model learned from
-        the row (the record says its prediction is optimistic). The PDF is printed in a worker
-        process within a time limit (:func:`~forestviz.app.printing.print_pdf`:
-        :class:`~forestviz.app.printing.PdfRefused` when it is not made)."""
+        the row (the record says its prediction is optimistic); ``counterfactual``: what would
+        change the answer (:meth:`counterfactual`), when one was asked for the row. The PDF
+        is printed in a worker process within a time limit
+        (:func:`~forestviz.app.printing.print_pdf`: :class:`~forestviz.app.printing.PdfRefused`
+        when it is not made)."""
         model = self._model()
         context = ReportContext(dataset=self.dataset.name, model=model.name,
                                 settings=settings_text(model.estimator),
@@ -182,8 +190,9 @@ class Workbench:
         if appendix and tree_svgs is None:
             tree_svgs = tree_drawings(model.estimator, explanation, model.context,
                                       trees=choice.trees)
-        document = to_html(explanation, glance=self.glance(explanation) if glance is None
-                           else glance, appendix=appendix,
+        glance = self.glance(explanation) if glance is None else glance
+        document = to_html(explanation, glance=replace(glance, counterfactual=counterfactual),
+                           appendix=appendix,
                            tree_svgs=tree_svgs if appendix else None, context=context,
                            edited=edited or {}, choice=choice)
         return print_pdf(document) if pdf else document
@@ -253,6 +262,31 @@ class Workbench:
         model = self._model()
         return glance(model.estimator, explanation, model.summary, name=elide,
                       familiarity=model.familiar.assess(explanation.row))
+
+    def fixed_columns(self) -> tuple[str, ...]:
+        """The current model's columns that cannot change (its counterfactual's): as marked
+        in this session, else as published (:mod:`forestviz.app.counterfactuals` says why none
+        by default)."""
+        model = self._model()
+        return self.fixed.get(model, model.fixed)
+
+    def fix_columns(self, names) -> tuple[str, ...]:
+        """Mark the current model's columns ``names`` (and no others) as unable to change, in
+        the model's column order; DataError when one is not a column of the model."""
+        model = self._model()
+        columns = model.summary.columns.names
+        counterfactuals.space_of(model.X_train, model.summary.columns, names)  # known names
+        self.fixed[model] = tuple(c for c in columns if c in set(names))
+        return self.fixed[model]
+
+    def counterfactual(self, explanation: Explanation, *, change: float | None = None,
+                       time_limit: float = 60.0):
+        """What would change the answer for the explanation's row
+        (:func:`forestviz.app.counterfactuals.counterfactual`), the current model's
+        :meth:`fixed_columns` kept: its other class, or its prediction moved by ``change``."""
+        model = self._model()
+        return counterfactuals.counterfactual(model, explanation, fixed=self.fixed_columns(),
+                                              change=change, time_limit=time_limit)
 
     def tree_choice(self, explanation: Explanation) -> TreeChoice:
         """Which trees to draw for the row and under what name

@@ -104,6 +104,9 @@ class Bundle:
     # a model loaded from a file without this server's valid signature: the line every page
     # and report that uses it shows (forestviz.store.signing.Verdict.warning)
     origin_warning: str | None = None
+    # the columns its publisher marked as unable to change (the counterfactual's, read from a
+    # published model; forestviz.app.counterfactuals)
+    fixed: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

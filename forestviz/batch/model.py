@@ -20,6 +20,7 @@ from sklearn.base import is_classifier
 
 from forestviz.explain.columns import ColumnMap
 from forestviz.explain.contributions import ContributionModel
+from forestviz.explain.counterfactual import Space
 from forestviz.explain.familiar import FamiliarGround, numeric_features
 from forestviz.explain.uncertainty import IntervalModel
 from forestviz.io.csv_input import DataError, load_csv
@@ -32,6 +33,15 @@ if TYPE_CHECKING:
     from forestviz.app.workflow import Settings
 
 MAX_MODEL_BYTES = 1 << 30  # the archive's own caps refuse far less; this bounds the read
+
+
+@dataclass(frozen=True)
+class Counterfactuals:
+    """What would change each row's answer, asked in ``space`` (the training rows' values,
+    the columns that cannot change), for a regression by ``change``."""
+
+    space: Space
+    change: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,7 +57,8 @@ class BatchModel:
     table was not given or the model has none; ``familiar``: how unusual a row is for the
     model (:class:`~forestviz.explain.familiar.FamiliarGround`), None without the training
     table. ``contributions``: the model's :class:`ContributionModel` once
-    :meth:`with_contributions` built it.
+    :meth:`with_contributions` built it; ``counterfactual``: what would change each row's
+    answer is asked for (:meth:`with_counterfactuals`).
     """
 
     estimator: object
@@ -69,6 +80,7 @@ class BatchModel:
     intervals: IntervalModel | None = None
     familiar: FamiliarGround | None = None
     contributions: ContributionModel | None = None
+    counterfactual: Counterfactuals | None = None
 
     @classmethod
     def from_payload(cls, payload) -> BatchModel:
@@ -145,6 +157,22 @@ class BatchModel:
         familiar = FamiliarGround(self.estimator, X_train,
                                   numeric_features(columns)).calibrate(X_test)
         return replace(self, intervals=intervals, familiar=familiar)
+
+    def with_counterfactuals(self, dataset: Dataset, fixed=(),
+                             change: float | None = None) -> BatchModel:
+        """This model asking, for each row, what would change its answer
+        (:func:`forestviz.app.counterfactuals.counterfactual_of`) in the space of its training
+        rows in ``dataset``, as the app's bundle builds it, the columns ``fixed`` kept: its
+        other class, or (a regression, where ``change`` is required) its prediction moved by
+        ``change``. DataError (one line) for a column the model does not have, a change
+        missing or given to a classifier."""
+        from forestviz.app.counterfactuals import check_goal, space_of
+
+        check_goal(self.task == "classification", change)
+        original = dataset.X.iloc[self.train_rows]
+        space = space_of(self.preprocessor.transform(original),
+                         ColumnMap.from_preprocessor(self.preprocessor, original), fixed)
+        return replace(self, counterfactual=Counterfactuals(space, change))
 
     @property
     def trained_on(self) -> str:

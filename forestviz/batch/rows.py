@@ -36,6 +36,9 @@ TOP_SHARE = 5  # Explanation.top5_share: the weight of the five heaviest trees
 # familiar ground (forestviz.explain.familiar): the flag, the share of held-out rows at least
 # as unusual, and the columns where the most similar training rows differ most
 FAMILIAR_COLUMNS = ("unfamiliar", "unusual_share", "nearest_differ_in")
+# what would change the answer (forestviz.app.counterfactuals): whether the model confirmed a
+# change, the page's sentence, and the nearest change's columns "Glucose: 148 → 121; …"
+COUNTERFACTUAL_COLUMNS = ("counterfactual_found", "counterfactual", "counterfactual_changes")
 
 
 def output_columns(model: BatchModel, top_k: int, contributions: bool) -> list[str]:
@@ -52,6 +55,8 @@ def output_columns(model: BatchModel, top_k: int, contributions: bool) -> list[s
         names += ["calibrated_risk"] if model.intervals.kind == "venn-abers" else []
     if model.familiar is not None:
         names += list(FAMILIAR_COLUMNS)
+    if model.counterfactual is not None:
+        names += list(COUNTERFACTUAL_COLUMNS)
     names += ["effective_trees", "top5_share"]
     for rank in range(1, top_k + 1):
         names += [f"top_tree_{rank}", f"top_weight_{rank}"]
@@ -113,7 +118,10 @@ def explain_rows(model: BatchModel, X: np.ndarray, ids, *, top_k: int = 5,
     with the model's familiar ground, ``unfamiliar`` (flagged as unlike the training rows),
     ``unusual_share`` (the share of held-out rows at least as unusual) and
     ``nearest_differ_in`` (the columns, "; "-separated, where the most similar training rows
-    differ most); ``effective_trees`` (1/Σα²), ``top5_share``; ``top_tree_r`` (tree numbers
+    differ most); when the model asks for counterfactuals, ``counterfactual_found`` (the model
+    confirmed a change), ``counterfactual`` (the Explain page's sentence) and
+    ``counterfactual_changes`` (the nearest change, "Glucose: 148 → 121; BMI: 33.6 → 30.1");
+    ``effective_trees`` (1/Σα²), ``top5_share``; ``top_tree_r`` (tree numbers
     from 1, as the app shows them) and ``top_weight_r`` (their α) for r = 1..``top_k``; with
     ``contributions``, ``base_value`` and ``contribution[<column>]`` per user column (to the
     value, the risk P(second class) of a binary model, or the predicted class's probability)."""
@@ -151,6 +159,8 @@ def explain_rows(model: BatchModel, X: np.ndarray, ids, *, top_k: int = 5,
         columns["unusual_share"] = np.array([f.share for f in found], dtype=float)
         columns["nearest_differ_in"] = np.array(["; ".join(f.differ) for f in found],
                                                 dtype=object)
+    if model.counterfactual is not None:
+        columns.update(_counterfactuals(model, X))
     columns["effective_trees"] = effective_trees(weights)
     heaviest = np.partition(weights, T - TOP_SHARE, axis=1)[:, T - TOP_SHARE:] if (
         T > TOP_SHARE) else weights
@@ -238,3 +248,18 @@ def _first_trees(primary, secondary, top):
                 best[j] = b
                 j -= 1
             best[j] = t
+
+
+def _counterfactuals(model: BatchModel, X: np.ndarray) -> dict[str, np.ndarray]:
+    """:data:`COUNTERFACTUAL_COLUMNS` of the encoded rows ``X``, one search a row, as the
+    Explain page words it (:mod:`forestviz.explain.counterfactual.wording`)."""
+    from forestviz.app.counterfactuals import counterfactual_of
+    from forestviz.explain.counterfactual.wording import changes_text, summary
+
+    asked = model.counterfactual
+    found = [counterfactual_of(model.estimator, x, asked.space, change=asked.change)
+             for x in X]
+    return {"counterfactual_found": np.array([f.best is not None for f in found], dtype=bool),
+            "counterfactual": np.array([summary(f) for f in found], dtype=object),
+            "counterfactual_changes": np.array([changes_text(f) for f in found],
+                                               dtype=object)}

@@ -17,10 +17,11 @@ from forestviz import persistence
 from forestviz.app import workflow
 from forestviz.app.workbench import Workbench
 from forestviz.batch.model import BatchModel, read_bytes, read_model, training_dataset
-from forestviz.batch.run import backend, check_columns, explain_file, id_column_of
+from forestviz.batch.run import CHUNK_ROWS, backend, check_columns, explain_file, id_column_of
 from forestviz.batch.sink import RowSink
 from forestviz.batch.source import RowSource
 from forestviz.cli import progress as bars
+from forestviz.cli.main import COUNTERFACTUAL_CHUNK
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.safe_write import OutputError, check_target, write_file
@@ -78,10 +79,13 @@ def train(args) -> int:
 def explain(args) -> int:
     trail = rows = None
     flagged = []  # per chunk, the rows flagged as unlike the training rows
+    change = _asked_change(args)
     if args.published is not None:  # its interval comes from its own stored table
         from forestviz.cli.library import published_batch_model
 
-        model, trail = published_batch_model(args.published)
+        model, trail = published_batch_model(
+            args.published, counterfactual=(args.fixed, change) if args.counterfactual
+            else None)
         rows = trail.rows()  # the audit trail's keyed digest of the rows explained
     else:
         model = read_model(args.model)
@@ -90,7 +94,7 @@ def explain(args) -> int:
     check_columns(model, source)
     id_column = id_column_of(model, source, args.id)
     if args.published is None:
-        model = _with_interval(model, args, source)
+        model = _with_interval(model, args, source, change)
     if args.contributions:
         model = model.with_contributions()
     started = time.perf_counter()
@@ -98,24 +102,53 @@ def explain(args) -> int:
                  jobs=args.jobs, scatter=[model]), sink, bars.rows(
             "explaining rows", source.estimated_rows(), args.quiet) as progress:
         n = explain_file(model, source, sink, top_k=args.top_trees,
-                         contributions=args.contributions, chunk_rows=args.chunk_rows,
+                         contributions=args.contributions, chunk_rows=args.chunk_rows or (
+                             COUNTERFACTUAL_CHUNK if args.counterfactual else CHUNK_ROWS),
                          id_column=id_column, progress=progress,
                          read=None if rows is None else (
                              lambda chunk: rows.update(chunk.table.to_pandas())),
-                         written=None if trail is None else (  # a published model's: familiar
-                             lambda frame: flagged.append(int(frame["unfamiliar"].sum()))))
+                         written=None if trail is None else (  # a published model's
+                             lambda frame: flagged.append(_flags(frame))))
     if trail is not None:
-        trail.explained(rows, sink.path, unfamiliar=sum(flagged))
+        trail.explained(rows, sink.path, unfamiliar=sum(f[0] for f in flagged),
+                        counterfactuals=sum(f[1] for f in flagged) if args.counterfactual
+                        else None)
     seconds = time.perf_counter() - started
     bars.OUTPUT.print(bars.Text(f"Explained {n:,} rows into {args.out} in {seconds:.1f} s "
                                 f"({n / seconds:,.0f} rows/s)."))
     return 0
 
 
-def _with_interval(model: BatchModel, args, source) -> BatchModel:
+def _flags(frame) -> tuple[int, int]:
+    """(rows flagged as unlike the training rows, rows given a confirmed counterfactual)
+    of a chunk's explanations: the audit trail's counts."""
+    found = frame.get("counterfactual_found")
+    return int(frame["unfamiliar"].sum()), 0 if found is None else int(found.sum())
+
+
+def _asked_change(args) -> float | None:
+    """The regression's change of ``--change`` (DataError in one line when it is no number,
+    or when --fixed or --change come without --counterfactual)."""
+    if not args.counterfactual:
+        if args.fixed or args.change is not None:
+            raise DataError("--fixed and --change go with --counterfactual.")
+        return None
+    from forestviz.app.counterfactuals import requested_change
+
+    return None if args.change is None else requested_change(args.change)
+
+
+def _with_interval(model: BatchModel, args, source, change: float | None) -> BatchModel:
+    """``model`` with what its training table adds (the interval, familiar ground and, with
+    --counterfactual, the counterfactual's space)."""
     dataset = _training(model, args.training, source.path if not source.parquet else None)
     if dataset is not None:
-        return model.with_training(dataset)
+        model = model.with_training(dataset)
+        return (model.with_counterfactuals(dataset, args.fixed or (), change)
+                if args.counterfactual else model)
+    if args.counterfactual:
+        raise DataError(f"--counterfactual reads the training rows: the model was trained on "
+                        f"{model.trained_on}; give that file with --training.")
     if not args.quiet:
         bars.ERRORS.print(bars.Text(
             f"No calibrated interval: the model was trained on {model.trained_on}; give that "
@@ -141,8 +174,15 @@ def _training(model: BatchModel, training, data_path) -> Dataset | None:
 
 # ---------------------------------------------------------------------------------- report
 def report(args) -> int:
+    change = _asked_change(args)
     bench, frame, where, trail = (_published_rows(args) if args.published is not None
                                   else (*_model_file_rows(args), None))
+    if args.fixed is not None:  # else a published model's own, or none
+        bench.fix_columns(args.fixed)
+    if args.counterfactual:
+        from forestviz.app.counterfactuals import check_goal
+
+        check_goal(bench.model.task == "classification", change)
     published = None if trail is None else f"{trail.model[0]}@{trail.model[1]}"
     dataset = bench.dataset
     ids = _row_ids(frame, bench.choice.id_column)
@@ -163,7 +203,9 @@ def report(args) -> int:
             # the summary of the Explain page; with the appendix, the trees it draws
             document = bench.report(e, appendix=args.appendix, published=published,
                                     training_row=frame is dataset.frame
-                                    and bench.is_training_row(position))
+                                    and bench.is_training_row(position),
+                                    counterfactual=bench.counterfactual(e, change=change)
+                                    if args.counterfactual else None)
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)

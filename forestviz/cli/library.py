@@ -89,6 +89,7 @@ def models_publish(args) -> int:
     with bars.stages("scoring the held-out rows", args.quiet) as progress:
         bundle = restore(payload, dataset, model.choice, progress)
     bench = Workbench(dataset, model.choice, model=replace(bundle, origin_warning=origin))
+    bench.fix_columns(args.fixed)  # what would change the answer keeps them
     info = library.publish(bench, name=args.name, description=args.description,
                            intended_use=args.intended_use, actor=LOCAL)
     bars.OUTPUT.print(bars.Text(
@@ -173,12 +174,15 @@ class Trail:
         """The running keyed digest of the rows to be explained."""
         return self.library.audit.digests.rows()
 
-    def explained(self, rows: RowsDigest, out: Path, *, unfamiliar: int | None = None) -> None:
+    def explained(self, rows: RowsDigest, out: Path, *, unfamiliar: int | None = None,
+                  counterfactuals: int | None = None) -> None:
         """``rows`` explained into the file ``out``, ``unfamiliar`` of them flagged as unlike
-        the training rows (:mod:`forestviz.explain.familiar`)."""
+        the training rows (:mod:`forestviz.explain.familiar`), ``counterfactuals`` of them
+        given a confirmed change that would change the answer (None: not asked for)."""
+        extra = {} if counterfactuals is None else {"counterfactuals": counterfactuals}
         self._record("rows_explained", rows=rows.rows, rows_digest=rows.hexdigest(),
                      file=out.name, file_digest=self.library.audit.digests.file(out),
-                     unfamiliar=unfamiliar)
+                     unfamiliar=unfamiliar, **extra)
 
     def reported(self, row_id, values, out: Path) -> None:
         """A report of the row ``row_id`` (its ``values``) written to ``out``."""
@@ -198,10 +202,16 @@ def open_published(ref: str) -> tuple[OpenedModel, Trail]:
     return opened, Trail(library, (opened.info.name, opened.info.version))
 
 
-def published_batch_model(ref: str) -> tuple[BatchModel, Trail]:
+def published_batch_model(ref: str, *, counterfactual=None) -> tuple[BatchModel, Trail]:
     """The :class:`BatchModel` of a published model, its calibrated interval fitted on its
-    own stored held-out rows (no --training needed), and its :class:`Trail`."""
+    own stored held-out rows (no --training needed), and its :class:`Trail`;
+    ``counterfactual``: (the columns that cannot change, None for those the model was
+    published with; a regression's change) when what would change each answer is asked."""
     opened, trail = open_published(ref)
     bench = opened.workbench
-    return (BatchModel.from_payload(model_payload(bench.model)).with_training(bench.dataset),
-            trail)
+    model = BatchModel.from_payload(model_payload(bench.model)).with_training(bench.dataset)
+    if counterfactual is not None:
+        fixed, change = counterfactual
+        model = model.with_counterfactuals(
+            bench.dataset, bench.fixed_columns() if fixed is None else fixed, change)
+    return model, trail

@@ -67,6 +67,9 @@ def add_commands(commands, raw) -> None:
                          help="who should use it, and for what, in plain text")
     publish.add_argument("--training", metavar="TRAIN.csv",
                          help="the table the model was trained on (not for bundled tables)")
+    publish.add_argument("--fixed", action="append", default=[], metavar="COL",
+                         help="a column that cannot change, for what would change the answer "
+                              "(repeat for more; kept with the published model)")
     show = actions.add_parser("show", help="one version's provenance and metrics")
     show.add_argument("ref", metavar="NAME[@VERSION]", help="default: the newest version")
     show.add_argument("--json", action="store_true", help="JSON instead of text")

@@ -20,6 +20,7 @@ from forestviz.parameters import COUNT, PARAMETERS, Domain
 from forestviz.registry import CLASSIFICATION, FAMILIES, REGRESSION, Family
 
 USAGE_ERROR = 2
+COUNTERFACTUAL_CHUNK = 10  # rows per chunk with --counterfactual (seconds a row)
 RUNS = {"global": "global_views"}  # a command whose name is a Python keyword → its function
 
 DESCRIPTION = """\
@@ -62,7 +63,9 @@ Explain every row of a CSV or Parquet table with a saved model, chunk by chunk (
 not grow with the file), into a Parquet or CSV file with one row per input row: id,
 prediction (predicted_class and P(<class>) for a classifier), threshold (binary models),
 interval_low/interval_high when the model has a calibrated interval (calibrated_risk for a
-binary risk), effective_trees (1/sum of squared weights), top5_share (weight of the five
+binary risk), with --counterfactual what would change the answer (counterfactual_found,
+counterfactual: the Explain page's sentence, counterfactual_changes: "Glucose: 148 → 121"),
+effective_trees (1/sum of squared weights), top5_share (weight of the five
 heaviest trees), top_tree_r/top_weight_r for the top K trees (numbered from 1 as in the app)
 and, with --contributions, base_value and contribution[<column>] per column.
 
@@ -73,6 +76,8 @@ file the model was trained on) or explain that file itself.
 examples:
   forestviz explain model.skops registry.parquet --out explained.parquet
   forestviz explain model.skops registry.csv --out explained.csv --local-cluster 2
+  forestviz explain model.skops registry.csv --out explained.csv --counterfactual \
+      --fixed "Age (years)" --fixed Sex
   forestviz explain model.skops registry.parquet --out explained.parquet \\
       --scheduler tcp://10.0.0.5:8786"""
 
@@ -82,7 +87,8 @@ interval, reasons both ways, missing-value alarm, similar patients), and with --
 technical appendix after it (the model's settings and metrics, the weights, the trees drawn
 with the row's path, contributions, the row beside the training rows); with --pdf the same
 report as PDF. Files are named by row ID, model and date
-(forestviz-P0001-ABRF-1-2026-11-27.html). The report reads the training rows, so DATA.csv must
+(forestviz-P0001-ABRF-1-2026-11-27.html); with --counterfactual each also says what would
+change the answer, as the Explain page does. The report reads the training rows, so DATA.csv must
 be the table the model was trained on, or --training must name it.
 
 example:
@@ -130,13 +136,16 @@ def parser() -> argparse.ArgumentParser:
                          help="top trees per row (default 5)")
     explain.add_argument("--contributions", action="store_true",
                          help="add per-column contributions (about 1 ms a row)")
-    explain.add_argument("--chunk-rows", type=_positive, default=5_000, metavar="N",
-                         help="rows per chunk, the unit of work and of memory (default 5000)")
+    explain.add_argument("--chunk-rows", type=_positive, metavar="N",
+                         help="rows per chunk, the unit of work and of memory (default 5000; "
+                              f"{COUNTERFACTUAL_CHUNK} with --counterfactual, so the progress "
+                              "moves)")
     explain.add_argument("--id", metavar="COL",
                          help="the column naming the rows (default: the model's ID column when "
                               "the file has it, else the row's position from 0)")
     explain.add_argument("--training", metavar="TRAIN.csv",
                          help="the table the model was trained on (for the calibrated interval)")
+    _counterfactual_options(explain, "add what would change each row's answer")
     explain.add_argument("--jobs", type=_positive, default=1, metavar="N",
                          help="chunks explained at once on threads of this process (default 1)")
     _cluster_options(explain, "explain the chunks")
@@ -160,6 +169,7 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--pdf", action="store_true",
                         help="also write each report as PDF (when this forestviz can print "
                              "PDF)")
+    _counterfactual_options(report, "say in each report what would change the answer")
     report.add_argument("--appendix", action="store_true",
                         help="add the technical appendix (settings, metrics, weights, trees "
                              "and paths) after the one-page summary")
@@ -194,6 +204,20 @@ and compacity), partial_dependence (per column and value) as CSV or Parquet, and
 
 example:
   forestviz global model.skops registry.csv --out global/ --format parquet"""
+
+
+def _counterfactual_options(command, what: str) -> None:
+    """--counterfactual, --fixed and --change of ``command`` (``what`` the first does)."""
+    command.add_argument("--counterfactual", action="store_true",
+                         help=f"{what}: the nearest change, confirmed by the model, as the "
+                              "Explain page says it (seconds a row; needs the training table)")
+    command.add_argument("--fixed", action="append", metavar="COL",
+                         help="with --counterfactual: a column that cannot change (repeat for "
+                              "more; default: those a published model was published with, "
+                              "else none)")
+    command.add_argument("--change", metavar="X",
+                         help="with --counterfactual, for a regression: how much the "
+                              "prediction should move (e.g. -10)")
 
 
 def _force_option(command, what: str = "replace an output that is a symbolic link or another "

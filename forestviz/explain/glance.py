@@ -12,6 +12,7 @@ the similar rows' outcomes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,9 @@ from forestviz.explain.narrative import (
 from forestviz.explain.reasons import Reasons, argument, target_name, two_sided
 from forestviz.numbers import range_text
 
+if TYPE_CHECKING:
+    from forestviz.explain.counterfactual import WhatWouldChange
+
 
 @dataclass(frozen=True, eq=False)
 class Glance:
@@ -42,7 +46,9 @@ class Glance:
     training rows turned out to have; ``warnings`` about the weights; ``guessed`` the range
     of ``value`` over the alarms' tried values (:func:`guessed_range`) as printed, None
     without an alarm; ``familiarity`` how unusual the row is for the model
-    (:mod:`.familiar`, None when not assessed) and ``unfamiliar`` its sentence when flagged.
+    (:mod:`.familiar`, None when not assessed) and ``unfamiliar`` its sentence when flagged;
+    ``counterfactual`` what would change the answer
+    (:class:`~forestviz.explain.counterfactual.WhatWouldChange`), when it was asked for.
     """
 
     headline: str
@@ -59,6 +65,7 @@ class Glance:
     guessed: str | None = None
     familiarity: Familiarity | None = None
     unfamiliar: str | None = None
+    counterfactual: WhatWouldChange | None = None
 
     @property
     def alarms(self) -> tuple[MissingValueCheck, ...]:

@@ -323,7 +323,7 @@ def to_html(explanation, *, glance=None, appendix: bool = False,
     elif e.row_id is not None:  # <title> holds text only: no title attribute there
         subject, heading = f"row {html.escape(names(e.row_id))}", f"row {_name(names, e.row_id)}"
     summary = summary_section(glance, record_section(e, context, names, edited),
-                              appendix=appendix)
+                              appendix=appendix, names=names)
     rest = ""
     if appendix:
         trees = _trees_heading(choice) + "".join(

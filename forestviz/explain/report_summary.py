@@ -6,9 +6,11 @@ Who, what and when (:func:`~forestviz.explain.report_record.record_section`: the
 values), the prediction with its calibrated risk or value and interval (the Glance's headline
 and interval sentence) and, when the row is unlike the training rows, the Glance's line saying
 so, the reasons both ways (its argument and the compact waterfall the page
-shows, as an SVG picture), the alarm or the quiet note of each missing value, and what the most
-similar training rows turned out to have. Every sentence is the Glance's own, so the page and
-the record say the same thing in the same words; the technical appendix
+shows, as an SVG picture), the alarm or the quiet note of each missing value, what the most
+similar training rows turned out to have and, when it was asked for, what would change the
+answer (the page's sentence and before/after table,
+:mod:`forestviz.explain.counterfactual.wording`). Every sentence is the Glance's own, so the
+page and the record say the same thing in the same words; the technical appendix
 (:mod:`forestviz.explain.report`) follows only when asked for.
 
 The page stays one page because what it holds is bounded: the waterfall draws at most
@@ -19,10 +21,13 @@ missing values beyond :data:`CHECKS_SHOWN` are counted, not listed.
 
 from __future__ import annotations
 
+from forestviz.explain.counterfactual.wording import before_after
+from forestviz.explain.counterfactual.wording import summary as counterfactual_summary
 from forestviz.explain.imputed import WARNING
 from forestviz.explain.plots.reasons import reasons_waterfall
 from forestviz.explain.report_charts import UndrawableFigure, figure_svg
-from forestviz.explain.report_markup import sentence, svg_image
+from forestviz.explain.report_markup import sentence, svg_image, table
+from forestviz.names import DisplayNames
 
 WATERFALL_INCHES = 6.0  # the waterfall's width on the page (of its 7.5 inches of text)
 CHECKS_SHOWN = 4  # missing-value checks written out on the first page (alarms first)
@@ -49,10 +54,25 @@ def _checks(glance) -> str:
     return "".join(parts)
 
 
-def summary_section(glance, record: str, *, appendix: bool) -> str:
+def counterfactual_section(glance, names: DisplayNames) -> str:
+    """What would change the answer, as the Explain page says it: the sentence (or the line
+    saying no confirmed change was found) and the before/after table; "" when it was not
+    asked for."""
+    found = glance.counterfactual
+    if found is None:
+        return ""
+    changes = before_after(found)
+    shown = "" if changes.empty else table(changes, names, css="changes")
+    return (f"<h2>What would change the answer</h2>"
+            f"<p>{sentence(counterfactual_summary(found))}</p>{shown}")
+
+
+def summary_section(glance, record: str, *, appendix: bool,
+                    names: DisplayNames | None = None) -> str:
     """The first page: ``record`` (the who/what/when table), then the Glance's prediction,
-    interval, reasons both ways with the waterfall, missing-value checks, similar rows and
-    warnings; last, whether the technical appendix follows."""
+    interval, reasons both ways with the waterfall, missing-value checks, similar rows,
+    warnings and what would change the answer (names shown through ``names``); last, whether
+    the technical appendix follows."""
     interval = "" if glance.interval is None else f"<p>{sentence(glance.interval)}</p>"
     if glance.guess_note is not None:
         interval += f'<p class="warning">{sentence(glance.guess_note)}</p>'
@@ -75,4 +95,5 @@ def summary_section(glance, record: str, *, appendix: bool) -> str:
     return (f'<div class="summary">{record}<p class="card">{sentence(glance.headline)}</p>'
             f"{interval}<h2>Reasons both ways</h2><p>{sentence(glance.argument)}</p>{picture}"
             f"{_checks(glance)}{similar}{warnings}"
+            f"{counterfactual_section(glance, DisplayNames() if names is None else names)}"
             f'<p class="cut">{closing}</p></div>')

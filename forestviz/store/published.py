@@ -11,7 +11,10 @@ baselines anew. A published model must explain without either, so its blob (writ
   column), with its index: the held-out rows for the row picker, and the training rows the
   explanations compare a row with (the nearest "similar patients": the Publish dialog says
   so);
-* the held-out metrics table and the held-out predictions of the model and its baselines.
+* the held-out metrics table and the held-out predictions of the model and its baselines;
+* the columns the publisher marked as unable to change (``fixed``: the counterfactual's,
+  :meth:`Workbench.fixed_columns`), which the opened model starts with (a blob written before
+  them opens with none).
 
 :func:`opened_workbench` rebuilds the data set and, through
 :func:`forestviz.app.workflow.scored_bundle`, the bundle: the training summary and the
@@ -53,6 +56,7 @@ def published_payload(bench: Workbench) -> dict:
         "results": table_data(model.results),
         "predictions": {name: np.asarray(values, dtype=np.float64)
                         for name, values in model.test_predictions.items()},
+        "fixed": list(bench.fixed_columns()),
     }
 
 
@@ -80,11 +84,21 @@ def opened_workbench(payload) -> Workbench:
             dataset, choice, settings, model["estimator"], model["preprocessor"],
             (np.asarray(model["train_rows"]), np.asarray(model["test_rows"])),
             table_frame(payload["results"]), dict(payload["predictions"]))
+        bundle = replace(bundle, fixed=_fixed(payload.get("fixed", []), bundle))
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, DataError) as err:
         if isinstance(err, ModelFileError):
             raise
         raise ModelFileError(f"This published model is damaged: {err}") from err
     return Workbench(dataset, choice, model=bundle)
+
+
+def _fixed(names, bundle) -> tuple[str, ...]:
+    """The published columns that cannot change, each a column of the model."""
+    columns = bundle.summary.columns.names
+    if not isinstance(names, list) or not all(name in columns for name in names):
+        raise ModelFileError("This published model is damaged: its columns that cannot "
+                             "change are not its columns.")
+    return tuple(names)
 
 
 def _with_notes(dataset: Dataset, about: dict) -> Dataset:

@@ -1,0 +1,142 @@
+"""What would change the answer: the nearest change the model itself confirms.
+
+For a plain forest (a scikit-learn forest) the program of :mod:`.milp` is exact: its answer is
+the nearest row (:mod:`.space`) that the forest answers otherwise. The attention forests, the
+Enhanced RF and AGBoost weigh their trees by the row itself, so their answer is not a linear
+program's; the plain forest they keep answers the program, and candidates around its answer
+are checked on the model:
+
+* the program's answer with growing margins past the goal (:data:`MARGINS`: the plain
+  forest's probability beyond its threshold, or its value beyond the requested one), each
+  pushing the changed columns further past the thresholds they cross;
+* points along the segment from the row to each answer, and a little beyond it
+  (:data:`STEPS`).
+
+Every candidate keeps the space's rules (:meth:`Space.allows`) and is then put to the model's
+own ``predict`` (:meth:`Goal.reached`); only those it confirms are kept, the nearest shown.
+Alternatives fix the columns earlier answers changed, so each changes other columns. When no
+candidate is confirmed, none is returned, and the count of those tried says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from forestviz.explain.columns import CATEGORICAL
+from forestviz.explain.counterfactual.goal import Goal, goal_for
+from forestviz.explain.counterfactual.milp import nearest
+from forestviz.explain.counterfactual.plain import PlainForest
+from forestviz.explain.counterfactual.space import Space
+from forestviz.numbers import decimals
+
+MARGINS = (0.0, 1e-5, 0.02, 0.05, 0.1, 0.2)
+"""Margins past the goal the plain forest is asked for, in turn, until a candidate is
+confirmed (probability points; shares of the requested change for a value)."""
+STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+"""Points x0 + s·(x* − x0) tried around each program answer x*."""
+
+
+@dataclass(frozen=True, eq=False)
+class Change:
+    """One confirmed counterfactual: ``row`` (encoded), its ``distance`` from the row
+    (:meth:`Space.distance`), the positions of the ``columns`` it changes, the model's own
+    ``answer`` for it, and whether it is ``optimal`` (the proven nearest, for a plain
+    forest)."""
+
+    row: np.ndarray
+    distance: float
+    columns: tuple[int, ...]
+    answer: object
+    optimal: bool
+
+
+@dataclass(frozen=True, eq=False)
+class WhatWouldChange:
+    """The answer for one row ``x0``: ``goal`` (:mod:`.goal`), the nearest confirmed ``best``
+    (None when none was), ``alternatives`` changing other columns, and how many candidates
+    were ``tried`` on the model and ``rejected`` by it."""
+
+    x0: np.ndarray
+    goal: Goal
+    space: Space
+    best: Change | None
+    alternatives: tuple[Change, ...]
+    tried: int
+    rejected: int
+    exact: bool
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        return () if self.best is None else (self.best, *self.alternatives)
+
+
+def what_would_change(model, x0, space: Space, *, target=None, change=None,
+                      alternatives: int = 2, time_limit: float = 60.0) -> WhatWouldChange:
+    """The nearest confirmed change of ``x0`` (encoded, missing values filled) in ``space``
+    that makes ``model`` answer ``target`` (a class) or move its prediction by ``change``
+    (:func:`~.goal.goal_for`), and up to ``alternatives`` more changing other columns."""
+    x0 = np.asarray(x0, dtype=np.float64)
+    forest = PlainForest.of(model)
+    goal = goal_for(model, x0, target=target, change=change)
+    counts = [0, 0]
+    found: list[Change] = []
+    fixed = space
+    for _ in range(alternatives + 1):
+        confirmed = _confirmed(model, forest, fixed, x0, goal, counts, time_limit)
+        if confirmed is None:
+            break
+        found.append(confirmed)
+        fixed = fixed.with_fixed(space.columns.names[i] for i in confirmed.columns)
+    best = found[0] if found else None
+    return WhatWouldChange(x0, goal, space, best, tuple(found[1:]), counts[0], counts[1],
+                           forest.exact)
+
+
+def _confirmed(model, forest: PlainForest, space: Space, x0, goal: Goal, counts,
+               time_limit) -> Change | None:
+    """The nearest candidate the model confirms, trying :data:`MARGINS` in turn."""
+    for margin in MARGINS:
+        solution = nearest(forest, space, x0, goal.tightened(margin), time_limit=time_limit)
+        if solution is None:
+            return None
+        rows = _around(space, x0, solution.x)
+        rows = rows[[space.allows(x0, row) for row in rows]]
+        if rows.size == 0:
+            continue
+        reached = goal.reached(model, rows)
+        counts[0] += len(rows)
+        counts[1] += int(np.count_nonzero(~reached))
+        if reached.any():
+            distance = space.distance(x0, rows)
+            pick = np.flatnonzero(reached)[np.argmin(distance[reached])]
+            row = rows[pick]
+            optimal = forest.exact and solution.optimal and margin <= MARGINS[1]
+            return Change(row, float(distance[pick]), space.changed(x0, row),
+                          goal.answers(model, row[None])[0], optimal)
+    return None
+
+
+def _around(space: Space, x0, x) -> np.ndarray:
+    """x itself and the points x0 + s·(x − x0) of :data:`STEPS` (levels as in x, whole
+    numbers rounded away from x0, other numbers to their readable decimals), clipped to the
+    space's range; duplicates dropped."""
+    low, high = space.bounds(x0)
+    whole = space.is_whole(x0)
+    level = np.zeros(x0.size, dtype=bool)
+    for column in space.columns.columns:
+        if column.kind == CATEGORICAL:
+            level[list(column.features)] = True
+    rows = [x]
+    for s in STEPS:
+        point = np.clip(x0 + s * (x - x0), low, high)
+        rising = point > x0
+        for j in np.flatnonzero(~level & (point != x0)):
+            places = 0 if whole[j] else decimals(space.spread[j])
+            unit = 10.0 ** places
+            shifted = (np.ceil if rising[j] else np.floor)(point[j] * unit) / unit
+            point[j] = min(max(round(shifted, places), low[j]), high[j])
+        point[level] = x[level]
+        rows.append(point)
+    return np.unique(np.asarray(rows), axis=0)
