@@ -20,15 +20,19 @@ candidate is confirmed, none is returned, and the count of those tried says so.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from forestviz.explain.columns import CATEGORICAL
+from forestviz.explain.counterfactual.cells import feature_cells
 from forestviz.explain.counterfactual.goal import Goal, goal_for
 from forestviz.explain.counterfactual.milp import nearest
 from forestviz.explain.counterfactual.plain import PlainForest
 from forestviz.explain.counterfactual.space import Space
+from forestviz.explain.counterfactual.sweep import sweep
 from forestviz.numbers import decimals
 
 MARGINS = (0.0, 1e-5, 0.02, 0.05, 0.1, 0.2)
@@ -36,6 +40,13 @@ MARGINS = (0.0, 1e-5, 0.02, 0.05, 0.1, 0.2)
 confirmed (probability points; shares of the requested change for a value)."""
 STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 """Points x0 + s·(x* − x0) tried around each program answer x*."""
+TIME_LIMIT = 1.5
+"""Seconds the programs of one call may take by default (issue 37: 2 s at the 95th
+percentile for a 100-tree model on the bundled table, docs/performance.md)."""
+FIRST_SHARE = 0.6
+"""The share of the time the nearest change's program may take when alternatives follow."""
+
+Progress = Callable[[str, float], None]
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,49 +84,81 @@ class WhatWouldChange:
 
 
 def what_would_change(model, x0, space: Space, *, target=None, change=None,
-                      alternatives: int = 2, time_limit: float = 60.0) -> WhatWouldChange:
+                      alternatives: int = 2, time_limit: float = TIME_LIMIT,
+                      progress: Progress | None = None) -> WhatWouldChange:
     """The nearest confirmed change of ``x0`` (encoded, missing values filled) in ``space``
     that makes ``model`` answer ``target`` (a class) or move its prediction by ``change``
-    (:func:`~.goal.goal_for`), and up to ``alternatives`` more changing other columns."""
+    (:func:`~.goal.goal_for`), and up to ``alternatives`` more changing other columns.
+
+    ``time_limit`` (seconds) bounds the programs of all of them (:func:`_deadlines`); each
+    search's sweep runs whatever is left, so a confirmed answer found by it is never lost to
+    the clock. ``progress(stage, fraction)`` hears each step."""
     x0 = np.asarray(x0, dtype=np.float64)
     forest = PlainForest.of(model)
     goal = goal_for(model, x0, target=target, change=change)
     counts = [0, 0]
     found: list[Change] = []
     fixed = space
-    for _ in range(alternatives + 1):
-        confirmed = _confirmed(model, forest, fixed, x0, goal, counts, time_limit)
+    start = time.monotonic()
+    say = progress or (lambda *_: None)
+    for stop in _deadlines(start, time_limit, alternatives + 1):
+        say("trying the nearest change" if not found else "trying other columns",
+            min((time.monotonic() - start) / max(time_limit, 1e-9), 1.0))
+        confirmed = _confirmed(model, forest, fixed, x0, goal, counts, stop)
         if confirmed is None:
             break
         found.append(confirmed)
         fixed = fixed.with_fixed(space.columns.names[i] for i in confirmed.columns)
+    say("done", 1.0)
     best = found[0] if found else None
     return WhatWouldChange(x0, goal, space, best, tuple(found[1:]), counts[0], counts[1],
                            forest.exact)
 
 
+def _deadlines(start: float, time_limit: float, searches: int) -> list[float]:
+    """When each search's program must stop: the first (the nearest change) may use
+    :data:`FIRST_SHARE` of ``time_limit``, the alternatives the rest in equal parts (time a
+    search leaves unused passes to the next)."""
+    if searches == 1:
+        return [start + time_limit]
+    shares = FIRST_SHARE + (1 - FIRST_SHARE) * np.arange(searches) / (searches - 1)
+    return list(start + time_limit * shares)
+
+
 def _confirmed(model, forest: PlainForest, space: Space, x0, goal: Goal, counts,
-               time_limit) -> Change | None:
-    """The nearest candidate the model confirms, trying :data:`MARGINS` in turn."""
+               stop: float) -> Change | None:
+    """The nearest candidate the model confirms: the sweep's (:mod:`.sweep`), then the
+    program's answers in the box it bounds, trying :data:`MARGINS` in turn until ``stop``."""
+    swept = sweep(model, space, x0, goal, feature_cells(forest, space, x0))
+    counts[0] += swept.tried
+    counts[1] += swept.rejected
+    best, distance, optimal = swept.row, swept.distance, False
     for margin in MARGINS:
-        solution = nearest(forest, space, x0, goal.tightened(margin), time_limit=time_limit)
-        if solution is None:
-            return None
+        left = stop - time.monotonic()
+        if left <= 0:
+            break
+        solution = nearest(forest, space, x0, goal.tightened(margin), time_limit=left,
+                           bound=None if best is None else distance)
+        if solution is None:  # none nearer than the sweep's (or none in time)
+            break
         rows = _around(space, x0, solution.x)
         rows = rows[[space.allows(x0, row) for row in rows]]
-        if rows.size == 0:
-            continue
-        reached = goal.reached(model, rows)
+        rows = rows[space.distance(x0, rows) < distance]
+        reached = goal.reached(model, rows) if rows.size else np.zeros(0, dtype=bool)
         counts[0] += len(rows)
         counts[1] += int(np.count_nonzero(~reached))
         if reached.any():
-            distance = space.distance(x0, rows)
-            pick = np.flatnonzero(reached)[np.argmin(distance[reached])]
-            row = rows[pick]
-            optimal = forest.exact and solution.optimal and margin <= MARGINS[1]
-            return Change(row, float(distance[pick]), space.changed(x0, row),
-                          goal.answers(model, row[None])[0], optimal)
-    return None
+            nearer = space.distance(x0, rows)
+            pick = np.flatnonzero(reached)[np.argmin(nearer[reached])]
+            best, distance = rows[pick], float(nearer[pick])
+        if forest.exact and solution.optimal and margin <= MARGINS[1]:
+            optimal = distance <= float(space.distance(x0, solution.x)) + 1e-9
+        if reached.any() or optimal or solution.objective >= distance:
+            break
+    if best is None:
+        return None
+    return Change(best, distance, space.changed(x0, best), goal.answers(model, best[None])[0],
+                  optimal)
 
 
 def _around(space: Space, x0, x) -> np.ndarray:
