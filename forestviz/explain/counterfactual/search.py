@@ -20,7 +20,8 @@ Every candidate keeps the space's rules (:meth:`Space.allows`) and is then put t
 own ``predict`` (:meth:`Goal.reached`); only those it confirms are kept, the nearest shown.
 A change is ``optimal`` only when the program proved it the nearest; when the time runs out
 first, the nearest confirmed one is shown, not ``optimal``. Alternatives fix the columns
-earlier answers changed, so each changes other columns. When no candidate is confirmed, none
+earlier answers changed, so each changes other columns; they are the sweep's (the program is
+asked for them only when it confirms none). When no candidate is confirmed, none
 is returned, and the count of those tried says so.
 """
 
@@ -46,12 +47,10 @@ MARGINS = (0.0, 1e-5, 0.02, 0.05, 0.1, 0.2)
 confirmed (probability points; shares of the requested change for a value)."""
 STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 """Points x0 + s·(x* − x0) tried around each program answer x*."""
-TIME_LIMIT = 1.0
+TIME_LIMIT = 0.8
 """Seconds one call may take by default before its programs stop, the sweeps included
 (issue 37: 2 s at the 95th percentile for a 100-tree model on the bundled table; measured in
 docs/performance.md)."""
-FIRST_SHARE = 0.6
-"""The share of the time the nearest change's program may take when alternatives follow."""
 
 Progress = Callable[[str, float], None]
 
@@ -97,21 +96,24 @@ def what_would_change(model, x0, space: Space, *, target=None, change=None,
     that makes ``model`` answer ``target`` (a class) or move its prediction by ``change``
     (:func:`~.goal.goal_for`), and up to ``alternatives`` more changing other columns.
 
-    ``time_limit`` (seconds) bounds the programs of all of them (:func:`_deadlines`); each
-    search's sweep runs whatever is left, so a confirmed answer found by it is never lost to
-    the clock. ``progress(stage, fraction)`` hears each step."""
+    ``time_limit`` (seconds, from the call) bounds the programs: when it runs out, the
+    nearest confirmed change found is shown, not ``optimal``. The program is asked for the
+    nearest change of a plain forest, and for the rest only when the sweep confirms none
+    (alternatives are the sweep's: they show other columns, and need no proof).
+    ``progress(stage, fraction)`` hears each step."""
     x0 = np.asarray(x0, dtype=np.float64)
     forest = PlainForest.of(model)
     goal = goal_for(model, x0, target=target, change=change)
     counts = [0, 0]
     found: list[Change] = []
     fixed = space
-    start = time.monotonic()
+    stop = time.monotonic() + time_limit
     say = progress or (lambda *_: None)
-    for stop in _deadlines(start, time_limit, alternatives + 1):
-        say("trying the nearest change" if not found else "trying other columns",
-            min((time.monotonic() - start) / max(time_limit, 1e-9), 1.0))
-        confirmed = _confirmed(model, forest, fixed, x0, goal, counts, stop)
+    for k in range(alternatives + 1):
+        say("trying other columns" if found else "looking for the nearest change",
+            k / (alternatives + 1))
+        confirmed = _confirmed(model, forest, fixed, x0, goal, counts, stop,
+                               prove=forest.exact and not found)
         if confirmed is None:
             break
         found.append(confirmed)
@@ -122,25 +124,16 @@ def what_would_change(model, x0, space: Space, *, target=None, change=None,
                            forest.exact)
 
 
-def _deadlines(start: float, time_limit: float, searches: int) -> list[float]:
-    """When each search's program must stop: the first (the nearest change) may use
-    :data:`FIRST_SHARE` of ``time_limit``, the alternatives the rest in equal parts (time a
-    search leaves unused passes to the next)."""
-    if searches == 1:
-        return [start + time_limit]
-    shares = FIRST_SHARE + (1 - FIRST_SHARE) * np.arange(searches) / (searches - 1)
-    return list(start + time_limit * shares)
-
-
 def _confirmed(model, forest: PlainForest, space: Space, x0, goal: Goal, counts,
-               stop: float) -> Change | None:
-    """The nearest candidate the model confirms: the sweep's (:mod:`.sweep`), then the
-    program's answers in the box it bounds, trying :data:`MARGINS` in turn until ``stop``."""
+               stop: float, prove: bool) -> Change | None:
+    """The nearest candidate the model confirms: the sweep's (:mod:`.sweep`), then (when
+    ``prove``, or the sweep confirmed none) the program's answers in the box the sweep's
+    bounds, trying :data:`MARGINS` in turn until ``stop``."""
     swept = sweep(model, space, x0, goal, feature_cells(forest, space, x0))
     counts[0] += swept.tried
     counts[1] += swept.rejected
     best, distance, optimal = swept.row, swept.distance, False
-    for margin in MARGINS if forest.exact or best is None else ():
+    for margin in MARGINS if prove or best is None else ():
         left = stop - time.monotonic()
         if left <= 0:
             break
