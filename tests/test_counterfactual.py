@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
@@ -79,6 +79,8 @@ def brute_force(model, X, x0, target, fixed=()) -> float:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), trees=st.integers(1, 5), depth=st.integers(1, 3),
        row=st.integers(0, 59), fixed=st.sampled_from(["", "a", "b", "c", "ac"]))
+@example(seed=347, trees=2, depth=3, row=0, fixed="")  # a tie 0.5/0.5 passed for class 1
+@example(seed=347, trees=2, depth=3, row=1, fixed="b")  # the same slip, by 1e-6
 def test_the_program_finds_the_brute_force_optimum(seed, trees, depth, row, fixed):
     X, y, columns = table(seed)
     model = RandomForestClassifier(trees, max_depth=depth, random_state=seed).fit(X, y)

@@ -21,7 +21,12 @@ import math
 
 from sklearn.base import is_classifier
 
-from forestviz.explain.counterfactual import Space, WhatWouldChange, what_would_change
+from forestviz.explain.counterfactual import (
+    TIME_LIMIT,
+    Space,
+    WhatWouldChange,
+    what_would_change,
+)
 from forestviz.explain.explanation import Explanation
 from forestviz.io.csv_input import DataError
 from forestviz.names import with_length
@@ -63,20 +68,22 @@ def check_goal(classifier: bool, change: float | None) -> None:
 
 
 def counterfactual_of(model, x, space: Space, *, change: float | None = None,
-                      time_limit: float = 60.0) -> WhatWouldChange:
+                      time_limit: float = TIME_LIMIT, progress=None) -> WhatWouldChange:
     """The nearest confirmed change of the encoded row ``x`` (missing values as the model
     used them, :meth:`ColumnMap.fill_missing`) in ``space``: its other class, or its
     prediction moved by ``change`` (a regression; :func:`check_goal`)."""
     check_goal(is_classifier(model), change)
     x, _ = space.columns.fill_missing(x)
-    return what_would_change(model, x, space, change=change, time_limit=time_limit)
+    return what_would_change(model, x, space, change=change, time_limit=time_limit,
+                             progress=progress)
 
 
 def counterfactual(bundle, explanation: Explanation, *, fixed=(), change: float | None = None,
-                   time_limit: float = 60.0) -> WhatWouldChange:
+                   time_limit: float = TIME_LIMIT, progress=None) -> WhatWouldChange:
     """The nearest confirmed change of ``explanation``'s row for the trained ``bundle``
     (:class:`~forestviz.app.workflow.Bundle`): its other class, or its prediction moved by
-    ``change`` (a regression)."""
+    ``change`` (a regression); within ``time_limit`` seconds, ``progress(stage, fraction)``
+    hearing each step."""
     space = space_of(bundle.X_train, bundle.summary.columns, fixed)
     return counterfactual_of(bundle.estimator, explanation.row, space, change=change,
-                             time_limit=time_limit)
+                             time_limit=time_limit, progress=progress)

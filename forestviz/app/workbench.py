@@ -280,13 +280,14 @@ class Workbench:
         return self.fixed[model]
 
     def counterfactual(self, explanation: Explanation, *, change: float | None = None,
-                       time_limit: float = 60.0):
+                       time_limit: float = counterfactuals.TIME_LIMIT, progress=None):
         """What would change the answer for the explanation's row
         (:func:`forestviz.app.counterfactuals.counterfactual`), the current model's
         :meth:`fixed_columns` kept: its other class, or its prediction moved by ``change``."""
         model = self._model()
         return counterfactuals.counterfactual(model, explanation, fixed=self.fixed_columns(),
-                                              change=change, time_limit=time_limit)
+                                              change=change, time_limit=time_limit,
+                                              progress=progress)
 
     def tree_choice(self, explanation: Explanation) -> TreeChoice:
         """Which trees to draw for the row and under what name

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import is_classifier
 
-STRICT = 1e-7
+STRICT = 1e-5
 """How far past a strict inequality's bound (P(class) < t, or one class's probability above
-another's) the program must go: more than HiGHS's feasibility tolerance lets a row slip."""
+another's) the program must go: more than the 1e-6 by which HiGHS lets a row of a mixed-integer
+program slip (its ``mip_feasibility_tolerance``; at 1e-7, a tie of two classes' probabilities
+passed for the second winning)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +49,21 @@ class Goal:
     def answers(self, model, X) -> np.ndarray:
         """The model's own predictions for the rows ``X``."""
         return np.asarray(model.predict(np.asarray(X, dtype=np.float64)))
+
+    def slack(self, model, X) -> np.ndarray:
+        """How far inside the goal the model's own probabilities (or value) for each row of
+        ``X`` are: the least room to any bound of :attr:`rows`, negative outside. A guide for
+        the search only; :meth:`reached` decides."""
+        X = np.asarray(X, dtype=np.float64)
+        if self.classes is None:
+            p = np.asarray(model.predict(X), dtype=np.float64)[:, None]
+        else:
+            p = np.asarray(model.predict_proba(X), dtype=np.float64)
+        room = np.full(len(X), np.inf)
+        for a, lo, hi in self.rows:
+            score = p @ np.asarray(a, dtype=np.float64)
+            room = np.minimum(room, np.minimum(score - lo, hi - score))
+        return room
 
     def reached(self, model, X) -> np.ndarray:
         """Whether the model's own prediction for each row of ``X`` is the goal."""

@@ -54,6 +54,16 @@ def change_sentence(result: WhatWouldChange, change: Change) -> str:
     return f"The model would {verb} if {said}."
 
 
+def nearness(change: Change) -> str:
+    """Whether ``change`` is proven the nearest (:attr:`Change.optimal`: the exact program of a
+    plain forest finished) or only the nearest found (its time ran out, or the model weighs
+    its trees by the row)."""
+    if change.optimal:
+        return ("No nearer change of the columns that may change makes the model answer so "
+                "(proven on its trees).")
+    return "The nearest change found, not proven the nearest: a nearer one may exist."
+
+
 def summary(result: WhatWouldChange) -> str:
     """One line for the glance: the nearest confirmed change, or why there is none."""
     if result.best is not None:
