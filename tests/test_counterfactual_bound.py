@@ -33,13 +33,19 @@ def small_case(seed, trees, depth, row, fixed):
     return X, model, space, x0, goal_for(model, x0)
 
 
+def swept_case(seed, trees, depth, row, fixed):
+    """:func:`small_case`, its plain forest and the sweep's answer."""
+    X, model, space, x0, goal = small_case(seed, trees, depth, row, fixed)
+    forest = PlainForest.of(model)
+    return X, model, space, x0, goal, forest, sweep(model, space, x0, goal,
+                                                    feature_cells(forest, space, x0))
+
+
 @pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**SMALL)
 def test_the_sweep_is_confirmed_and_no_nearer_than_the_optimum(seed, trees, depth, row, fixed):
-    X, model, space, x0, goal = small_case(seed, trees, depth, row, fixed)
-    forest = PlainForest.of(model)
-    swept = sweep(model, space, x0, goal, feature_cells(forest, space, x0))
+    X, model, space, x0, goal, _, swept = swept_case(seed, trees, depth, row, fixed)
     best = brute_force(model, X, x0, goal.after, fixed)
     if swept.row is None:
         return
@@ -53,9 +59,7 @@ def test_the_sweep_is_confirmed_and_no_nearer_than_the_optimum(seed, trees, dept
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**SMALL)
 def test_the_box_of_the_sweeps_distance_holds_the_optimum(seed, trees, depth, row, fixed):
-    _, model, space, x0, goal = small_case(seed, trees, depth, row, fixed)
-    forest = PlainForest.of(model)
-    swept = sweep(model, space, x0, goal, feature_cells(forest, space, x0))
+    _, _, space, x0, goal, forest, swept = swept_case(seed, trees, depth, row, fixed)
     growing = nearest(forest, space, x0, goal.tightened(0.0))
     if swept.row is None:
         return
