@@ -6,19 +6,22 @@ shows a confirmed change, not marked proven, and says so."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.ensemble import RandomForestClassifier
 
+from forestviz.explain.columns import ColumnMap
 from forestviz.explain.counterfactual import Space, what_would_change
 from forestviz.explain.counterfactual.cells import feature_cells
 from forestviz.explain.counterfactual.goal import goal_for
 from forestviz.explain.counterfactual.milp import _reachable, nearest
 from forestviz.explain.counterfactual.plain import PlainForest
 from forestviz.explain.counterfactual.sweep import sweep
-from forestviz.explain.counterfactual.wording import nearness
+from forestviz.explain.counterfactual.wording import nearness, summary
 from tests.test_counterfactual import brute_force, table
 
 SMALL = dict(seed=st.integers(0, 10_000), trees=st.integers(1, 5), depth=st.integers(1, 3),
@@ -146,3 +149,36 @@ def test_a_search_stopped_by_its_time_shows_a_confirmed_change_not_proven():
     assert proven.best.distance <= stopped.best.distance + 1e-9
     assert nearness(proven.best) == ("No nearer change of the columns that may change makes "
                                      "the model answer so (proven on its trees).")
+
+
+@pytest.mark.slow
+def test_a_row_every_tree_agrees_on_starts_from_the_training_rows():
+    """Found walking the Explain page on an uploaded tumour table: a row whose risk is 1.00
+    is a plateau (no single column's move changes any tree's answer), the beam stalled, and
+    the page said no change makes the model answer otherwise. Here the rows sit near the
+    corners of a cube, the class needs all three columns above 0, and the row is in the
+    opposite corner: no one column's move changes a leaf's answer."""
+    rng = np.random.default_rng(0)
+    corners = np.array(np.meshgrid(*[[-3.0, 3.0]] * 3)).reshape(3, -1).T
+    X = np.repeat(corners, 40, axis=0) + rng.normal(0, 0.3, size=(320, 3))
+    y = (X > 0).all(axis=1).astype(int)
+    model = RandomForestClassifier(20, random_state=0).fit(X, y)
+    columns = ColumnMap.identity(["a", "b", "c"], [0.0, 0.0, 0.0])
+    space = Space.from_training(X, columns)
+    x0 = np.array([-3.0, -3.0, -3.0])
+    goal = goal_for(model, x0)
+    assert model.predict_proba(x0[None])[0, 1] == 0.0
+    forest = PlainForest.of(model)
+    cells = feature_cells(forest, space, x0)
+    # a beam of no width stalls at once, as the plateau made it stall
+    assert sweep(model, replace(space, rows=None), x0, goal, cells, width=0).row is None
+    swept = sweep(model, space, x0, goal, cells, width=0)
+    assert swept.row is not None and model.predict(swept.row[None])[0] == 1
+    assert space.allows(x0, swept.row)
+    assert swept.distance == pytest.approx(float(space.distance(x0, swept.row)))
+    nearest_unlike = min(float(space.distance(x0, row)) for row in X[y == 1])
+    assert swept.distance <= nearest_unlike + 1e-9  # pulled back from where it started
+    # c cannot change: no change makes it, and the sentence says none was found
+    fixed = what_would_change(model, x0, space.with_fixed(["c"]))
+    assert fixed.best is None
+    assert "was found" in summary(fixed)

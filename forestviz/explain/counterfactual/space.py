@@ -47,7 +47,8 @@ class Space:
     ``low``/``high`` the training range, ``whole`` whether every training value is a whole
     number, ``scale`` the distance's unit (:func:`spread_scale`; 1 for an indicator),
     ``spread`` the training standard deviation (the decimals a value prints with,
-    :mod:`forestviz.numbers`), ``fixed`` the names of the columns that cannot change."""
+    :mod:`forestviz.numbers`), ``fixed`` the names of the columns that cannot change, ``rows``
+    the training rows themselves."""
 
     columns: ColumnMap
     low: np.ndarray
@@ -56,6 +57,7 @@ class Space:
     scale: np.ndarray
     spread: np.ndarray
     fixed: frozenset[str] = frozenset()
+    rows: np.ndarray | None = None  # the training rows (:func:`~.sweep.sweep` starts there)
 
     @classmethod
     def from_training(cls, X, columns: ColumnMap, fixed=()) -> Space:
@@ -74,7 +76,7 @@ class Space:
         for column in columns.columns:
             if column.kind == CATEGORICAL:
                 scale[list(column.features)] = 1.0
-        return cls(columns, low, high, whole, scale, spread, frozenset(map(str, fixed)))
+        return cls(columns, low, high, whole, scale, spread, frozenset(map(str, fixed)), X)
 
     def with_fixed(self, names) -> Space:
         """The same space with the columns ``names`` fixed too."""

@@ -6,7 +6,11 @@ of every column is put to the model at once, and the ``width`` moves that buy th
 inside the goal per unit of distance (:meth:`~.goal.Goal.slack`) are kept; from each of them
 every move again, and so on (a beam search, Wachter-style moves on the grid). The rows the
 model's own ``predict`` confirms are answers; the nearest is then pulled back toward the row,
-one column at a time, while the model still confirms it.
+one column at a time, while the model still confirms it. A row every tree agrees on is a
+plateau where no single move gains anything and the beam stalls; the sweep then starts from
+the training rows the model answers as the goal, nearest first, the row's fixed columns and
+gaps kept (the nearest unlike neighbour of Wexler et al., "The What-If Tool", IEEE TVCG 2020),
+and pulls the nearest back.
 
 Its distance is an upper bound on the nearest answer: the program (:mod:`.milp`) needs to
 search only the box of that radius around the row, and when its proof runs out of time the
@@ -27,6 +31,8 @@ WIDTH = 4
 """How many partial moves are carried from one step to the next."""
 HOPEFUL = -1e-6
 """Rows whose slack is at least this are put to the model's ``predict``."""
+NEAREST_ROWS = 2_000
+"""Training rows put to the model's ``predict``, nearest first, when the beam finds none."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,9 +87,31 @@ def sweep(model, space: Space, x0, goal: Goal, cells: Cells, *,
         order = np.flatnonzero(hopeful)[np.argsort(-(gain / cost)[hopeful], kind="stable")]
         keep = order[:width]
         beam, beam_slack, beam_distance = rows[keep], slack[keep], distance[keep]
+    if best is None and space.rows is not None:
+        best, best_distance = _from_training(model, space, x0, goal, counts)
     if best is not None:
         best, best_distance = _pulled_back(model, space, x0, goal, moves, best, counts)
     return Swept(best, best_distance, counts[0], counts[1])
+
+
+def _from_training(model, space: Space, x0, goal: Goal,
+                   counts) -> tuple[np.ndarray | None, float]:
+    """The nearest training row (its fixed columns and gaps as in ``x0``) that the space
+    allows and the model confirms; (None, inf) when none does."""
+    rows = np.asarray(space.rows, dtype=np.float64)
+    rows = np.where(np.isnan(rows) | space.fixed_features(), x0, rows)
+    rows = rows[[space.allows(x0, row) for row in rows]]
+    if rows.size == 0:
+        return None, np.inf
+    distance = space.distance(x0, rows)
+    order = np.argsort(distance, kind="stable")[:NEAREST_ROWS]
+    reached = goal.reached(model, rows[order])
+    counts[0] += order.size
+    counts[1] += int(np.count_nonzero(~reached))
+    if not reached.any():
+        return None, np.inf
+    pick = order[np.flatnonzero(reached)[0]]
+    return rows[pick], float(distance[pick])
 
 
 def _pulled_back(model, space, x0, goal, moves, row, counts) -> tuple[np.ndarray, float]:

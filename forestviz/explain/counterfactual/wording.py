@@ -77,8 +77,8 @@ def summary(result: WhatWouldChange) -> str:
         return (f"No change to the columns that may change{fixed} was found that makes the "
                 f"model {wanted}: {counted(result.tried, 'candidate')} checked on the model "
                 "itself, none changed its answer.")
-    return (f"No change to the columns that may change{fixed}, within their training "
-            f"ranges, makes the model's trees {wanted}.")
+    return (f"No change to the columns that may change{fixed} was found, within their "
+            f"training ranges, that makes the model {wanted}.")
 
 
 def before_after(result: WhatWouldChange) -> pd.DataFrame:
