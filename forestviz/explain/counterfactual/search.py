@@ -5,10 +5,11 @@ First a sweep over the threshold grid's cells (:mod:`.sweep`) finds a change the
 the program of :mod:`.milp` is exact: its answer is the nearest row (:mod:`.space`) that the
 forest answers otherwise, and the sweep's distance bounds the box it searches. The attention
 forests, the Enhanced RF and AGBoost weigh their trees by the row itself, so their answer is
-not a linear program's; the sweep puts its candidates to the model itself, and the program on
-the plain forest they keep is asked only when the sweep confirms none (on the bundled table,
-five seconds of it never found a nearer confirmed row than the sweep's, docs/performance.md).
-Around the program's answer these candidates are checked on the model:
+not a linear program's; the sweep puts its candidates to the model itself, and the program
+gives the exact answer of the plain forest they keep, in the box of the sweep's distance and
+within the same time (issue 37 asks for it; on the bundled table it has not yet found a nearer
+confirmed row than the sweep's, docs/performance.md). Around the program's answer these
+candidates are checked on the model:
 
 * the program's answer with growing margins past the goal (:data:`MARGINS`: the plain
   forest's probability beyond its threshold, or its value beyond the requested one), each
@@ -101,7 +102,8 @@ def what_would_change(model, x0, space: Space, *, target=None, change=None,
     ``time_limit`` (seconds, from the call) bounds the program: the nearest change of a plain
     forest is the program's only when it proves it in time (:data:`PROOF_SHARE` of the time
     when alternatives follow), else the sweep's, not ``optimal``; for other models the
-    program is asked only when the sweep confirms none. Alternatives are the sweep's (they
+    plain forest's proven answer and the rows around it are put to the model, and the
+    nearest it confirms is shown, never ``optimal``. Alternatives are the sweep's (they
     show other columns, and need no proof). So the answer never depends on where a program
     stopped: the page, the record and the command line show the same change whenever each
     proof ends in time, and the sweep's, the same every time, where none does.
@@ -117,8 +119,7 @@ def what_would_change(model, x0, space: Space, *, target=None, change=None,
     for k in range(alternatives + 1):
         say("trying other columns" if found else "looking for the nearest change",
             k / (alternatives + 1))
-        confirmed = _confirmed(model, forest, fixed, x0, goal, counts, proof,
-                               prove=forest.exact and not found, alternative=bool(found))
+        confirmed = _confirmed(model, forest, fixed, x0, goal, counts, proof, prove=not found)
         if confirmed is None:
             break
         found.append(confirmed)
@@ -130,16 +131,15 @@ def what_would_change(model, x0, space: Space, *, target=None, change=None,
 
 
 def _confirmed(model, forest: PlainForest, space: Space, x0, goal: Goal, counts,
-               stop: float, prove: bool, alternative: bool) -> Change | None:
+               stop: float, prove: bool) -> Change | None:
     """The nearest candidate the model confirms: the sweep's (:mod:`.sweep`), then (when
-    ``prove``, or the sweep confirmed none and this is not an ``alternative``) the program's
-    proven answers in the box the sweep's bounds, trying :data:`MARGINS` in turn until
-    ``stop``."""
+    ``prove``: not for an alternative) the rows around the program's proven answers in the box
+    the sweep's distance bounds, trying :data:`MARGINS` in turn until ``stop``."""
     swept = sweep(model, space, x0, goal, feature_cells(forest, space, x0))
     counts[0] += swept.tried
     counts[1] += swept.rejected
     best, distance, optimal = swept.row, swept.distance, False
-    for margin in MARGINS if prove or (best is None and not alternative) else ():
+    for margin in MARGINS if prove else ():
         left = stop - time.monotonic()
         if left <= 0:
             break
