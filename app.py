@@ -18,7 +18,7 @@ from starlette.middleware import Middleware
 from ui import doors, launch, memory, upload_caps
 from ui.secure_cookies import SecureCookies
 
-# every page by its ui.access.PAGE_ROLES name: file, title, icon (in the navigation's order)
+# every page by its ui.access.PAGE_ACTIONS name: file, title, icon (in the navigation's order)
 PAGES = {
     "home": ("pages/home.py", "Home", ":material/home:"),
     "data": ("pages/data.py", "Data", ":material/table:"),

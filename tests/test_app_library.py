@@ -192,7 +192,7 @@ def test_an_admin_retires_behind_a_confirmation_and_viewers_no_longer_see_it(
     assert events(data_dir)[-1] == ("model_retired", "Pima risk", 1, None)
     at.run()  # the admin still sees it, marked
     assert list(at.dataframe[0].value["status"].str[:7]) == ["in use", "retired"]
-    viewer = Identity(actor=Actor("viewer-1", "viewer@example.org"), role="viewer",
+    viewer = Identity(actor=Actor("viewer-1", "viewer@example.org", "viewer"), role="viewer",
                       signed_in=True)
     monkeypatch.setattr(app_library, "identity", lambda: viewer)
     seen = app().switch_page("pages/models.py").run()

@@ -24,9 +24,9 @@ from tests.signin_helpers import (
     user,
 )
 from tests.test_display import shown
-from ui.access import PAGE_ROLES
+from ui.access import PAGE_ACTIONS
 from ui.audit_view import day_bounds, query_filters
-from ui.identity import LOCAL_USER, NO_SUBJECT, identity_from_user, roles_claim
+from ui.identity import NO_SUBJECT, identity_from_user, local_user, roles_claim
 from ui.signin import LOCAL_MODE
 
 ROLE_PAGES = {
@@ -153,14 +153,15 @@ def test_the_audit_page_filters_the_trail(data_dir):
 def test_identity_from_the_tokens_claims(claims, subject, email, role):
     identity = identity_from_user({"is_logged_in": True, "iss": ISSUER, **claims}, "groups")
     assert (identity.actor, identity.role, identity.signed_in) == (
-        Actor(subject, email), role, True)
+        Actor(subject, email, role), role, True)
 
 
 def test_nobody_signed_in_has_no_identity_and_local_mode_is_the_local_admin():
     assert identity_from_user({"is_logged_in": False, "sub": "s1", "groups": "admin"},
                               "groups") is None
     assert identity_from_user({}, "groups") is None
-    assert (LOCAL_USER.actor.subject, LOCAL_USER.role) == ("local", "admin")
+    local = local_user({})
+    assert (local.actor.subject, local.role, local.actor.role) == ("local", "admin", "admin")
 
 
 def test_the_roles_claim_is_configurable_and_defaults_to_roles():
@@ -183,7 +184,7 @@ def module_body(path) -> list[ast.stmt]:
 
 
 def test_every_page_is_named_in_the_roles_and_navigation_and_guards_itself_first():
-    """A page file ``pages/NAME.py`` is named NAME in ``ui.access.PAGE_ROLES`` and in app.py's
+    """A page file ``pages/NAME.py`` is named NAME in ``ui.access.PAGE_ACTIONS`` and in app.py's
     PAGES table, and its first statement after the imports is ``signin.guard("NAME")``."""
     (table,) = [node.value for node in module_body(REPO / "app.py")
                 if isinstance(node, ast.Assign) and node.targets[0].id == "PAGES"]
@@ -191,7 +192,7 @@ def test_every_page_is_named_in_the_roles_and_navigation_and_guards_itself_first
                   zip(table.keys, table.values, strict=True)}
     for path in sorted((REPO / "pages").glob("*.py")):
         name = path.stem
-        assert name in PAGE_ROLES and navigation.get(name) == f"pages/{name}.py", name
+        assert name in PAGE_ACTIONS and navigation.get(name) == f"pages/{name}.py", name
         first = next(node for node in module_body(path)
                      if not isinstance(node, ast.Import | ast.ImportFrom) and not (
                          isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)))

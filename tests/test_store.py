@@ -104,13 +104,14 @@ def test_an_opened_model_published_again_under_its_name_makes_no_version(bench, 
 
 
 def test_versions_and_retirement(bench, library):
-    first = library.publish(bench, name="Pima risk", actor=Actor("u-1", "ann@example.org"))
+    first = library.publish(bench, name="Pima risk",
+                            actor=Actor("u-1", "ann@example.org", "analyst"))
     second = library.publish(bench, name="Pima risk", description="second")
     other = library.publish(bench, name="Other")
     assert (first.version, second.version, other.version) == (1, 2, 1)
     assert [v.ref for v in library.versions()] == ["Other@1", "Pima risk@2", "Pima risk@1"]
     assert library.open_model("Pima risk").info.version == 2
-    library.retire("Pima risk", 2, actor=Actor("admin-7"))
+    library.retire("Pima risk", 2, actor=Actor("admin-7", role="admin"))
     assert [v.ref for v in library.versions("Pima risk")] == ["Pima risk@1"]
     assert len(library.versions(include_retired=True)) == 3
     assert library.open_model("Pima risk").info.version == 1  # the newest one in use
@@ -176,7 +177,8 @@ def test_files_are_owner_only(bench, tmp_path):
 
 
 def test_the_audit_trail_is_append_only_and_filtered(bench, library, tmp_path):
-    ann, bob = Actor("sub-ann", "ann@example.org"), Actor("=HYPERLINK(1)", None)
+    ann, bob = Actor("sub-ann", "ann@example.org", "analyst"), Actor("=HYPERLINK(1)", None,
+                                                                     "viewer")
     library.publish(bench, name="Pima risk", actor=ann)
     library.open_model("Pima risk", actor=bob)
     library.audit.record(bob, "row_explained", model=("Pima risk", 1), detail="P0001")

@@ -1,16 +1,19 @@
 """Roles for the dashboard's pages (issue 28): a signed-in user's role comes from one claim of
 the ID token (its name is configurable, default ``roles``); without an ``[auth]`` section the
-app runs for one local user with every right."""
+app runs for one local user with the local role (:func:`forestviz.store.roles.local_role`).
+What a role may do is the one table of :mod:`forestviz.store.roles`; a page is open to the roles
+that may do its action."""
 
 from collections.abc import Mapping
 
-ROLES = ("viewer", "analyst", "admin")  # each role may do everything the previous ones may
+from forestviz.store.roles import ROLES, may
+
 DEFAULT_ROLES_CLAIM = "roles"
 
-# the least role that may use each page
-PAGE_ROLES = {
-    "home": "viewer", "explain": "viewer", "forest": "viewer", "models": "viewer",
-    "lab": "viewer", "data": "analyst", "train": "analyst", "audit": "admin",
+# the action (forestviz.store.roles.MAY) that each page is for
+PAGE_ACTIONS = {
+    "home": "explain", "explain": "explain", "forest": "explain", "models": "open",
+    "lab": "explain", "data": "train", "train": "train", "audit": "view_trail",
 }
 
 
@@ -34,11 +37,12 @@ def role_from_claims(claims: Mapping, claim: str = DEFAULT_ROLES_CLAIM) -> str |
 
 
 def may_use(role: str | None, page: str) -> bool:
-    """Whether ``role`` may use ``page`` (unknown pages and a missing role: no)."""
-    needed = PAGE_ROLES.get(page)
-    return role in ROLES and needed is not None and ROLES.index(role) >= ROLES.index(needed)
+    """Whether ``role`` may use ``page``: may do its action (unknown pages and a missing role:
+    no)."""
+    return page in PAGE_ACTIONS and may(role, PAGE_ACTIONS[page])
 
 
 def allowed_pages(role: str | None) -> list[str]:
-    """The pages ``role`` may use, in ``PAGE_ROLES`` order (the navigation shows only these)."""
-    return [page for page in PAGE_ROLES if may_use(role, page)]
+    """The pages ``role`` may use, in ``PAGE_ACTIONS`` order (the navigation shows only
+    these)."""
+    return [page for page in PAGE_ACTIONS if may_use(role, page)]

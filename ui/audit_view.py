@@ -74,12 +74,13 @@ def show_trail(trail: AuditTrail, filters: dict) -> None:
     if detail not in seen:  # before the query: the page shows its own viewing
         seen.add(detail)
         library.record("audit_viewed", detail=detail)
-    total = trail.count(**filters)
+    actor = library.identity().actor
+    total = trail.count(actor=actor, **filters)
     pages = max(1, -(-total // PAGE_EVENTS))
     if pages > 1:
         st.number_input(f"Page (of {pages:,}; 1 holds the newest events)", 1, pages, 1,
                         key=key)
-    events = trail.query(**filters, limit=PAGE_EVENTS, offset=(page - 1) * PAGE_EVENTS)
+    events = trail.query(**filters, actor=actor, limit=PAGE_EVENTS, offset=(page - 1) * PAGE_EVENTS)
     if events.empty:
         st.info("No event matches these filters.", icon=":material/info:")
     else:
@@ -91,7 +92,7 @@ def show_trail(trail: AuditTrail, filters: dict) -> None:
         st.dataframe(events, hide_index=True, key="audit_table")
     if st.button(f"Prepare the CSV of the {matching(total)}", key="audit_csv_make",
                  icon=":material/table_view:"):
-        data = trail.export_csv(**filters)  # read and written a piece at a time
+        data = trail.export_csv(actor=actor, **filters)  # read and written a piece at a time
         library.record("audit_exported", detail=facts(
             **shown(filters), events=total, file=CSV_NAME,
             file_digest=library.digest(lambda found: found.data(data))))

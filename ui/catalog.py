@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from forestviz.store import StoreError
+from forestviz.store.roles import may
 from ui import library, models, state
 from ui.display import as_label, as_text, show_error
 
@@ -32,7 +33,8 @@ def visible_versions() -> list[ModelVersion] | None:
     if found is None:
         return None
     try:
-        return found.versions(include_retired=library.identity().role == "admin")
+        user = library.identity()
+        return found.versions(include_retired=may(user.role, "open_retired"), actor=user.actor)
     except StoreError as err:
         show_error(err)
         return None
@@ -99,7 +101,7 @@ def open_version(info: ModelVersion) -> None:
     try:
         with st.spinner(f"Opening {info.ref}…"):
             opened = found.open_model(info.name, info.version, actor=user.actor,
-                                      allow_retired=user.role == "admin")
+                                      allow_retired=may(user.role, "open_retired"))
     except StoreError as err:
         show_error(err)
         return
@@ -121,8 +123,8 @@ def use_opened(opened: OpenedModel) -> None:
 
 
 def retire_control(info: ModelVersion, key: str) -> None:
-    """An admin's retirement of ``info``, behind a confirmation."""
-    if info.retired or library.identity().role != "admin":
+    """The retirement of ``info`` by a role that may retire, behind a confirmation."""
+    if info.retired or not may(library.identity().role, "retire"):
         return
     sure = st.checkbox(as_label(f"Yes, retire {info.ref}: viewers no longer see it; its record "
                                 "and audit trail stay"), key=f"{key}_sure")

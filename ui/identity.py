@@ -1,5 +1,6 @@
 """Who is using this session: the signed-in user's actor (for the audit trail) and role (for the
-pages), or the one local user of a server without an ``[auth]`` section (every right).
+pages and the store), or the one local user of a server without an ``[auth]`` section (the role
+of ``FORESTVIZ_LOCAL_ROLE``, default ``admin``: every right).
 
 Sign-in is Streamlit's own (``st.login``: OpenID Connect through Authlib), configured as
 Streamlit documents it in ``.streamlit/secrets.toml``::
@@ -27,12 +28,13 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import streamlit as st
 
-from forestviz.store.actor import LOCAL, Actor
+from forestviz.store.actor import Actor, local_actor
+from forestviz.store.config import StoreError
 from ui.access import DEFAULT_ROLES_CLAIM, claim_names, role_from_claims
 from ui.signout import revoked
 
@@ -49,10 +51,10 @@ class SignInSettingsError(RuntimeError):
 
 @dataclass(frozen=True)
 class Identity:
-    """The actor the audit trail names and the role the pages check (``ui.access.ROLES``;
-    None: signed in, but the token names no known role, so the sign-in is refused, for the
-    one-line ``refusal``). ``signin`` names this one sign-in (:func:`signin_key`; None in
-    local mode)."""
+    """The actor the audit trail names and the role the pages check (``ui.access.ROLES``, the
+    actor's own, which the store checks; None: signed in, but the token names no known role,
+    so the sign-in is refused, for the one-line ``refusal``). ``signin`` names this one
+    sign-in (:func:`signin_key`; None in local mode)."""
 
     actor: Actor
     role: str | None
@@ -61,7 +63,14 @@ class Identity:
     refusal: str | None = None
 
 
-LOCAL_USER = Identity(actor=LOCAL, role="admin", signed_in=False)
+def local_user(environ: Mapping[str, str] | None = None) -> Identity:
+    """The one user of a server without sign-in: the local actor, with the configured role
+    (:func:`forestviz.store.actor.local_actor`); SignInSettingsError when it names no role."""
+    try:
+        actor = local_actor(environ)
+    except StoreError as err:
+        raise SignInSettingsError(f"The local role (FORESTVIZ_LOCAL_ROLE): {err}") from err
+    return Identity(actor=actor, role=actor.role, signed_in=False)
 
 
 def auth_settings() -> Mapping | None:
@@ -134,18 +143,19 @@ def identity_from_user(user: Mapping, claim: str) -> Identity | None:
         return Identity(actor=Actor(NO_SUBJECT), role=None, signed_in=True,
                         signin=signin_key(user), refusal="no issuer or subject in the token")
     role = role_from_claims(user, claim)
-    return Identity(actor=actor, role=role, signed_in=True, signin=signin_key(user),
+    return Identity(actor=replace(actor, role=role), role=role, signed_in=True,
+                    signin=signin_key(user),
                     refusal=None if role is not None else refusal(user, claim))
 
 
 def who() -> Identity | None:
-    """This session's identity: :data:`LOCAL_USER` without sign-in settings; else the
+    """This session's identity: :func:`local_user` without sign-in settings; else the
     signed-in user's, or None while nobody is signed in, or once the sign-in has expired or
     been signed out (``app.py`` then shows only the sign-in page, so a page never sees
     None)."""
     settings = auth_settings()
     if settings is None:
-        return LOCAL_USER
+        return local_user()
     user = st.user.to_dict()
     if user.get("is_logged_in") is not True or ended(user):
         return None

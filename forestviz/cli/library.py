@@ -1,8 +1,9 @@
 """The ``models`` and ``audit`` commands (arguments in :mod:`forestviz.cli.library_args`) and
 the published models ``explain`` and ``report`` open with ``--model NAME[@VERSION]``. The
-command line acts as the actor ``local`` in the audit trail, which records what it did with
-a published model's patients (:class:`Trail`: the rows it explained, the reports it wrote,
-each file by name and keyed digest) and each export of the trail itself.
+command line acts as the actor ``local`` with the role of ``FORESTVIZ_LOCAL_ROLE`` (default
+``admin``; :mod:`forestviz.store.roles` says what it may do), and the audit trail records what
+it did with a published model's patients (:class:`Trail`: the rows it explained, the reports it
+wrote, each file by name and keyed digest) and each export of the trail itself.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from forestviz.cli import progress as bars
 from forestviz.io.csv_input import DataError
 from forestviz.io.safe_write import write_pieces
 from forestviz.store import (
-    LOCAL,
     ModelLibrary,
     OpenedModel,
     StoreConfig,
@@ -30,6 +30,7 @@ from forestviz.store import (
     open_library,
     parse_ref,
 )
+from forestviz.store.actor import local_actor
 from forestviz.store.audit import facts
 from forestviz.store.digests import RowsDigest
 from forestviz.store.publishing import check_origin
@@ -40,7 +41,7 @@ MAX_TABLE_BYTES = 200 * 1024 * 1024
 
 
 def models_list(args) -> int:
-    versions = open_library().versions(include_retired=args.all)
+    versions = open_library().versions(include_retired=args.all, actor=local_actor())
     if args.json:
         print(json.dumps([v.as_json() for v in versions], indent=2, ensure_ascii=False))
         return 0
@@ -91,7 +92,7 @@ def models_publish(args) -> int:
     bench = Workbench(dataset, model.choice, model=replace(bundle, origin_warning=origin))
     bench.fix_columns(args.fixed)  # what would change the answer keeps them
     info = library.publish(bench, name=args.name, description=args.description,
-                           intended_use=args.intended_use, actor=LOCAL)
+                           intended_use=args.intended_use, actor=local_actor())
     bars.OUTPUT.print(bars.Text(
         f"Published {info.ref} ({info.family}, {info.n_trees} trees, {info.blob_bytes:,} "
         f"bytes). It holds the {info.n_train + info.n_test:,} rows of '{info.dataset_name}' "
@@ -126,7 +127,7 @@ def models_retire(args) -> int:
     name, version = parse_ref(args.ref)
     if version is None:
         raise DataError(f"Name the version to retire: '{name}@VERSION'.")
-    info = open_library().retire(name, version, actor=LOCAL)
+    info = open_library().retire(name, version, actor=local_actor())
     bars.OUTPUT.print(bars.Text(f"Retired {info.ref}: viewers no longer see it; it stays on "
                                 "the record."))
     return 0
@@ -135,8 +136,8 @@ def models_retire(args) -> int:
 def audit_export(args) -> int:
     filters = {"since": args.since, "until": args.until, "action": args.event,
                "who": args.who, "model": args.model}
-    trail = open_library().audit
-    pieces = trail.export(**filters)  # read and written a piece at a time
+    trail, actor = open_library().audit, local_actor()
+    pieces = trail.export(actor=actor, **filters)  # read and written a piece at a time
     if args.out is None:
         for piece in pieces:
             sys.stdout.buffer.write(piece)
@@ -144,7 +145,7 @@ def audit_export(args) -> int:
     else:
         write_pieces(args.out, pieces, force=args.force)  # never through a link
     out = None if args.out is None else Path(args.out)
-    trail.record(LOCAL, "audit_exported", detail=facts(
+    trail.record(actor, "audit_exported", detail=facts(
         **{k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in filters.items()},
         file="stdout" if out is None else out.name,
         file_digest=None if out is None else trail.digests.file(out)))
@@ -156,7 +157,7 @@ def audit_export(args) -> int:
 def audit_verify(args) -> int:
     """Every broken link of the trail's hash chain, one line each (status 1), or that it is
     intact with its head hash to note (status 0)."""
-    verdict = open_library().audit.verify(args.noted)
+    verdict = open_library().audit.verify(args.noted, actor=local_actor())
     for line in verdict.lines():
         bars.OUTPUT.print(bars.Text(line), soft_wrap=True)  # one line each, however long
     return 0 if verdict.intact else 1
@@ -191,14 +192,14 @@ class Trail:
                      file=out.name, file_digest=digests.file(out))
 
     def _record(self, action: str, **items) -> None:
-        self.library.audit.record(LOCAL, action, model=self.model, detail=facts(**items))
+        self.library.audit.record(local_actor(), action, model=self.model, detail=facts(**items))
 
 
 def open_published(ref: str) -> tuple[OpenedModel, Trail]:
-    """The published model ``NAME[@VERSION]``, opened as the actor ``local``, and its
+    """The published model ``NAME[@VERSION]``, opened by the local actor, and its
     :class:`Trail`."""
     library = open_library()
-    opened = library.open_model(*parse_ref(ref), actor=LOCAL)
+    opened = library.open_model(*parse_ref(ref), actor=local_actor())
     return opened, Trail(library, (opened.info.name, opened.info.version))
 
 

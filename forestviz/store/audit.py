@@ -28,11 +28,12 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from forestviz.io.export import csv_bytes
-from forestviz.store.actor import Actor
+from forestviz.store.actor import LOCAL, Actor
 from forestviz.store.chain import Verdict, append, verify
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.digests import Digests
 from forestviz.store.engine import reached
+from forestviz.store.roles import require
 from forestviz.store.tables import SUBJECT_CHARS, AuditEvent, utc
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
@@ -84,15 +85,20 @@ class AuditTrail:
         with reached(), Session(self.engine) as session, session.begin():
             append(session, [event_row(actor, action, model, detail)])
 
-    def verify(self, noted: str | None = None) -> Verdict:
-        """The hash chain checked (:func:`forestviz.store.chain.verify`)."""
+    def verify(self, noted: str | None = None, *, actor: Actor = LOCAL) -> Verdict:
+        """The hash chain checked (:func:`forestviz.store.chain.verify`), for a role that may
+        verify the trail (else :class:`~forestviz.store.roles.NotAllowed`)."""
+        require(actor.role, "verify_trail")
         return verify(self.engine, noted)
 
-    def query(self, *, limit: int | None = None, offset: int = 0, **filters) -> pd.DataFrame:
+    def query(self, *, limit: int | None = None, offset: int = 0, actor: Actor = LOCAL,
+              **filters) -> pd.DataFrame:
         """Events oldest first, filtered (:meth:`_where`): at most ``limit``, the newest
         after skipping the ``offset`` newest (page ``p`` of ``n`` events: ``offset=p * n``).
         Newest by time, then by order of arrival: the time's index serves the order, so a
-        page does not sort every match (0.005 s instead of 0.24 s of CPU at 100,000)."""
+        page does not sort every match (0.005 s instead of 0.24 s of CPU at 100,000). Only
+        for a role that may view the trail (else :class:`~forestviz.store.roles.NotAllowed`)."""
+        require(actor.role, "view_trail")
         statement = self._where(select(*_SELECTED), **filters).order_by(
             AuditEvent.at.desc(), AuditEvent.id.desc())
         if limit is not None:
@@ -101,17 +107,25 @@ class AuditTrail:
             statement = statement.offset(offset)
         return _frame(list(reversed(self._rows(statement))))
 
-    def count(self, **filters) -> int:
-        """How many events match ``filters`` (:meth:`_where`)."""
+    def count(self, *, actor: Actor = LOCAL, **filters) -> int:
+        """How many events match ``filters`` (:meth:`_where`), for a role that may view the
+        trail."""
+        require(actor.role, "view_trail")
         statement = self._where(select(func.count(AuditEvent.id)), **filters)
         with reached(), Session(self.engine) as session:
             return int(session.scalar(statement))
 
-    def export(self, **filters) -> Iterator[bytes]:
+    def export(self, *, actor: Actor = LOCAL, **filters) -> Iterator[bytes]:
         """The matching events as CSV, oldest first, a piece of :data:`EXPORT_ROWS` events at
         a time (times in ISO 8601 UTC), safe to open in a spreadsheet
         (:func:`forestviz.io.export.csv_bytes`). Each piece is its own short read, so a long
-        export holds no lock; it ends at the newest event there was when it began."""
+        export holds no lock; it ends at the newest event there was when it began. Only for a
+        role that may export the trail (else :class:`~forestviz.store.roles.NotAllowed`, at
+        once)."""
+        require(actor.role, "export_trail")
+        return self._pieces(filters)
+
+    def _pieces(self, filters: dict) -> Iterator[bytes]:
         with reached(), Session(self.engine) as session:
             newest = session.scalar(select(func.max(AuditEvent.id))) or 0
         after, header = 0, True
@@ -128,9 +142,9 @@ class AuditTrail:
                 return
             after, header = rows[-1].id, False
 
-    def export_csv(self, **filters) -> bytes:
+    def export_csv(self, *, actor: Actor = LOCAL, **filters) -> bytes:
         """:meth:`export` in one piece."""
-        return b"".join(self.export(**filters))
+        return b"".join(self.export(actor=actor, **filters))
 
     @staticmethod
     def _where(statement, *, since: datetime | None = None, until: datetime | None = None,

@@ -38,6 +38,7 @@ from forestviz.store.chain import append
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.engine import reached
 from forestviz.store.publishing import AlreadyPublished, check_origin
+from forestviz.store.roles import require
 from forestviz.store.tables import PublishedModel
 from forestviz.store.text import model_name, plain_text, reference
 
@@ -134,7 +135,9 @@ class ModelLibrary:
         in one line (StoreError) when the model comes from a file whose origin cannot be
         verified (:func:`check_origin`), when ``name`` looks like another published name, or
         (:class:`AlreadyPublished`) when this very model, description and intended use are a
-        version of ``name`` already."""
+        version of ``name`` already; :class:`~forestviz.store.roles.NotAllowed` when the
+        actor's role may not publish."""
+        require(actor.role, "publish")
         name = model_name(name)
         typed = {"description": plain_text(description, "description"),
                  "intended_use": plain_text(intended_use, "intended use")}
@@ -196,9 +199,12 @@ class ModelLibrary:
             return ModelVersion.of(row)
 
     # ------------------------------------------------------------------ read
-    def versions(self, name: str | None = None, *,
-                 include_retired: bool = False) -> list[ModelVersion]:
-        """Published versions by name, newest version first (retired ones only when asked)."""
+    def versions(self, name: str | None = None, *, include_retired: bool = False,
+                 actor: Actor = LOCAL) -> list[ModelVersion]:
+        """Published versions by name, newest version first (retired ones only when asked, by
+        a role that may see them: else :class:`~forestviz.store.roles.NotAllowed`)."""
+        if include_retired:
+            require(actor.role, "open_retired")
         statement = select(PublishedModel).order_by(PublishedModel.name,
                                                     PublishedModel.version.desc())
         if name is not None:
@@ -229,11 +235,15 @@ class ModelLibrary:
     def open_model(self, name: str, version: int | None = None, *, actor: Actor = LOCAL,
                    allow_retired: bool = False) -> OpenedModel:
         """The workbench of a published version (as :meth:`show` finds it), recorded as
-        opened by ``actor``; a retired version opens only with ``allow_retired``."""
+        opened by ``actor``; a retired version opens only with ``allow_retired``, for a
+        role that may open retired models (:class:`~forestviz.store.roles.NotAllowed`)."""
+        require(actor.role, "open")
         info = self.show(name, version)
         if info.retired and not allow_retired:
             raise StoreError(f"The model '{info.ref}' was retired on "
                              f"{info.retired_at:%Y-%m-%d}; it is kept for the record only.")
+        if info.retired:
+            require(actor.role, "open_retired")
         bench = self._workbench(info)
         self.audit.record(actor, "model_opened", model=(info.name, info.version))
         # each caller its own workbench (sessions keep models of their own beside it)
@@ -277,7 +287,9 @@ class ModelLibrary:
 
     # ------------------------------------------------------------------ retire and tidy
     def retire(self, name: str, version: int, *, actor: Actor = LOCAL) -> ModelVersion:
-        """Hide ``name@version`` from viewers; its row, blob and trail stay."""
+        """Hide ``name@version`` from viewers; its row, blob and trail stay (NotAllowed for a
+        role that may not retire)."""
+        require(actor.role, "retire")
         with reached(), Session(self.engine) as session, session.begin():
             row = self._row(session, model_name(name), version)
             if row.retired_at is not None:
