@@ -15,8 +15,9 @@ and back, :mod:`.library` publishes and opens, :mod:`.audit` appends and reads t
 :mod:`.chain` links each event to the one before by its hash (``forestviz audit verify``) and
 :mod:`.signing` signs downloaded model files, :mod:`.publishing` says what may be published
 (one origin check for the app and the command line; a repeat refused), :mod:`.text` holds
-names in their one normal form and :mod:`.cache` the opened models. ``docs/security.md``
-("Model library and audit") says what each part promises.
+names in their one normal form, :mod:`.cache` the opened models and :mod:`.roles` the one
+table of what each role may do (``may``), which the library and the trail check.
+``docs/security.md`` ("Model library and audit") says what each part promises.
 """
 
 from forestviz._lazy import lazy_exports
@@ -28,11 +29,13 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "AuditTrail": "forestviz.store.audit",
     "ModelLibrary": "forestviz.store.library",
     "ModelVersion": "forestviz.store.library",
+    "NotAllowed": "forestviz.store.roles",
     "OpenedModel": "forestviz.store.library",
     "StoreBusy": "forestviz.store.config",
     "StoreConfig": "forestviz.store.config",
     "StoreError": "forestviz.store.config",
     "StoreUnavailable": "forestviz.store.config",
     "open_library": "forestviz.store.library",
+    "may": "forestviz.store.roles",
     "parse_ref": "forestviz.store.library",
 })
