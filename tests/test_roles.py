@@ -183,9 +183,9 @@ def test_the_command_line_acts_as_the_local_role(folder, bench, role, command, a
         assert not open_library(StoreConfig(folder)).show(NAME, 1).retired
 
 
-def test_the_command_line_refuses_an_unknown_local_role(folder, monkeypatch, capsys):
+def test_the_command_line_refuses_an_unknown_local_role(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("FORESTVIZ_LOCAL_ROLE", "nurse")
-    assert here(folder, "audit", "verify") != 0
+    assert here(tmp_path / "var", "audit", "verify") != 0
     assert capsys.readouterr().err.startswith("forestviz: error: Unknown role 'nurse'")
 
 
