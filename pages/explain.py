@@ -111,7 +111,7 @@ def explained_row() -> None:
     asked = {}  # what would change the answer, laid out last, for the report
 
     def report_buttons(place) -> None:
-        appendix = place.checkbox("with technical appendix", key="explain_report_appendix",
+        appendix = place.checkbox("With appendix", key="explain_report_appendix",
                                   help="The model's settings and metrics, the weights, the "
                                        "trees and their paths, after the one-page summary.")
         published = library.published_ref(bench.model)  # its "NAME@VERSION" in the record
@@ -121,7 +121,7 @@ def explained_row() -> None:
                 training_row=training_row, counterfactual=asked.get("found"),
                 published=None if published is None else published.ref, **options),
             bench, detail)
-        place.download_button("Download report (HTML)", made,
+        place.download_button("HTML report", made,
                               file_name=bench.report_name(explanation, "html",
                                                           edited=bool(edited)),
                               mime="text/html", key="explain_report_html", on_click="ignore",

@@ -120,10 +120,10 @@ def test_home_button_trains_and_explains_the_riskiest_patient():
     assert any("No row has the ID" in w.value for w in at.warning)
     assert at.session_state["explain_row"] == dataset.frame.index.get_loc(3)
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download report (HTML)"]  # the PDF is made on request, in a worker
-    assert at.button(key="explain_report_pdf_make").label == "Make the PDF report"
+    assert labels == ["HTML report"]  # the PDF is made on request, in a worker
+    assert at.button(key="explain_report_pdf_make").label == "Make PDF report"
     appendix = at.checkbox(key="explain_report_appendix")  # the one-page record by default
-    assert appendix.label == "with technical appendix" and appendix.value is False
+    assert appendix.label == "With appendix" and appendix.value is False
     at.radio(key="explain_picker").set_value("ranked").run()
     ranked_picker(at).set_value(position).run()
 

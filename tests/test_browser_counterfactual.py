@@ -36,7 +36,7 @@ def test_the_explain_page_shows_the_counterfactual_and_its_record_says_it(page: 
         expect(answer.get_by_test_id("stDataFrame")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
     with page.expect_download(timeout=TIMEOUT) as download:
-        main.get_by_role("button", name="Download report (HTML)").click()
+        main.get_by_role("button", name="HTML report").click()
     record = download.value.path().read_text(encoding="utf-8")
     assert "What would change the answer" in record
     assert f"<p>{escape(said)}</p>" in record  # the page's line, whole

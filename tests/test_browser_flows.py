@@ -77,7 +77,7 @@ def expect_explanation(page: Page, probability: str) -> None:
 
 
 def download(page: Page, kind: str) -> Path:
-    """Click "Download report (``kind``)" (HTML or PDF, the PDF after "Make the PDF report")
+    """Click "Download report (``kind``)" (HTML or PDF, the PDF after "Make PDF report")
     once the page's run has ended (no element left from an earlier run: a button of one holds a
     file the server has dropped) and return the downloaded file."""
     expect(page.get_by_test_id("stMain").locator('[data-stale="true"]')).to_have_count(
@@ -85,7 +85,7 @@ def download(page: Page, kind: str) -> Path:
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
     main = page.get_by_test_id("stMain")
     if kind == "PDF":  # made on request (in a worker), then offered
-        main.get_by_role("button", name="Make the PDF report", exact=True).click()
+        main.get_by_role("button", name="Make PDF report", exact=True).click()
     with page.expect_download(timeout=TIMEOUT) as download:
         main.get_by_role("button", name=f"Download report ({kind})", exact=True).click(
             timeout=TIMEOUT)
@@ -93,17 +93,17 @@ def download(page: Page, kind: str) -> Path:
 
 
 def download_report(page: Page) -> str:
-    """Click "Download report (HTML)" and return the file's text."""
+    """Click "HTML report" and return the file's text."""
     return download(page, "HTML").read_text(encoding="utf-8")
 
 
 def download_pdf_text(page: Page) -> str:
-    """Click "Download report (PDF)" and return its pages' text (pypdf), white space single."""
+    """Click "PDF report" and return its pages' text (pypdf), white space single."""
     return download_pdf(page)[1]
 
 
 def download_pdf(page: Page) -> tuple[int, str]:
-    """Click "Download report (PDF)": its pages and their text (pypdf), white space single."""
+    """Click "PDF report": its pages and their text (pypdf), white space single."""
     from pypdf import PdfReader
 
     path = download(page, "PDF")
@@ -114,9 +114,9 @@ def download_pdf(page: Page) -> tuple[int, str]:
 
 
 def ask_for_the_appendix(page: Page) -> None:
-    """Tick "with technical appendix" beside the report buttons and wait for the rerun."""
+    """Tick "With appendix" beside the report buttons and wait for the rerun."""
     main = page.get_by_test_id("stMain")
-    main.get_by_test_id("stCheckbox").filter(has_text="with technical appendix").locator(
+    main.get_by_test_id("stCheckbox").filter(has_text="With appendix").locator(
         "label").click()
     page.wait_for_timeout(600)  # Streamlit shows its running icon once a run lasts 500 ms
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)

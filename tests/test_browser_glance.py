@@ -96,6 +96,8 @@ def test_the_summary_fits_the_first_screen_and_follows_a_row_change(page, dialog
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
     whole = time.perf_counter() - started
     print(f"row change: summary {to_summary:.2f} s, whole page {whole:.2f} s")
+    page.wait_for_timeout(1000)
+    page.screenshot(path=artifacts_dir / "glance-pima-flagged-1400x900.png")
     expect_summary_on_first_screen(page)
     assert dialogs == []
 

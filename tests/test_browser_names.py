@@ -100,14 +100,14 @@ def test_names_that_look_like_links_stay_text(page, dialogs, artifacts_dir, tmp_
     go_to(page, "Explain")
     expect(main.get_by_test_id("stMetric").filter(has_text="Predicted class")).to_be_visible(
         timeout=TIMEOUT)
-    expect(main.get_by_role("button", name="Download report (HTML)")).to_be_visible(timeout=TIMEOUT)
+    expect(main.get_by_role("button", name="HTML report")).to_be_visible(timeout=TIMEOUT)
     expect(main.get_by_test_id("stImage").locator("img").first).to_be_visible(timeout=TIMEOUT)
     check_links(page, artifacts_dir, "4-explain", [f"P({CLASSES[1]})", "ids.example",
                                                    "Recorded outcome"])
 
     main.get_by_text("Edit the values (what-if)").click()
     expect(main.get_by_test_id("stNumberInput").first).to_be_visible(timeout=TIMEOUT)
-    expect(main.get_by_role("button", name="Download report (HTML)")).to_be_visible(timeout=TIMEOUT)
+    expect(main.get_by_role("button", name="HTML report")).to_be_visible(timeout=TIMEOUT)
     check_links(page, artifacts_dir, "5-explain-what-if", [NUMBER, OTHER, CATEGORY])
 
     main.get_by_text("By ID or row number").click()
@@ -116,7 +116,7 @@ def test_names_that_look_like_links_stay_text(page, dialogs, artifacts_dir, tmp_
     box.fill(MISSING)
     box.press("Enter")
     expect(main.get_by_test_id("stAlertContentWarning")).to_be_visible(timeout=TIMEOUT)
-    expect(main.get_by_role("button", name="Download report (HTML)")).to_be_visible(timeout=TIMEOUT)
+    expect(main.get_by_role("button", name="HTML report")).to_be_visible(timeout=TIMEOUT)
     check_links(page, artifacts_dir, "6-explain-missing-id", [f"'{MISSING}'"])
 
     go_to(page, "Forest")

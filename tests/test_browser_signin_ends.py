@@ -99,7 +99,7 @@ def test_a_cookie_copied_before_sign_out_opens_nothing_after_it(signin_app, page
 
 
 def test_the_html_report_downloads_signed_in_and_is_in_the_trail(signin_app, page):
-    """With sign-in on, "Download report (HTML)" said "Failed to generate file for download"
+    """With sign-in on, "HTML report" said "Failed to generate file for download"
     and recorded nothing: its maker ran outside the session, where nobody is signed in."""
     sign_in(page, signin_app["url"], "vera")
     expect_signed_in(page, "vera", "viewer")
@@ -110,7 +110,7 @@ def test_the_html_report_downloads_signed_in_and_is_in_the_trail(signin_app, pag
         "heading", name=re.compile(r"^Row \S+: predicted"))
     expect(heading).to_be_visible(timeout=TRAIN_TIMEOUT)
     row_id = re.match(r"Row (\S+):", heading.inner_text())[1]
-    expect(page.get_by_test_id("stMain").get_by_role("button", name="Download report (HTML)")
+    expect(page.get_by_test_id("stMain").get_by_role("button", name="HTML report")
            ).to_be_visible(timeout=TRAIN_TIMEOUT)  # the summary, below the row's heading
     report = download(page, "HTML").read_text(encoding="utf-8")
     assert f"<h1>Explanation of row {row_id}</h1>" in report

@@ -359,7 +359,7 @@ def test_oob_option_ranks_out_of_bag_trees_first():
     assert np.isfinite(model.history_[0]["train_auc"])
 
 
-def test_single_row_calls_are_fast(binary):
+def test_single_row_calls_do_not_hang(binary):
     import time
 
     X, _, model = binary

@@ -177,7 +177,7 @@ def pdf_report(make, file_name: str) -> None:
     """The PDF report on request: a button makes it (``make()``: printed in a worker process
     within :data:`~forestviz.app.printing.PDF_SECONDS` of CPU, this fragment alone waiting), then a
     button downloads it; a PDF not made is said in one line (the HTML report is there)."""
-    if not st.button("Make the PDF report", key="explain_report_pdf_make",
+    if not st.button("Make PDF report", key="explain_report_pdf_make",
                      icon=":material/picture_as_pdf:"):
         return
     with st.spinner(f"Laying out the PDF (at most {PDF_SECONDS} s of computing)…"):
@@ -186,6 +186,6 @@ def pdf_report(make, file_name: str) -> None:
         except PdfRefused as refused:
             st.warning(as_text(str(refused)), icon=":material/timer_off:")
             return
-    st.download_button("Download report (PDF)", pdf, file_name=file_name,
+    st.download_button("PDF report", pdf, file_name=file_name,
                        mime="application/pdf", key="explain_report_pdf", on_click="ignore",
                        icon=":material/download:")

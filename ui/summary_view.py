@@ -20,9 +20,6 @@ from ui.display import as_label, as_text
 # 470 px and the figure stretches to it; laid out wider, its title was cut at 700 px)
 WATERFALL_WIDTH = 290
 WATERFALL_HEIGHT = 400
-# pixels the full-width line of an unfamiliar row takes above the waterfall, given back by it
-# so that the summary stays on the first screen (a shorter waterfall holds fewer bars)
-UNFAMILIAR_ROOM = 120
 
 
 def tiles(e: Explanation, g: Glance) -> None:
@@ -72,10 +69,11 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
         tiles(e, g)
         for check in g.alarms:  # under the tiles, on the first screen
             st.warning(as_text(check.sentence), icon=":material/warning:")
-        if g.unfamiliar is not None:  # the row is unlike those the model learned from
-            st.warning(as_text(f"{g.unfamiliar}."), icon=":material/explore_off:")
         left, right = st.columns([11, 10], gap="medium")
         with left:
+            if g.unfamiliar is not None:  # the row is unlike those the model learned from:
+                # beside the waterfall, which a full-width line pushed off the first screen
+                st.warning(as_text(f"{g.unfamiliar}."), icon=":material/explore_off:")
             st.info(as_text(g.argument), icon=":material/balance:")
             for check in g.checks:
                 if check.level != WARNING:
@@ -88,7 +86,5 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             # its labels on one line, as many bars as that height holds; the record's
             # waterfall takes the height its two-line labels need
             right.plotly_chart(fitted_waterfall(g.reasons, width=WATERFALL_WIDTH,
-                                                height=WATERFALL_HEIGHT - (
-                                                    0 if g.unfamiliar is None
-                                                    else UNFAMILIAR_ROOM)),
+                                                height=WATERFALL_HEIGHT),
                                key="explain_reasons", width="stretch")

@@ -91,7 +91,7 @@ def summary_section(glance, record: str, *, appendix: bool,
                "the row beside the training data and the similar rows in full."
                if appendix else "The technical appendix (the model's settings and metrics, "
                "the weights, the trees and their paths) was left out of this report; ask for "
-               "it with “with technical appendix” (forestviz report --appendix).")
+               "it with “With appendix” (forestviz report --appendix).")
     return (f'<div class="summary">{record}<p class="card">{sentence(glance.headline)}</p>'
             f"{interval}<h2>Reasons both ways</h2><p>{sentence(glance.argument)}</p>{picture}"
             f"{_checks(glance)}{similar}{warnings}"
