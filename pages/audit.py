@@ -12,7 +12,7 @@ from ui.library import required
 
 signin.guard("audit")
 
-st.title("Audit")
+st.title("Audit", anchor=False)
 st.caption("The audit trail is append-only: events cannot be changed or removed. Times are UTC.")
 filters = audit_view.choose_filters(datetime.now(UTC).date())
 try:

@@ -128,22 +128,22 @@ def choose_columns(source: state.Source) -> state.DataChoice:
 
 
 models.follow_jobs()
-st.title("Data")
+st.title("Data", anchor=False)
 source = choose_source()
 choice = None
 if source is not None:
-    st.subheader("Preview")
+    st.subheader("Preview", anchor=False)
     st.caption(f"First rows of {len(source.frame):,} × {source.frame.shape[1]} columns.")
     st.dataframe(elide_cells(source.frame.head(100)))
-    st.subheader("Schema")
+    st.subheader("Schema", anchor=False)
     st.dataframe(elide_cells(state.column_schema(source.key, source.frame)), hide_index=True)
-    st.subheader("Columns")
+    st.subheader("Columns", anchor=False)
     choice = choose_columns(source)
     try:
         state.use_choice(source, choice)
     except DataError as err:
         show_error(err)
-st.subheader("Data set in use")
+st.subheader("Data set in use", anchor=False)
 if st.session_state[state.CHOICE] != choice:
     st.caption("Nothing was lost: the data set below stays in use until a new one is ready.")
 show_dataset_summary(st.session_state[state.DATASET])

@@ -14,6 +14,7 @@ from forestviz.explain.report_record import TRAINING_ROW, edited_values
 from forestviz.names import elide_cells
 from ui import counterfactual_view, library, models, patients, signin, summary_view
 from ui import explain_view as view
+from ui.charts import chart
 from ui.display import as_text
 
 signin.guard("explain")
@@ -153,9 +154,9 @@ def explained_row() -> None:
     halves = st.container(horizontal=True)  # two side by side on a wide window, else one a line
     for name in ("weights", "scores", "kde", "contributions", "contributions_by_tree"):
         if name in charts:
-            halves.plotly_chart(charts[name], width=plots.HALF, key=f"explain_{name}")
+            chart(place=halves, fig=charts[name], width=plots.HALF, key=f"explain_{name}")
     if not choice.equal_weights:
-        st.plotly_chart(charts["simplex"], key="explain_simplex")
+        chart(charts["simplex"], key="explain_simplex")
     st.subheader(choice.heading, anchor=False)
     if choice.note:
         st.caption(as_text(choice.note))
@@ -175,7 +176,7 @@ def explained_row() -> None:
     st.subheader("This row beside the training rows", anchor=False)
     view.feature_table(explanation)
     if "features" in charts:
-        st.plotly_chart(charts["features"], key="explain_features_chart")
+        chart(charts["features"], key="explain_features_chart")
     st.subheader("Most similar training rows", anchor=False)
     st.dataframe(elide_cells(explanation.neighbors.drop(columns="row")), hide_index=True,
                  key="explain_neighbours")
@@ -187,7 +188,7 @@ def explained_row() -> None:
 
 
 models.follow_jobs()
-st.title("Explain")
+st.title("Explain", anchor=False)
 if models.workbench() is None:
     st.info("Train a model on the Train page first (or use the button on the Home page).",
             icon=":material/info:")

@@ -11,6 +11,7 @@ from forestviz.explain.plots import population as population_plots
 from forestviz.explain.trust import TOP_REASONS, TOP_TREES
 from forestviz.names import elide, elide_cells
 from ui import models, signin
+from ui.charts import chart
 from ui.display import as_text
 from ui.model_jobs import ModelJob, run_on_demand
 
@@ -26,16 +27,16 @@ REFITS = ModelJob(
 
 
 def hardest_rows(views) -> None:
-    st.subheader("Hardest training rows (sample importance)")
+    st.subheader("Hardest training rows (sample importance)", anchor=False)
     st.caption("The Enhanced RF raises the weight of rows it gets wrong at every round; rows "
                "with the largest final weight s_i are the hardest to predict — often unusual "
                "patients or label noise.")
     st.dataframe(elide_cells(views.hardest), hide_index=True, key="forest_hardest")
-    st.plotly_chart(views.sample_weights, key="forest_importance_hist")
+    chart(views.sample_weights, key="forest_importance_hist")
 
 
 def cleaning_rounds(bench: Workbench) -> None:
-    st.subheader("Cleaning rounds (ERF Algorithm 2)")
+    st.subheader("Cleaning rounds (ERF Algorithm 2)", anchor=False)
     bundle = bench.model
     rounds = st.slider("Rounds", 2, 20, 5, key="forest_rounds")
     job = bench.cleaning(rounds)
@@ -47,7 +48,7 @@ def cleaning_rounds(bench: Workbench) -> None:
     if result is None:
         return
     views = cleaning_views(result, bundle.feature_names)
-    st.plotly_chart(views.figure, key="forest_cleaning")
+    chart(views.figure, key="forest_cleaning")
     st.caption(as_text(f"Features dropped before the last round: {views.last_dropped}."))
     st.dataframe(elide_cells(views.table), hide_index=True, key="forest_cleaning_table")
 
@@ -55,7 +56,7 @@ def cleaning_rounds(bench: Workbench) -> None:
 def whole_model(bench: Workbench) -> None:
     """The held-out rows' explanations together: importance, beeswarm, one column's
     dependence and partial dependence."""
-    st.subheader("The whole model through its explanations")
+    st.subheader("The whole model through its explanations", anchor=False)
     population = bench.whole().population()
     st.caption(as_text(
         f"Each of the {len(population.ids)} held-out rows explained as on the Explain page "
@@ -63,23 +64,23 @@ def whole_model(bench: Workbench) -> None:
         "together. Unlike the impurity importance below, these are the numbers of the "
         "predictions users see."))
     table = population.importance()
-    st.plotly_chart(population_plots.contribution_importance(table, population.target),
+    chart(population_plots.contribution_importance(table, population.target),
                     key="forest_contribution_importance")
-    st.plotly_chart(population_plots.beeswarm(population), key="forest_beeswarm")
+    chart(population_plots.beeswarm(population), key="forest_beeswarm")
     column = st.selectbox("Column", list(table["column"]), key="forest_dependence_column",
                           format_func=elide)
     halves = st.container(horizontal=True)  # side by side on a wide window, else one a line
-    halves.plotly_chart(population_plots.dependence_figure(
+    chart(place=halves, fig=population_plots.dependence_figure(
         population.dependence(column), column, population.target, width=plots.HALF),
         width=plots.HALF, key="forest_dependence")
-    halves.plotly_chart(population_plots.partial_dependence_figure(
+    chart(place=halves, fig=population_plots.partial_dependence_figure(
         bench.whole().partial_dependence(column), population.target, width=plots.HALF),
         width=plots.HALF, key="forest_partial_dependence")
 
 
 def cohorts(bench: Workbench, columns: list[str]) -> None:
     """Two groups of held-out rows compared."""
-    st.subheader("Compare two groups of rows")
+    st.subheader("Compare two groups of rows", anchor=False)
     split = st.radio("Groups", list(SPLITS), format_func=SPLITS.get, horizontal=True,
                      key="forest_cohort_split")
     column = cut = None
@@ -101,7 +102,7 @@ def cohorts(bench: Workbench, columns: list[str]) -> None:
         return
     population = bench.whole().population()
     st.caption(as_text(found.caption()))
-    st.plotly_chart(population_plots.cohort_figure(found, population.target),
+    chart(population_plots.cohort_figure(found, population.target),
                     key="forest_cohorts")
     left, right = st.columns(2)
     left.dataframe(found.columns, hide_index=True, key="forest_cohort_columns")
@@ -110,19 +111,19 @@ def cohorts(bench: Workbench, columns: list[str]) -> None:
 
 def trust(bench: Workbench) -> None:
     """How far the held-out rows' explanations can be relied on."""
-    st.subheader("How far the explanations can be relied on")
+    st.subheader("How far the explanations can be relied on", anchor=False)
     table = bench.whole().trust()
     n = int(table["similar rows"].max())
     st.caption(f"For each held-out row: how many of its {n} most similar training rows have "
                f"the same top {TOP_REASONS} reasons, and how many columns carry 90 % of its "
                "movement from the base value (fewer: an explanation easier to read whole).")
     halves = st.container(horizontal=True)
-    halves.plotly_chart(population_plots.count_bars(
+    chart(place=halves, fig=population_plots.count_bars(
         table["same top reasons"], title="Same top reasons among similar rows",
         caption=f"Of each row's {n} most similar training rows, how many share its top "
                 f"{TOP_REASONS} reasons.", x_title="similar rows with the same top reasons",
         low=0, high=n, width=plots.HALF), width=plots.HALF, key="forest_stability")
-    halves.plotly_chart(population_plots.count_bars(
+    chart(place=halves, fig=population_plots.count_bars(
         table["compacity"], title="Columns that carry 90 % of the movement",
         caption="The fewest columns, largest first, whose contributions make up 90 % of the "
                 "row's total.", x_title="columns", low=1,
@@ -147,7 +148,7 @@ def robustness(bench: Workbench) -> None:
         return
     share = bench.whole().robustness(contributions)
     n = len(contributions)
-    st.plotly_chart(population_plots.count_bars(
+    chart(population_plots.count_bars(
         np.rint(share * n).astype(int), title="Top reasons kept under refits",
         caption=f"Of {n} refits with other seeds, how many give each held-out row the same top "
                 f"{TOP_REASONS} reasons.", x_title="refits with the same top reasons", low=0,
@@ -157,15 +158,15 @@ def robustness(bench: Workbench) -> None:
 
 
 def weights_over_rows(views) -> None:
-    st.subheader("Tree weights over the held-out rows")
+    st.subheader("Tree weights over the held-out rows", anchor=False)
     if views.heatmap_note:
         st.caption(views.heatmap_note)
-    st.plotly_chart(views.heatmap, key="forest_heatmap")
-    st.plotly_chart(views.effective, key="forest_effective")
+    chart(views.heatmap, key="forest_heatmap")
+    chart(views.effective, key="forest_effective")
 
 
 models.follow_jobs()
-st.title("Forest")
+st.title("Forest", anchor=False)
 bench = models.workbench()
 if bench is None:
     st.info("Train a model on the Train page first.", icon=":material/info:")
@@ -181,10 +182,10 @@ if views.no_rounds is None:
     hardest_rows(views)
     cleaning_rounds(bench)
 else:  # no slider, no advice the task cannot follow
-    st.subheader("Hardest training rows and cleaning rounds")
+    st.subheader("Hardest training rows and cleaning rounds", anchor=False)
     st.info(as_text(views.no_rounds), icon=":material/info:")
-st.subheader("Feature importance")
+st.subheader("Feature importance", anchor=False)
 st.caption("It describes the forest as a whole, not one row; these are the numbers the Enhanced "
            "RF's cleaning rounds use.")
-st.plotly_chart(views.importance, key="forest_features")
+chart(views.importance, key="forest_features")
 weights_over_rows(views)

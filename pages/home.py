@@ -11,7 +11,7 @@ from ui.state import CHOICE, DATASET
 signin.guard("home")
 
 models.follow_jobs(progress_in_sidebar=False)
-st.title("forestviz")
+st.title("forestviz", anchor=False)
 st.markdown(
     "forestviz explains the predictions of random-forest-family models one sample at a time. "
     "It trains an Attention-based Random Forest, an Enhanced Random Forest or attention-weighted "
@@ -19,13 +19,13 @@ st.markdown(
     "prediction, how much, and why. "
     "A bundled clinical data set is loaded already; bring your own CSV on the Data page."
 )
-st.subheader("Data set in use")
+st.subheader("Data set in use", anchor=False)
 show_dataset_summary(st.session_state[DATASET])
 signin.page_link("pages/data.py", label="Choose or upload data", icon=":material/table:")
 
 dataset = st.session_state[DATASET]
 default = families.default_settings(dataset.task)
-st.subheader("See an explanation now")
+st.subheader("See an explanation now", anchor=False)
 quiet, busy = families.DEFAULT_FIRST_SCREEN_SECONDS
 st.caption(f"Trains the default model ({FAMILIES[default.family].label}, {default.n_estimators} "
            "trees) and opens the explanation of the held-out row with the highest predicted "
@@ -37,12 +37,12 @@ if st.button("Train the default model and explain a row", type="primary", key="h
 
 published = catalog.visible_versions()
 if published:
-    st.subheader("Open a published model")
+    st.subheader("Open a published model", anchor=False)
     st.caption("A model an analyst trained and published: it opens straight into Explain.")
     catalog.open_button(catalog.choose_version(published, key="home_published"), key="home_open")
 
 demo = families.ATTENTION_DEMO
-st.subheader("See attention at work")
+st.subheader("See attention at work", anchor=False)
 st.caption(demo.why + f" Trains {FAMILIES[demo.settings.family].label} "
            f"({demo.settings.n_estimators} trees) on that table and opens a row.")
 if st.button("See attention at work", key="home_attention", icon=":material/visibility:",

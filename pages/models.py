@@ -8,7 +8,7 @@ from ui import catalog, library, models, signin
 signin.guard("models")
 
 models.follow_jobs()
-st.title("Models")
+st.title("Models", anchor=False)
 st.caption("Models published from the Train page. Opening one explains its held-out rows, new "
            "patients or a CSV of patients at once: no upload, no training.")
 versions = catalog.visible_versions()

@@ -9,6 +9,7 @@ from forestviz.parameters import SECTIONS, TEST_SIZE, TREES
 from forestviz.persistence.archive import ModelFileError
 from forestviz.registry import AUTO_TUNE_HELP, FAMILIES, families_for
 from ui import library, models, publish, signin, state, upload_caps
+from ui.charts import chart
 from ui.display import as_text, show_error
 from ui.parameter_inputs import parameter_input
 from ui.state import CHOICE, DATASET
@@ -54,7 +55,7 @@ def choose_settings(task: str) -> Settings:
 
 def show_results(bench: Workbench) -> None:
     bundle = bench.model
-    st.subheader("Results on the held-out rows")
+    st.subheader("Results on the held-out rows", anchor=False)
     st.caption(as_text(f"{bundle.name}: {len(bundle.train_rows)} training rows, "
                        f"{len(bundle.test_rows)} held-out rows, {bundle.n_trees} trees."))
     comparison = bench.comparison()
@@ -81,17 +82,17 @@ def show_results(bench: Workbench) -> None:
                            "(rows: recorded, columns: predicted)."))
         st.dataframe(confusion, key="train_confusion")
     if comparison.figure is not None:
-        st.plotly_chart(comparison.figure, key="train_comparison")
+        chart(comparison.figure, key="train_comparison")
     if comparison.calibration is not None:
-        st.subheader(comparison.calibration.title)
+        st.subheader(comparison.calibration.title, anchor=False)
         if comparison.calibration.note:
             st.caption(as_text(comparison.calibration.note))
-        st.plotly_chart(comparison.calibration.figure, key="train_calibration")
+        chart(comparison.calibration.figure, key="train_calibration")
     for i, view in enumerate(comparison.training):
-        st.subheader(view.title)
+        st.subheader(view.title, anchor=False)
         if view.note:
             st.caption(view.note)
-        st.plotly_chart(view.figure, key=f"train_diagnostic_{i}")
+        chart(view.figure, key=f"train_diagnostic_{i}")
     left, right = st.columns(2)
     left.download_button("Download held-out predictions with tree weights (CSV)",
                          bench.predictions_csv, file_name="predictions.csv",
@@ -126,7 +127,7 @@ def load_model(dataset, choice) -> None:
 
 
 models.follow_jobs(progress_in_sidebar=False)
-st.title("Train")
+st.title("Train", anchor=False)
 dataset = st.session_state[DATASET]
 choice = st.session_state[CHOICE]
 st.caption(as_text(f"Data set: {dataset.name} · target {dataset.target} ({dataset.task}), "

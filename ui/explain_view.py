@@ -20,6 +20,7 @@ from forestviz.io.errors import DataError
 from forestviz.io.values import check_numbers
 from forestviz.names import elide
 from forestviz.numbers import outcome_text
+from ui.charts import chart
 from ui.display import as_label, as_text
 
 MISSING = "(missing: no level)"
@@ -122,7 +123,8 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSecti
     st.markdown(as_text(f"{section.title}; {says} {section.says}"))
     left, right = st.columns([3, 2])
     if svg is not None:
-        left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}")
+        left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}",
+                   alt=section.drawing_text)
     tests = zip(section.path["test"], section.path[MARGIN], section.fragile, strict=True)
     right.markdown("**The path's tests** (margin: value − threshold)\n\n" + "\n".join(
         f"{i}. " + as_text(f"{test} (margin {margin}" + ("; the most fragile" if fragile
@@ -138,7 +140,8 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSecti
                      key=f"full@{rank}"):
             full = draw(bench, e, tree, mode="full", fancy=None)
             if full is not None:
-                st.image(full, width="content")
+                st.image(full, width="content", alt=f"The whole of tree {tree + 1}, every "
+                         f"node; {section.drawing_text}")
 
 
 def attention_lens(bench: Workbench, e: Explanation) -> None:
@@ -166,7 +169,7 @@ def attention_lens(bench: Workbench, e: Explanation) -> None:
             tiles.metric("Model value", e.value_texts(e.prediction)[0], width="content")
         tiles.metric("Lens effective number of trees", f"{1 / np.sum(weights**2):.1f}",
                      width="content")
-        st.plotly_chart(plots.tree_weight_bars(
+        chart(plots.tree_weight_bars(
             weights, label="lens weight", width=plots.WIDTH,
             title="Attention lens (not used for the prediction): weight of each tree"),
             key="explain_lens_weights")

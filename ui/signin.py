@@ -40,7 +40,7 @@ def admitted() -> Identity | None:
 
 def gate() -> None:
     """The only page of a session :func:`admitted` lets in nowhere."""
-    st.title("forestviz")
+    st.title("forestviz", anchor=False)
     try:
         identity = who()
     except SignInSettingsError as err:

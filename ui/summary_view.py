@@ -14,6 +14,7 @@ from forestviz.explain.glance import Glance
 from forestviz.explain.imputed import WARNING
 from forestviz.explain.plots.reasons import fitted_waterfall
 from forestviz.names import elide
+from ui.charts import chart
 from ui.display import as_label, as_text
 
 # pixels the waterfall is laid out for: its column in a 700 px window (at 1400 px the column is
@@ -85,6 +86,6 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             # the glance's fixed height keeps the summary on the first screen (1400 × 900):
             # its labels on one line, as many bars as that height holds; the record's
             # waterfall takes the height its two-line labels need
-            right.plotly_chart(fitted_waterfall(g.reasons, width=WATERFALL_WIDTH,
+            chart(place=right, fig=fitted_waterfall(g.reasons, width=WATERFALL_WIDTH,
                                                 height=WATERFALL_HEIGHT),
                                key="explain_reasons", width="stretch")

@@ -32,6 +32,7 @@ import plotly.graph_objects as go
 from forestviz.explain.glance import glance as glance_of
 from forestviz.explain.narrative import target_column
 from forestviz.explain.plots import conventions
+from forestviz.explain.plots.alt import chart_text
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
 from forestviz.explain.plots.conventions import WIDTH
 from forestviz.explain.plots.density import attention_kde
@@ -152,7 +153,7 @@ def _prediction(e, names) -> str:
 def _tree_section(section, svg, names) -> str:
     """One tree's :class:`~forestviz.explain.tree_section.TreeSection` as HTML."""
     title = sentence(section.title)
-    drawing = "" if svg is None else svg_image(svg, section.title, "tree")
+    drawing = "" if svg is None else svg_image(svg, section.drawing_text, "tree")
     rows = ["fragile" if f else "" for f in section.fragile]
     body = (_table(section.path, names, rows) if len(section.path)
             else "<p>This tree is a single leaf.</p>")
@@ -202,7 +203,7 @@ def _charts(e, trees) -> str:
     for fig in figures(e, trees=trees).values():
         title = plain_text(fig.layout.title.text).replace("\n", " ")
         try:
-            parts.append(svg_image(figure_svg(fig), title, "chart"))
+            parts.append(svg_image(figure_svg(fig), chart_text(fig), "chart"))
         except UndrawableFigure:
             parts.append(f"<p>The chart “{sentence(title)}” is on the Explain page only.</p>")
     return ("<h2>Charts</h2><p>Pictures of the Explain page's interactive charts (there, "

@@ -24,6 +24,7 @@ from __future__ import annotations
 from forestviz.explain.counterfactual.wording import before_after
 from forestviz.explain.counterfactual.wording import summary as counterfactual_summary
 from forestviz.explain.imputed import WARNING
+from forestviz.explain.plots.alt import chart_text
 from forestviz.explain.plots.reasons import reasons_waterfall
 from forestviz.explain.report_charts import UndrawableFigure, figure_svg
 from forestviz.explain.report_markup import sentence, svg_image, table
@@ -33,11 +34,13 @@ WATERFALL_INCHES = 6.0  # the waterfall's width on the page (of its 7.5 inches o
 CHECKS_SHOWN = 4  # missing-value checks written out on the first page (alarms first)
 
 
-def waterfall_svg(glance) -> str | None:
-    """The Glance's two-sided waterfall as SVG (None without contributions)."""
+def waterfall_picture(glance) -> str:
+    """The Glance's two-sided waterfall as an SVG picture with its text alternative ("" without
+    contributions)."""
     if glance.reasons is None:
-        return None
-    return figure_svg(reasons_waterfall(glance.reasons), width=WATERFALL_INCHES)
+        return ""
+    fig = reasons_waterfall(glance.reasons)
+    return svg_image(figure_svg(fig, width=WATERFALL_INCHES), chart_text(fig), "reasons")
 
 
 def _checks(glance) -> str:
@@ -79,11 +82,9 @@ def summary_section(glance, record: str, *, appendix: bool,
     if glance.unfamiliar is not None:
         interval += f'<p class="warning">{sentence(glance.unfamiliar)}.</p>'
     try:
-        svg = waterfall_svg(glance)
+        picture = waterfall_picture(glance)
     except UndrawableFigure:
-        svg = None
-    picture = "" if svg is None else svg_image(svg, f"Reasons both ways: {glance.target}",
-                                               "reasons")
+        picture = ""
     similar = "" if glance.similar is None else f"<p>{sentence(glance.similar)}.</p>"
     warnings = "".join(f'<p class="warning">{sentence(w)}</p>' for w in glance.warnings)
     closing = ("The technical appendix follows: the model's settings and held-out metrics, "

@@ -36,6 +36,14 @@ class TreeSection:
     fragile_test: str | None
     alternatives: tuple[str, ...]
 
+    @property
+    def drawing_text(self) -> str:
+        """The drawing's text alternative (the page's image and the record's picture): the
+        path it highlights, test by test, and what the tree says."""
+        tests = "; ".join(str(test) for test in self.path["test"])
+        path = f"the row's path: {tests}" if tests else "a single leaf"
+        return f"Tree {self.tree + 1} drawn with {path}; it says {self.says}."
+
 
 def tree_value_text(e, value, name=str) -> str:
     """What a tree says for a row of the explanation ``e``: a value (to the decimals of the

@@ -77,6 +77,11 @@ UNDRAWN_LAYOUT = frozenset({"geo", "map", "mapbox", "polar", "scene"})
 """Layout parts of "plotly_white" for kinds of plot no figure here has."""
 
 
+FONT = '"Source Sans", "Source Sans Pro", sans-serif'
+"""The page's typeface (Streamlit's), for the figures' text; its colour is plotly_white's
+dark blue-grey, 10.7 : 1 on white (Streamlit's own chart theme printed ticks at 3.7 : 1)."""
+
+
 @functools.cache
 def white_template() -> go.layout.Template:
     """Plotly's "plotly_white" with the trace defaults of ``TRACE_TYPES`` only and without
@@ -85,6 +90,7 @@ def white_template() -> go.layout.Template:
     white = pio.templates["plotly_white"]
     layout = {k: v for k, v in white.layout.to_plotly_json().items()
               if k not in UNDRAWN_LAYOUT}
+    layout["font"] = {**layout.get("font", {}), "family": FONT}
     data = {k: v for k, v in white.data.to_plotly_json().items() if k in TRACE_TYPES}
     return go.layout.Template(layout=layout, data=data)
 
