@@ -17,6 +17,7 @@ from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
 from forestviz.explain.glance import glance
+from forestviz.explain.plots.alt import chart_text
 from forestviz.explain.report_markup import FULL_NAME_LIMIT
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.tree_drawings import tree_drawings
@@ -94,8 +95,7 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, hostile_reports
     assert set(figures) == (common | {"scores"} if key == "erf" else common)
     charts = [attrs for tag, attrs in tags if tag == "img" and attrs.get("class") == "chart"]
     assert len(charts) == len(figures)  # one picture per figure, in figures' order
-    assert [c["alt"] for c in charts] == [
-        html.unescape(" ".join(f.layout.title.text.split("<br>"))) for f in figures.values()]
+    assert [c["alt"] for c in charts] == [chart_text(f) for f in figures.values()]
     for markup in ("<script>alert", "<img src=x", "<img src=y", "<svg onload", "<b>healthy",
                    "<i>p", "<u>ward"):
         assert markup not in rest

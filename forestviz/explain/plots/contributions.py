@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import (
     STRONG,
+    TOTAL,
     WIDTH,
     finish,
     plain,
@@ -63,7 +64,7 @@ def contribution_waterfall(base_value: float, contributions, names, *, value_tex
                    f"{plain(target)}: {plain_number(prediction, 4)}"], hoverinfo="text",
         increasing={"marker": {"color": STRONG[1]}},
         decreasing={"marker": {"color": STRONG[0]}},
-        totals={"marker": {"color": "#888888"}}))
+        totals={"marker": {"color": TOTAL}}))
     return finish(
         fig, f"What moves {plain(target)}: each column's contribution",
         "From the base value (the trees' expected output, weighted by this row's tree weights) "

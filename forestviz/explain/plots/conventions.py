@@ -66,8 +66,11 @@ BOTTOM = 80  # plotly's bottom margin: the x axis's ticks and title
 def narrowest(width: int) -> int:
     """Pixels of the narrowest column a figure laid out for ``width`` is shown in."""
     return min(width, NARROW)
-STRONG = ("#1f5fa8", "#d9650b", "#2b8a3e")  # top-k bars, one colour per stacked part
-PALE = ("#b7cde6", "#f6c8a0", "#b9e0c0")  # the other bars
+# Told apart under protanopia, deuteranopia and tritanopia as well (tests/test_palette.py: the
+# green this replaced was 7 CAM02-UCS units from the orange to a protanope)
+STRONG = ("#1f5fa8", "#d9650b", "#333333")  # top-k bars, one colour per stacked part
+PALE = ("#b7cde6", "#f6c8a0", "#a8a8a8")  # the other bars
+TOTAL = "#888888"  # a waterfall's base and end
 
 
 TRACE_TYPES = frozenset({"bar", "heatmap", "histogram", "scatter", "scatterternary",

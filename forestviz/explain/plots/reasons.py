@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from forestviz.explain.plots.conventions import HALF, STRONG, finish, plain, unique_labels
+from forestviz.explain.plots.conventions import (
+    HALF,
+    STRONG,
+    TOTAL,
+    finish,
+    plain,
+    unique_labels,
+)
 from forestviz.explain.reasons import fold
 from forestviz.names import elide, elide_unique
 from forestviz.numbers import counted, signed_number
@@ -68,7 +75,7 @@ def reasons_waterfall(reasons, *, width: int = HALF, height: int | None = None,
         textposition="outside", cliponaxis=False, hovertext=[f"{label}: {text}" for label, text
                                            in zip(labels, texts, strict=True)],
         hoverinfo="text", increasing={"marker": {"color": STRONG[1]}},
-        decreasing={"marker": {"color": STRONG[0]}}, totals={"marker": {"color": "#888888"}}))
+        decreasing={"marker": {"color": STRONG[0]}}, totals={"marker": {"color": TOTAL}}))
     target = plain(reasons.target)
     return finish(
         fig, f"Reasons both ways: {target}",

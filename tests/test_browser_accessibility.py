@@ -1,0 +1,138 @@
+"""Readable by everyone (issue 39, item 1), in Debian Chromium: axe-core's WCAG 2.0/2.1 A and AA
+rules over every page in its main states, the charts' own text (which axe does not check: it
+is SVG) at 4.5 : 1 or more, every chart and drawing with a text alternative, and a walk with
+the keyboard alone from Home to a downloaded record."""
+
+import pytest
+from axe_playwright_python.base import AXE_FILE_PATH
+from playwright.sync_api import Page, expect
+
+from tests.test_browser_flows import TIMEOUT, go_to
+from tests.test_browser_glance import summary
+from tests.test_browser_guesses import DEFAULT, SLOW, TYPED, settled, tile
+
+pytestmark = pytest.mark.browser
+
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+BLOCKING = ("serious", "critical")
+# Violations that come from Streamlit's own markup, each with its upstream issue
+# (docs/accessibility.md); none at Streamlit 1.67 in the states below
+UPSTREAM: dict[str, str] = {}
+RUN_AXE = """async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags},
+    resultTypes: ['violations']})).violations.map(v => [v.id, v.impact,
+    v.nodes.map(n => n.html.slice(0, 120))])"""
+# WCAG 2.1's contrast of each chart text's fill (its opacity laid over the white page)
+CHART_CONTRAST = """() => {
+  const lum = c => c.slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((s, v, i) => s + [0.2126, 0.7152, 0.0722][i] * v, 0);
+  return [...document.querySelectorAll('.js-plotly-plot text')]
+    .filter(t => t.textContent.trim() && getComputedStyle(t).visibility !== 'hidden')
+    .map(t => { const s = getComputedStyle(t); const c = (s.fill.match(/[0-9.]+/g) || [])
+        .map(Number); if (c.length < 3) return [t.textContent, 21];
+      const a = (c.length > 3 ? c[3] : 1) * Number(s.opacity) * Number(s.fillOpacity);
+      const L = a * lum(c) + (1 - a);
+      return [t.textContent.slice(0, 40), 1.05 / (L + 0.05)]; });
+}"""
+DESCRIBED = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]
+    .map(e => e.getAttribute('aria-label') || '')
+    .concat([...document.querySelectorAll('[data-testid=stMain] img')]
+    .map(e => e.getAttribute('alt') || ''))"""
+
+
+def check(page: Page, state: str, seen: dict) -> None:
+    """axe-core over the page as it stands, the charts' text contrast and their text
+    alternatives; the findings kept under ``state``."""
+    settled(page)
+    if not page.evaluate("() => typeof axe !== 'undefined'"):
+        page.add_script_tag(path=AXE_FILE_PATH)
+    found = page.evaluate(RUN_AXE, TAGS)
+    seen[state] = {
+        "violations": [(rule, impact, nodes) for rule, impact, nodes in found
+                       if impact in BLOCKING and rule not in UPSTREAM],
+        "low contrast": [(text, round(ratio, 2)) for text, ratio in page.evaluate(CHART_CONTRAST)
+                         if ratio < 4.5],
+        "no text": sum(not text.strip() for text in page.evaluate(DESCRIBED)),
+    }
+
+
+def test_every_page_in_its_main_states_passes_axe_core(page, dialogs):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    seen = {}
+    page.goto("/")
+    expect(page.get_by_role("button", name=DEFAULT)).to_be_visible(timeout=SLOW)
+    check(page, "home, nothing trained", seen)
+    page.get_by_role("button", name=DEFAULT).click(timeout=SLOW)
+    expect(summary(page).locator(".js-plotly-plot").first).to_be_visible(timeout=SLOW)
+    check(page, "a row explained", seen)
+    main = page.get_by_test_id("stMain")
+    main.get_by_text("New patient", exact=True).click(timeout=3 * TIMEOUT)
+    expect(main.get_by_role("button", name="Explain this patient")).to_be_visible(
+        timeout=3 * TIMEOUT)
+    check(page, "the new-patient form", seen)
+    main.get_by_text("Several new patients (CSV)", exact=True).click(timeout=3 * TIMEOUT)
+    check(page, "several patients", seen)
+    for name in ("Data", "Train", "Forest", "Models", "Paper lab", "Audit"):
+        go_to(page, name)
+        check(page, name, seen)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Home", exact=True).click()
+    expect(page.get_by_role("button", name=DEFAULT)).to_be_visible(timeout=SLOW)
+    check(page, "home, a model trained", seen)
+    assert {state: found for state, found in seen.items()
+            if found["violations"] or found["low contrast"] or found["no text"]} == {}
+    assert dialogs == []
+
+
+def tab_to(page: Page, role: str, name: str, limit: int = 80, key: str = "Tab") -> int:
+    """Press ``key`` (Tab, or Shift+Tab to go back) until the focused element is the ``role``
+    named ``name``; the presses."""
+    target = page.get_by_role(role, name=name, exact=True).first
+    expect(target).to_be_visible(timeout=3 * TIMEOUT)
+    for presses in range(1, limit + 1):
+        page.keyboard.press(key)
+        if target.evaluate("e => e === document.activeElement || e.contains("
+                           "document.activeElement)"):
+            return presses
+    raise AssertionError(f"{name} not reached in {limit} presses of {key}")
+
+
+def test_the_keyboard_alone_reaches_an_explanation_a_new_patient_and_the_record(page, dialogs):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto("/")
+    presses = {"main button": tab_to(page, "button", DEFAULT)}
+    page.keyboard.press("Enter")
+    heading = summary(page).get_by_test_id("stHeading")
+    expect(heading).to_be_visible(timeout=SLOW)
+    settled(page)
+    first = heading.inner_text()
+    presses["row picker"] = tab_to(page, "combobox", "Held-out row (ID · predicted risk · "
+                                                     "recorded outcome)")
+    page.keyboard.press("ArrowDown")  # opens the list on the row shown
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(heading).not_to_have_text(first, timeout=3 * TIMEOUT)
+    settled(page)
+    presses["how to pick"] = tab_to(page, "radio", "Held-out rows, highest predicted risk first",
+                                    key="Shift+Tab")  # above the row picker
+    for _ in range(3):  # the radio group's arrows: by ID, what-if, new patient
+        page.keyboard.press("ArrowRight")
+    first_field = next(iter(TYPED))
+    presses["form"] = tab_to(page, "spinbutton", first_field)
+    for column, value in TYPED.items():
+        field = page.get_by_role("spinbutton", name=column)
+        if not field.evaluate("e => e === document.activeElement"):
+            tab_to(page, "spinbutton", column)
+        page.keyboard.type(value)
+    tab_to(page, "button", "Explain this patient")
+    page.keyboard.press("Enter")
+    expect(heading).to_contain_text("New patient", timeout=3 * TIMEOUT)
+    settled(page)
+    risk = tile(page, "P(Yes)")
+    tab_to(page, "button", "HTML report", key="Shift+Tab")  # the summary is above the form
+    with page.expect_download(timeout=3 * TIMEOUT) as done:
+        page.keyboard.press("Enter")
+    record = done.value.path().read_text(encoding="utf-8")
+    assert "<h1>Explanation of a new patient</h1>" in record
+    assert f"risk {risk}" in record  # the record of the patient on the screen
+    print("Tab presses:", presses)
+    assert dialogs == []
