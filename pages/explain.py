@@ -105,7 +105,6 @@ def explained_row() -> None:
     detail = library.row_detail(row_id if how in ("ranked", "id") else None, original,
                                 patient=typed)
     glance = bench.glance(explanation)
-    library.row_explained(bench, detail, unfamiliar=glance.unfamiliar is not None)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
     asked = {}  # what would change the answer, laid out last, for the report
@@ -136,6 +135,9 @@ def explained_row() -> None:
                              notes=[bench.whole().stability(explanation).sentence()],
                              buttons=report_buttons)
         changes = st.container()  # what would change the answer: filled last
+    # recorded once the summary is on screen (a session's model is digested once, in seconds)
+    facts = {"row": row_id if how in ("ranked", "id") else None, "patient": typed}
+    library.row_explained(bench, explanation, glance, **facts)
 
     st.header("How the forest reached it", anchor=False)
     choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile
@@ -182,8 +184,7 @@ def explained_row() -> None:
     with changes:  # seconds of search, after everything else is on the page
         asked["found"] = counterfactual_view.what_would_change(bench, explanation)
     if asked["found"] is not None and asked["found"].best is not None:
-        library.row_explained(bench, detail, unfamiliar=glance.unfamiliar is not None,
-                              counterfactual=True)
+        library.row_explained(bench, explanation, glance, **facts, counterfactual=True)
 
 
 models.follow_jobs()
