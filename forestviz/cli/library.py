@@ -165,6 +165,13 @@ def audit_verify(args) -> int:
     return 0 if verdict.intact else 1
 
 
+def audit_purge(args) -> int:
+    """Delete the events older than the retention, the purge recorded (admins only)."""
+    purged = open_library().audit.purge(actor=local_actor())
+    bars.OUTPUT.print(bars.Text(purged.line()), soft_wrap=True)
+    return 0
+
+
 # --------------------------------------------------------------------- explain and report
 @dataclass(frozen=True)
 class Trail:

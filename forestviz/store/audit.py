@@ -33,12 +33,14 @@ from forestviz.store.chain import Verdict, append, verify
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.digests import Digests
 from forestviz.store.engine import reached
+from forestviz.store.purge import Purged, purge
 from forestviz.store.roles import require
 from forestviz.store.tables import SUBJECT_CHARS, AuditEvent, utc
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
            "model_retired", "signin_refused", "signed_in", "signed_out", "rows_explained",
-           "explanations_downloaded", "report_written", "audit_viewed", "audit_exported")
+           "explanations_downloaded", "report_written", "audit_viewed", "audit_exported",
+           "explanation_disputed", "audit_purged")
 DETAIL_CHARS = 500
 FILE_NAME_CHARS = 120  # of a file's name in an event (the digest names the file exactly)
 COLUMNS = ["at", "subject", "email", "action", "model", "version", "detail"]
@@ -76,7 +78,7 @@ class AuditTrail:
     typed or uploaded by hand under the server's key."""
 
     def __init__(self, engine: Engine, config: StoreConfig):
-        self.engine = engine
+        self.engine, self.config = engine, config
         self.digests = Digests(config)
 
     def record(self, actor: Actor, action: str, *, model: tuple[str, int] | None = None,
@@ -90,6 +92,15 @@ class AuditTrail:
         verify the trail (else :class:`~forestviz.store.roles.NotAllowed`)."""
         require(actor.role, "verify_trail")
         return verify(self.engine, noted)
+
+    def purge(self, *, actor: Actor = LOCAL) -> Purged:
+        """Delete the events older than the trail's retention
+        (:attr:`~forestviz.store.config.StoreConfig.retention_days`: StoreError, one line, when
+        it is set below six months), recorded as an ``audit_purged`` event that keeps the chain
+        verifiable (:mod:`forestviz.store.purge`); only for a role that may purge the trail
+        (else :class:`~forestviz.store.roles.NotAllowed`)."""
+        require(actor.role, "purge_trail")
+        return purge(self.engine, actor, self.config.retention_days)
 
     def query(self, *, limit: int | None = None, offset: int = 0, actor: Actor = LOCAL,
               **filters) -> pd.DataFrame:
