@@ -18,6 +18,7 @@ from forestviz.store import LOCAL, Actor, NotAllowed, StoreConfig, StoreError
 from forestviz.store.audit import event_row, facts
 from forestviz.store.chain import append
 from forestviz.store.config import MIN_RETENTION_DAYS
+from tests.apptest_helpers import app
 from tests.store_helpers import library_at
 from tests.test_audit_chain import recorded, rows, tamper, verify
 
@@ -145,3 +146,22 @@ def test_a_purge_event_forged_to_hide_recent_events_is_named(library, capsys):
     assert status == 1 and lines[0].startswith("deleted: events #1 to #2 were purged with a "
                                                "cut-off")
     assert "within the minimum retention of 183 days" in lines[0]
+
+
+@pytest.mark.slow  # the app's first run imports its packages: seconds
+def test_the_audit_page_offers_the_purge_to_admins_behind_a_confirmation(tmp_path, monkeypatch,
+                                                                         capsys):
+    library = library_at(tmp_path / "var")
+    aged(library, 4, OLD_DAYS)
+    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(tmp_path / "var"))
+    monkeypatch.setenv("FORESTVIZ_LOCAL_ROLE", "admin")  # the page is the admins' alone
+    at = app().switch_page("pages/audit.py").run()
+    assert not at.exception and not at.error
+    assert at.button(key="audit_purge").disabled  # until confirmed
+    at.checkbox(key="audit_purge_sure").check().run()
+    at.button(key="audit_purge").click().run()
+    assert not at.exception and not at.error
+    assert at.success[0].value.startswith("Purged 4 audit events before ")
+    assert "audit_purged" in [row["action"] for row in rows(library)]
+    assert "model_opened" not in [row["action"] for row in rows(library)]
+    assert verify(library, capsys)[0] == 0
