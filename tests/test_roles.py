@@ -165,6 +165,7 @@ def test_the_store_refuses_or_allows_each_role_each_action(folder, bench, role, 
     (("models", "retire", f"{NAME}@1"), "retire"),
     (("audit", "export"), "export_trail"),
     (("audit", "verify"), "verify_trail"),
+    (("audit", "purge"), "purge_trail"),  # nothing older than six months: an event only
 ])
 def test_the_command_line_acts_as_the_local_role(folder, bench, role, command, action,
                                                  monkeypatch, capsys, tmp_path):
