@@ -12,7 +12,15 @@ from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_names import typed_identifier
 from forestviz.explain.report_record import TRAINING_ROW, edited_values
 from forestviz.names import elide_cells
-from ui import counterfactual_view, library, models, patients, signin, summary_view
+from ui import (
+    counterfactual_view,
+    dispute_view,
+    library,
+    models,
+    patients,
+    signin,
+    summary_view,
+)
 from ui import explain_view as view
 from ui.charts import chart
 from ui.display import as_text
@@ -106,10 +114,10 @@ def explained_row() -> None:
     detail = library.row_detail(row_id if how in ("ranked", "id") else None, original,
                                 patient=typed)
     glance = bench.glance(explanation)
-    library.row_explained(bench, detail, unfamiliar=glance.unfamiliar is not None)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
     asked = {}  # what would change the answer, laid out last, for the report
+    disputes = []  # the disagreements recorded with this row, for the report
 
     def report_buttons(place) -> None:
         appendix = place.checkbox("With appendix", key="explain_report_appendix",
@@ -120,7 +128,8 @@ def explained_row() -> None:
             lambda **options: bench.report(
                 explanation, glance=glance, appendix=appendix, tree_svgs=svgs, edited=edited,
                 training_row=training_row, counterfactual=asked.get("found"),
-                published=None if published is None else published.ref, **options),
+                published=None if published is None else published.ref,
+                disputes=[d.sentence() for d in disputes], **options),
             bench, detail)
         place.download_button("HTML report", made,
                               file_name=bench.report_name(explanation, "html",
@@ -130,6 +139,7 @@ def explained_row() -> None:
         with place:
             view.pdf_report(partial(made, pdf=True),
                             bench.report_name(explanation, "pdf", edited=bool(edited)))
+        asked["dispute"] = dispute_view.form(place, key="explain_dispute")
 
     title = f"Row {row_id}" if typed is None else f"New patient {typed}".strip()
     with above:
@@ -137,6 +147,11 @@ def explained_row() -> None:
                              notes=[bench.whole().stability(explanation).sentence()],
                              buttons=report_buttons)
         changes = st.container()  # what would change the answer: filled last
+    # recorded once the summary is on screen (a session's model is digested once, in seconds)
+    facts = {"row": row_id if how in ("ranked", "id") else None, "patient": typed}
+    explained = library.row_explained(bench, explanation, glance, **facts)
+    dispute_view.record(asked.get("dispute"), bench, explained)
+    disputes += library.disputes(bench, explained)
 
     st.header("How the forest reached it", anchor=False)
     choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile
@@ -183,8 +198,7 @@ def explained_row() -> None:
     with changes:  # seconds of search, after everything else is on the page
         asked["found"] = counterfactual_view.what_would_change(bench, explanation)
     if asked["found"] is not None and asked["found"].best is not None:
-        library.row_explained(bench, detail, unfamiliar=glance.unfamiliar is not None,
-                              counterfactual=True)
+        library.row_explained(bench, explanation, glance, **facts, counterfactual=True)
 
 
 models.follow_jobs()

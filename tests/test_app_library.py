@@ -98,10 +98,13 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
     assert other.session_state[app_library.OPENED][1].ref == "Pima risk@1"
     row = bundle.preprocessor.transform(
         at.session_state["dataset"].X.iloc[[at.session_state["explain_row"]]])[0]
-    flag = app_library.UNFAMILIAR if bundle.familiar.assess(row).flagged else ""
-    opened_events = [("model_opened", "Pima risk", 1, None),
-                     ("row_explained", "Pima risk", 1, row_id + flag)]
-    assert events(data_dir)[-2:] == opened_events
+    opened_events = events(data_dir)[-2:]
+    assert [e[:3] for e in opened_events] == [("model_opened", "Pima risk", 1),
+                                              ("row_explained", "Pima risk", 1)]
+    said = json.loads(opened_events[1][3])  # the row, the blob that answered, the flag
+    assert said["row"] == row_id and "unpublished_sha256" not in said
+    assert said["blob_sha256"] == other.session_state[app_library.OPENED][1].blob_sha256
+    assert said.get("unfamiliar", False) is bundle.familiar.assess(row).flagged
     other.switch_page("pages/explain.py").run()  # the same row again: no other event
     assert other.subheader[0].value == heading
     assert events(data_dir)[-2:] == opened_events
@@ -112,8 +115,9 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
     other.button(key=f"{key}_send").click().run()
     assert not other.exception
     typed = other.session_state[f"{key}@typed"]  # its values under the server's key
-    assert events(data_dir)[-1] == ("row_explained", "Pima risk", 1,
-                                    keyed(data_dir, canonical(typed.to_dict())))
+    *explained, said = events(data_dir)[-1]
+    assert explained == ["row_explained", "Pima risk", 1] and "row" not in json.loads(said)
+    assert json.loads(said)["input"] == keyed(data_dir, canonical(typed.to_dict()))
 
     other.radio(key="explain_picker").set_value("several").run()  # several new patients
     dataset = other.session_state["dataset"]
@@ -129,7 +133,8 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
         bundle.estimator.predict_proba(encoded)[:, 1], abs=1e-12)
     # the batch is in the trail: its rows' count and keyed digest, once (issue 36)
     lines = b"".join(canonical(row) + b"\n" for row in load_csv(uploaded).to_dict("records"))
-    batch = {"rows": 3, "rows_digest": keyed(data_dir, lines),  # and how many are unusual
+    blob = other.session_state[app_library.OPENED][1].blob_sha256  # the blob that answered
+    batch = {"blob_sha256": blob, "rows": 3, "rows_digest": keyed(data_dir, lines),  # unusual
              "unfamiliar": sum(f.flagged for f in bundle.familiar.assess_rows(encoded))}
     assert events(data_dir)[-1] == ("rows_explained", "Pima risk", 1, facts(**batch))
     other.run()

@@ -59,7 +59,9 @@ def test_explain_with_a_published_model_records_its_rows_and_its_file(published,
     columns = [*read_model(model).used, ID]
     assert (name, version) == ("Pima risk", 2)
     flagged = int(pd.read_csv(out)["unfamiliar"].sum())  # rows unlike the training rows
-    assert facts == {"rows": len(read), "rows_digest": rows_digest(folder, read[columns]),
+    blob = open_library(StoreConfig(folder)).show("Pima risk", 2).blob_sha256
+    assert facts == {"blob_sha256": blob,
+                     "rows": len(read), "rows_digest": rows_digest(folder, read[columns]),
                      "file": "explained.csv", "file_digest": keyed(folder, out.read_bytes()),
                      "unfamiliar": flagged}
     # one value changed: another digest of the rows; the bare SHA-256 is nowhere
@@ -85,7 +87,7 @@ def test_report_with_a_published_model_records_each_file(published, table, tmp_p
     for facts in written:
         path = tmp_path / "reports" / facts["file"]
         assert facts["file_digest"] == keyed(folder, path.read_bytes())
-        assert facts["values_digest"].startswith(PREFIX)
+        assert facts["input"].startswith(PREFIX) and "risk" in facts
     assert set(events["model"].iloc[-2:]) == {"Pima risk"}
 
 

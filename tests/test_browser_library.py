@@ -4,6 +4,7 @@ the server is stopped and started anew, and a new session opens the model from t
 straight into Explain, reading the same prediction; the audit trail is checked after each
 step."""
 
+import json
 import re
 import time
 from contextlib import contextmanager
@@ -70,7 +71,10 @@ def test_published_before_a_restart_opens_with_the_same_prediction(browser, tmp_
         shown_row(page, TRAIN_TIMEOUT)  # the server's default model: trained on a busy machine
         expect_explanation(page, "P(Yes)")
         row, risk = shown_row(page)
-        assert events(data_dir) == [("row_explained", None, None, row)]  # a session's model
+        (explained,) = events(data_dir)  # a session's model: its content digest
+        assert explained[:3] == ("row_explained", None, None)
+        assert json.loads(explained[3])["row"] == row
+        assert "unpublished_sha256" in json.loads(explained[3])
         download_report(page)
         assert events(data_dir)[-1] == ("report_downloaded", None, None, f"{row} (HTML)")
 
@@ -103,8 +107,11 @@ def test_published_before_a_restart_opens_with_the_same_prediction(browser, tmp_
         print(f"published default model: Open click → explanation "
               f"{time.monotonic() - clicked:.1f} s")
         assert shown_row(page) == (row, risk)  # the same row, the same prediction
-        assert events(data_dir)[-2:] == [("model_opened", "Pima risk", 1, None),
-                                         ("row_explained", "Pima risk", 1, row)]
+        opened, explained = events(data_dir)[-2:]
+        assert opened == ("model_opened", "Pima risk", 1, None)
+        assert explained[:3] == ("row_explained", "Pima risk", 1)
+        assert json.loads(explained[3])["row"] == row
+        assert json.loads(explained[3])["blob_sha256"] == library.show("Pima risk", 1).blob_sha256
         assert page.get_by_test_id("stSidebar").get_by_text("unavailable").count() == 0
         assert page.get_by_test_id("stException").count() == 0
         context.close()

@@ -27,7 +27,6 @@ from tests.apptest_helpers import app, choose_bundled, train
 from tests.cli_tables import ID, TARGET
 from ui.counterfactual_view import FOUND, TOGGLE
 from ui.display import as_text
-from ui.library import COUNTERFACTUAL
 
 AGE, PREGNANCIES = "Age (years)", "Pregnancies"
 NEED = "the model would need"  # a column of the before/after table
@@ -99,8 +98,9 @@ def test_the_page_the_record_and_the_command_line_show_the_same_counterfactual(
     # the audit trail: the row explained, then the row with its counterfactual shown
     audit = open_library(StoreConfig(tmp_path / "var")).audit
     row_id = explanation.row_id
-    assert audit.query(action="row_explained")["detail"].tolist() == [
-        row_id, f"{row_id}{COUNTERFACTUAL}"]
+    said = [json.loads(d) for d in audit.query(action="row_explained")["detail"]]
+    assert [(e["row"], e.get("counterfactual")) for e in said] == [(row_id, None),
+                                                                  (row_id, True)]
     at.run()  # a rerun: the kept answer, no other event
     assert as_text(summary(found)) in page_says(at)[0]
     assert len(audit.query(action="row_explained")) == 2

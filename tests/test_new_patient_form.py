@@ -5,6 +5,7 @@ outside the training range needs the user's tick, and an identifier typed with t
 untrusted text — names the row in the record, the report's title, its file name and the audit
 trail."""
 
+import json
 import re
 import unicodedata
 
@@ -183,9 +184,9 @@ def test_the_form_refuses_confirms_and_names_the_patient(tmp_path, monkeypatch):
     risk = bundle.estimator.predict_proba(bundle.preprocessor.transform(typed))[0, 1]
     assert metric(at, "P(Yes)") == f"{risk:.2f}"
     assert at.subheader[0].value.startswith(as_text("New patient P-17:"))
-    (event,) = [d for a, d in open_library(StoreConfig(folder)).audit.query()[
+    (event,) = [json.loads(d) for a, d in open_library(StoreConfig(folder)).audit.query()[
         ["action", "detail"]].itertuples(index=False) if a == "row_explained"
         and "patient" in d]
     # a keyed digest; age 0, far below every training age, is flagged as unlike them
-    assert re.fullmatch(r"hmac-sha256:[0-9a-f]{64} patient P-17 \(unlike the training rows\)",
-                        event)
+    assert re.fullmatch(r"hmac-sha256:[0-9a-f]{64}", event["input"])
+    assert event["patient"] == "P-17" and event["unfamiliar"] is True

@@ -17,10 +17,10 @@ from ui.identity import SignInSettingsError, local_user
 
 # the matrix, written out independently of the module: role -> the actions it may do
 ALL = {"explain", "open", "train", "publish", "open_retired", "retire", "view_trail",
-       "export_trail", "verify_trail"}
+       "export_trail", "verify_trail", "dispute", "purge_trail"}
 EXPECTED = {
-    "viewer": {"explain", "open"},
-    "analyst": {"explain", "open", "train", "publish"},
+    "viewer": {"explain", "open", "dispute"},
+    "analyst": {"explain", "open", "dispute", "train", "publish"},
     "admin": ALL,
     None: set(),  # no role (a sign-in whose token names none): nothing
     "nurse": set(),  # an unknown role: nothing
@@ -35,6 +35,7 @@ REFUSALS = {
     "publish": "publish models", "retire": "retire models",
     "open_retired": "see or open retired models", "view_trail": "view the audit trail",
     "export_trail": "export the audit trail", "verify_trail": "verify the audit trail",
+    "purge_trail": "purge the audit trail's events older than its retention",
 }
 EVENTS = {"publish": "model_published", "retire": "model_retired"}
 NAME = "Pima risk"
@@ -164,6 +165,7 @@ def test_the_store_refuses_or_allows_each_role_each_action(folder, bench, role, 
     (("models", "retire", f"{NAME}@1"), "retire"),
     (("audit", "export"), "export_trail"),
     (("audit", "verify"), "verify_trail"),
+    (("audit", "purge"), "purge_trail"),  # nothing older than six months: an event only
 ])
 def test_the_command_line_acts_as_the_local_role(folder, bench, role, command, action,
                                                  monkeypatch, capsys, tmp_path):

@@ -214,7 +214,7 @@ def test_the_migrated_schema_is_the_mapped_one(tmp_path, database):
         assert {c["name"] for c in found.get_columns(table.name)} == set(table.columns.keys())
     with library.engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").all() == [
-            ("0002",)]
+            ("0003",)]
 
 
 def test_an_unusable_library_fails_in_one_line(tmp_path):

@@ -2,7 +2,8 @@
 first) and, on request, the whole filtered trail as a CSV download
 (:class:`forestviz.store.audit.AuditTrail`). Looking at the trail is itself in the trail: each
 page seen (its filters and number) once per session, and each export (its filters, events,
-file name and keyed digest)."""
+file name and keyed digest). For a role that may purge the trail, its retention and, behind a
+confirmation, the purge of older events (:mod:`forestviz.store.purge`), itself an event."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from forestviz.store.audit import ACTIONS, facts
+from forestviz.store.config import StoreError
+from forestviz.store.roles import may
 from ui import library
+from ui.display import as_text, show_error
 
 if TYPE_CHECKING:
     from forestviz.store.audit import AuditTrail
@@ -99,3 +103,30 @@ def show_trail(trail: AuditTrail, filters: dict) -> None:
         st.download_button("Download the matching events (CSV)", data, file_name=CSV_NAME,
                            mime="text/csv", icon=":material/download:", key="audit_csv",
                            on_click="ignore")
+
+
+def purge_old(trail: AuditTrail) -> None:
+    """The retention and, confirmed, the purge of the events older than it: for a role that
+    may purge the trail (admins) only; a retention set below six months is said in one
+    line."""
+    actor = library.identity().actor
+    if not may(actor.role, "purge_trail"):
+        return
+    with st.expander("Retention: purge the events older than it"):
+        try:
+            days = trail.config.retention_days
+        except StoreError as err:
+            show_error(err)
+            return
+        st.caption(f"Events are kept {days:,} days (FORESTVIZ_AUDIT_RETENTION_DAYS, at least "
+                   "183: six months). A purge deletes the older events, is itself an event "
+                   "naming the last one's hash, and the trail still verifies.")
+        sure = st.checkbox(f"Delete the events older than {days:,} days", key="audit_purge_sure")
+        if st.button("Purge", disabled=not sure, key="audit_purge",
+                     icon=":material/delete_sweep:"):
+            try:
+                done = trail.purge(actor=actor)
+            except StoreError as err:
+                show_error(err)
+            else:
+                st.success(as_text(done.line()), icon=":material/check:")

@@ -12,9 +12,10 @@ first session after a restart opens them at once and the first page imports no d
 package.
 
 Every event names :func:`ui.identity.who`'s actor (:func:`identity`). A row explained is
-recorded once per distinct row and model in a session (a rerun of the same row adds nothing):
-its ID, or for values typed or uploaded by hand their keyed digest
-(:mod:`forestviz.store.digests`: HMAC-SHA256 under the server's audit key).
+recorded once per distinct row, model and warnings shown in a session (a rerun of the same row
+adds nothing), with what :mod:`forestviz.store.explained` says of it: the model's blob, the
+row's ID and the keyed digest of its values (:mod:`forestviz.store.digests`: HMAC-SHA256 under
+the server's audit key), the answer and the warnings shown.
 """
 
 from __future__ import annotations
@@ -36,17 +37,19 @@ from ui.display import as_text
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
     from forestviz.app.workflow import Bundle
+    from forestviz.explain import Explanation
+    from forestviz.explain.glance import Glance
     from forestviz.store import ModelLibrary, ModelVersion
     from forestviz.store.actor import Actor
     from forestviz.store.digests import Digests
+    from forestviz.store.disputes import Dispute
     from ui.identity import Identity
 
 RETRY_SECONDS = 30.0  # an unavailable library is tried again after this long
 OPEN_WAIT = 20.0  # s a page waits for the library's first opening (a database server's answer)
 OPENED = "library_opened"  # (Bundle, ModelVersion): the published model opened in this session
-UNFAMILIAR = " (unlike the training rows)"  # a row_explained event's flag
-COUNTERFACTUAL = " (what would change the answer shown)"  # its other flag
 EXPLAINED = "library_explained"  # {(model, detail)} recorded as row_explained in this session
+DISPUTES = "library_disputes"  # {(model, input digest): [Dispute]} recorded in this session
 STILL_OPENING = "The model library is still opening (its database answers slowly); try again."
 
 
@@ -215,12 +218,16 @@ def row_detail(row_id: str | None, values: pd.Series, *, patient: str | None = N
 
 
 def batch_explained(bench: Workbench, rows: pd.DataFrame, *, unfamiliar: int = 0) -> dict:
-    """Record that this session explained the uploaded ``rows`` with the current model, by
+    """Record that this session explained the uploaded ``rows`` with the current model (its
+    blob, or a session model's digest: :func:`forestviz.store.explained.model_facts`), by
     their count and keyed digest, and how many of them were flagged as unlike the training
     rows (:mod:`forestviz.explain.familiar`); those facts, for the downloads' events."""
     from forestviz.store.audit import facts
+    from forestviz.store.explained import model_facts
 
-    batch = {"rows": len(rows), "rows_digest": digest(lambda found: found.rows(rows)
+    info = published_ref(bench.model)
+    batch = {**model_facts(bench, None if info is None else info.blob_sha256),
+             "rows": len(rows), "rows_digest": digest(lambda found: found.rows(rows)
                                                       .hexdigest()),
              "unfamiliar": unfamiliar}
     record("rows_explained", model=model_key(bench.model), detail=facts(**batch))
@@ -238,23 +245,58 @@ def downloaded(model: tuple[str, int] | None, batch: dict, file_name: str,
         **batch, file=file_name, file_digest=digest(lambda found: found.data(data))))
 
 
-def row_explained(bench: Workbench, detail: str, *, unfamiliar: bool = False,
-                  counterfactual: bool = False) -> None:
-    """Record that this session explained the row ``detail`` with the current model, once
-    per distinct row and model in the session; a row flagged as unlike the training rows
-    (:mod:`forestviz.explain.familiar`) is recorded with :data:`UNFAMILIAR` after it, and once
-    more with :data:`COUNTERFACTUAL` after that when a confirmed change that would change the
-    answer was shown for it (:mod:`ui.counterfactual_view`)."""
-    if unfamiliar:
-        detail += UNFAMILIAR
-    if counterfactual:
-        detail += COUNTERFACTUAL
+def row_explained(bench: Workbench, explanation: Explanation, glance: Glance, *,
+                  row: str | None = None, patient: str | None = None,
+                  counterfactual: bool = False) -> dict | None:
+    """Record that this session explained a row with the current model, once per distinct
+    row, model and warnings shown in the session: the facts of
+    :func:`forestviz.store.explained.explanation_facts` (the published blob or the session
+    model's digest, the row's ``row`` ID or typed ``patient`` identifier and the keyed digest
+    of its values, the answer, the warnings shown, ``counterfactual`` when a confirmed change
+    that would change the answer was shown: :mod:`ui.counterfactual_view`). Those facts (for
+    a disagreement: :func:`disputed`), or None when nothing can be recorded (memory-only mode,
+    or said in one line)."""
+    from forestviz.store.audit import facts
+    from forestviz.store.explained import explanation_facts
+
+    found = library()
+    if found is None:
+        return None
+    info = published_ref(bench.model)
+    try:
+        items = explanation_facts(bench, explanation, glance, digests=found.audit.digests,
+                                  blob_sha256=None if info is None else info.blob_sha256,
+                                  row=row, patient=patient, counterfactual=counterfactual)
+    except StoreError as err:
+        _not_recorded(err)
+        return None
+    detail = facts(**items)
     seen = st.session_state.setdefault(EXPLAINED, set())
     key = (id(bench.model), detail)
-    if key in seen:
-        return
-    seen.add(key)
-    record("row_explained", model=model_key(bench.model), detail=detail)
+    if key not in seen:
+        seen.add(key)
+        record("row_explained", model=model_key(bench.model), detail=detail)
+    return items
+
+
+def disputed(bench: Workbench, items: dict, kind: str, reason: str) -> Dispute:
+    """Record that this session's actor disagrees with the explanation of ``items`` (its
+    facts: :func:`row_explained`) or acted otherwise, with a ``reason``
+    (:meth:`forestviz.store.audit.AuditTrail.dispute`), and keep it for the row's record
+    (:func:`disputes`); StoreError (one line) when it cannot be recorded or is refused."""
+    made = required().audit.dispute(identity().actor, items, kind, reason,
+                                    model=model_key(bench.model))
+    kept = st.session_state.setdefault(DISPUTES, {})
+    kept.setdefault((id(bench.model), items["input"]), []).append(made)
+    return made
+
+
+def disputes(bench: Workbench, items: dict | None) -> list[Dispute]:
+    """The disagreements this session recorded with the current model on the row of
+    ``items`` (the same values), oldest first: the row's record lists them."""
+    if items is None:
+        return []
+    return list(st.session_state.get(DISPUTES, {}).get((id(bench.model), items["input"]), []))
 
 
 def audited_report(make: Callable, bench: Workbench, detail: str) -> Callable:

@@ -166,7 +166,7 @@ class Workbench:
     def report(self, explanation: Explanation, *, pdf: bool = False, appendix: bool = False,
                glance: Glance | None = None, tree_svgs=None, edited=None,
                published: str | None = None, training_row: bool = False,
-               counterfactual=None) -> str | bytes:
+               counterfactual=None, disputes=()) -> str | bytes:
         """The report of ``explanation`` for the record, HTML (or PDF), dated now: on its first
         page the summary of ``glance`` (the one the Explain page shows; by default
         :meth:`glance`) with the current model's data set; when ``appendix``, the technical
@@ -175,7 +175,9 @@ class Workbench:
         model library's "NAME@VERSION" of the model, when opened from there; the model's origin
         warning, if it has one, under the title; ``training_row``: the model learned from
         the row (the record says its prediction is optimistic); ``counterfactual``: what would
-        change the answer (:meth:`counterfactual`), when one was asked for the row. The PDF
+        change the answer (:meth:`counterfactual`), when one was asked for the row;
+        ``disputes``: the disagreements recorded with the row, one sentence each
+        (:meth:`forestviz.store.disputes.Dispute.sentence`), listed in the record. The PDF
         is printed in a worker process within a time limit
         (:func:`~forestviz.app.printing.print_pdf`: :class:`~forestviz.app.printing.PdfRefused`
         when it is not made)."""
@@ -185,7 +187,7 @@ class Workbench:
                                 metrics=model.results.set_index("model"),
                                 held_out_rows=len(model.test_rows), published=published,
                                 origin_warning=model.origin_warning,
-                                training_row=training_row)
+                                training_row=training_row, disputes=tuple(disputes))
         choice = self.tree_choice(explanation) if appendix else None
         if appendix and tree_svgs is None:
             tree_svgs = tree_drawings(model.estimator, explanation, model.context,

@@ -200,12 +200,13 @@ def report(args) -> int:
                                              if c in dataset.feature_columns]],
                               row_id=str(row_id))
             target = _report_path(out, bench.report_name(e, "html"), written)
-            # the summary of the Explain page; with the appendix, the trees it draws
+            glance = bench.glance(e)  # the summary of the Explain page, in the trail too
+            found = bench.counterfactual(e, change=change) if args.counterfactual else None
+            # with the appendix, the trees it draws
             document = bench.report(e, appendix=args.appendix, published=published,
-                                    training_row=frame is dataset.frame
+                                    glance=glance, training_row=frame is dataset.frame
                                     and bench.is_training_row(position),
-                                    counterfactual=bench.counterfactual(e, change=change)
-                                    if args.counterfactual else None)
+                                    counterfactual=found)
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)
@@ -217,7 +218,8 @@ def report(args) -> int:
                                       "before it are complete.") from err
                 written.append(name)
                 if trail is not None:
-                    trail.reported(row_id, values.to_dict(), name)
+                    trail.reported(bench, e, glance, name, counterfactual=found is not None
+                                   and found.best is not None)
             progress(1)
     for target in written:
         bars.OUTPUT.print(bars.Text(str(target)))

@@ -3,7 +3,8 @@ the published models ``explain`` and ``report`` open with ``--model NAME[@VERSIO
 command line acts as the actor ``local`` with the role of ``FORESTVIZ_LOCAL_ROLE`` (default
 ``admin``; :mod:`forestviz.store.roles` says what it may do), and the audit trail records what
 it did with a published model's patients (:class:`Trail`: the rows it explained, the reports it
-wrote, each file by name and keyed digest) and each export of the trail itself.
+wrote with what each explanation answered (:mod:`forestviz.store.explained`), each file by name
+and keyed digest) and each export of the trail itself.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from forestviz.store import (
 from forestviz.store.actor import local_actor
 from forestviz.store.audit import facts
 from forestviz.store.digests import RowsDigest
+from forestviz.store.explained import explanation_facts
 from forestviz.store.publishing import check_origin
 from forestviz.store.signing import sign, signing_key
 
@@ -163,13 +165,22 @@ def audit_verify(args) -> int:
     return 0 if verdict.intact else 1
 
 
+def audit_purge(args) -> int:
+    """Delete the events older than the retention, the purge recorded (admins only)."""
+    purged = open_library().audit.purge(actor=local_actor())
+    bars.OUTPUT.print(bars.Text(purged.line()), soft_wrap=True)
+    return 0
+
+
 # --------------------------------------------------------------------- explain and report
 @dataclass(frozen=True)
 class Trail:
-    """What the command line records of its use of a published model's patients."""
+    """What the command line records of its use of a published model's patients: ``model``
+    its name and version, ``blob_sha256`` the blob that answered."""
 
     library: ModelLibrary
     model: tuple[str, int]
+    blob_sha256: str
 
     def rows(self) -> RowsDigest:
         """The running keyed digest of the rows to be explained."""
@@ -181,15 +192,21 @@ class Trail:
         the training rows (:mod:`forestviz.explain.familiar`), ``counterfactuals`` of them
         given a confirmed change that would change the answer (None: not asked for)."""
         extra = {} if counterfactuals is None else {"counterfactuals": counterfactuals}
-        self._record("rows_explained", rows=rows.rows, rows_digest=rows.hexdigest(),
-                     file=out.name, file_digest=self.library.audit.digests.file(out),
-                     unfamiliar=unfamiliar, **extra)
+        self._record("rows_explained", blob_sha256=self.blob_sha256, rows=rows.rows,
+                     rows_digest=rows.hexdigest(), file=out.name,
+                     file_digest=self.library.audit.digests.file(out), unfamiliar=unfamiliar,
+                     **extra)
 
-    def reported(self, row_id, values, out: Path) -> None:
-        """A report of the row ``row_id`` (its ``values``) written to ``out``."""
+    def reported(self, bench, explanation, glance, out: Path, *,
+                 counterfactual: bool = False) -> None:
+        """A report of ``explanation`` (its ``glance``, as the report shows it) written to
+        ``out``: what :func:`~forestviz.store.explained.explanation_facts` says of it, and the
+        file's name and keyed digest."""
         digests = self.library.audit.digests
-        self._record("report_written", row=str(row_id), values_digest=digests.values(values),
-                     file=out.name, file_digest=digests.file(out))
+        self._record("report_written", **explanation_facts(
+            bench, explanation, glance, digests=digests, blob_sha256=self.blob_sha256,
+            row=explanation.row_id, counterfactual=counterfactual),
+            file=out.name, file_digest=digests.file(out))
 
     def _record(self, action: str, **items) -> None:
         self.library.audit.record(local_actor(), action, model=self.model, detail=facts(**items))
@@ -200,7 +217,8 @@ def open_published(ref: str) -> tuple[OpenedModel, Trail]:
     :class:`Trail`."""
     library = open_library()
     opened = library.open_model(*parse_ref(ref), actor=local_actor())
-    return opened, Trail(library, (opened.info.name, opened.info.version))
+    return opened, Trail(library, (opened.info.name, opened.info.version),
+                         opened.info.blob_sha256)
 
 
 def published_batch_model(ref: str, *, counterfactual=None) -> tuple[BatchModel, Trail]:

@@ -43,9 +43,15 @@ Verify it: each event holds the hash of the one before it; `verify` names every 
 one. It prints the newest event's hash: note it somewhere else, and a later `verify --noted
 HASH` also shows the newest events removed or the whole chain rewritten.
 
+Purge it (admins: FORESTVIZ_LOCAL_ROLE=admin, the default): the events older than the
+retention (FORESTVIZ_AUDIT_RETENTION_DAYS, default and minimum 183 days: six months) are
+deleted, the purge recorded as an event naming the last deleted event's hash, and `verify`
+still passes.
+
 examples:
   forestviz audit export --since 2026-11-01 --action row_explained --out audit.csv
-  forestviz audit verify --noted 3f5a…"""
+  forestviz audit verify --noted 3f5a…
+  FORESTVIZ_AUDIT_RETENTION_DAYS=365 forestviz audit purge"""
 
 
 def add_commands(commands, raw) -> None:
@@ -76,7 +82,8 @@ def add_commands(commands, raw) -> None:
     retire = actions.add_parser("retire", help="hide a version from viewers (it is kept)")
     retire.add_argument("ref", metavar="NAME@VERSION")
 
-    audit = commands.add_parser("audit", help="the audit trail (export, verify)", description=AUDIT,
+    audit = commands.add_parser("audit", help="the audit trail (export, verify, purge)",
+                                description=AUDIT,
                                 formatter_class=raw)
     audit_actions = audit.add_subparsers(dest="action", required=True, metavar="ACTION")
     export = audit_actions.add_parser("export", help="the trail as CSV")
@@ -90,12 +97,15 @@ def add_commands(commands, raw) -> None:
                         help="one kind: model_opened, row_explained, rows_explained, "
                              "report_downloaded, explanations_downloaded, report_written, "
                              "model_published, model_retired, signin_refused, signed_in, "
-                             "signed_out, audit_viewed, audit_exported")
+                             "signed_out, audit_viewed, audit_exported, "
+                             "explanation_disputed, audit_purged")
     export.add_argument("--who", metavar="SUBJECT", help="one actor (subject or e-mail)")
     export.add_argument("--model", metavar="NAME", help="one model's events")
     verify = audit_actions.add_parser("verify", help="check the trail's hash chain")
     verify.add_argument("--noted", metavar="HASH", type=_hash,
                         help="a head hash noted before: it must still be in the chain")
+    audit_actions.add_parser("purge", help="delete the events older than the retention "
+                             "(FORESTVIZ_AUDIT_RETENTION_DAYS, at least 183 days; admins)")
 
 
 def add_published_option(command) -> None:

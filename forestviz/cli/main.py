@@ -44,6 +44,8 @@ Explain tree-ensemble predictions one row at a time, from the command line.
       the audit trail: who opened, explained, published or retired what, and when
   forestviz audit verify [--noted HASH]
       the trail's hash chain: every event deleted, edited or inserted, one line each
+  forestviz audit purge
+      delete the events older than the retention (admins; at least six months kept)
 
 Run 'forestviz COMMAND --help' for a command's options."""
 

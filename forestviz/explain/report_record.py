@@ -45,7 +45,8 @@ class ReportContext:
     it was opened from there; ``origin_warning``: a line shown under the report's title (a
     model file whose origin cannot be verified); ``created``: when (default: now, with the time
     zone); ``version``: forestviz's; ``training_row``: the explained row is one the model
-    learned from (:data:`TRAINING_ROW`)."""
+    learned from (:data:`TRAINING_ROW`); ``disputes``: the disagreements recorded with the
+    row's answer, one sentence each (the user's reason in it: shown as text)."""
 
     dataset: str | None = None
     model: str | None = None
@@ -57,6 +58,7 @@ class ReportContext:
     created: datetime = field(default_factory=_now)
     version: str = __version__
     training_row: bool = False
+    disputes: tuple[str, ...] = ()
 
 
 def _said(key: str, value) -> str:
@@ -187,6 +189,7 @@ def record_section(e, context: ReportContext, names: DisplayNames,
     rows.append(("Model", model))
     if c.published is not None:
         rows.append(("Published model", name(names, c.published)))
+    rows += [("Disagreement recorded", sentence(said)) for said in c.disputes]
     performance = performance_text(e, c)
     if performance is not None:
         rows.append(("Held-out performance", performance))

@@ -7,8 +7,12 @@ values typed or uploaded by hand, their keyed digest (:mod:`forestviz.store.dige
 trail proves what was asked without holding the values, and without the server's key nobody
 can match or brute-force them); for a batch of rows, a download, a report written or the
 trail itself viewed or exported, the facts as compact JSON (:func:`facts`: rows' count and
-digest, file name and digest, the trail's filters). There is no API to change or remove an
-event, and the migration adds database triggers that refuse UPDATE and DELETE on the table;
+digest, file name and digest, the trail's filters); for an explanation, what answered, what it
+answered and the warnings shown (:mod:`forestviz.store.explained`), and for a disagreement
+with it, also its kind and reason (:mod:`forestviz.store.disputes`). Events older than the
+retention are purged by an admin alone (:meth:`AuditTrail.purge`, :mod:`forestviz.store.purge`).
+There is no other API to change or remove an event, and the migrations add database triggers
+that refuse UPDATE, and DELETE but of what a purge names, on the table;
 whoever holds the database can still change it, which the hash chain linking each event to the
 one before (:mod:`forestviz.store.chain`, :meth:`AuditTrail.verify`) shows.
 
@@ -32,14 +36,18 @@ from forestviz.store.actor import LOCAL, Actor
 from forestviz.store.chain import Verdict, append, verify
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.digests import Digests
+from forestviz.store.disputes import ACTION as DISPUTED
+from forestviz.store.disputes import Dispute, dispute_facts
 from forestviz.store.engine import reached
+from forestviz.store.purge import Purged, purge
 from forestviz.store.roles import require
 from forestviz.store.tables import SUBJECT_CHARS, AuditEvent, utc
 
 ACTIONS = ("model_opened", "row_explained", "report_downloaded", "model_published",
            "model_retired", "signin_refused", "signed_in", "signed_out", "rows_explained",
-           "explanations_downloaded", "report_written", "audit_viewed", "audit_exported")
-DETAIL_CHARS = 500
+           "explanations_downloaded", "report_written", "audit_viewed", "audit_exported",
+           "explanation_disputed", "audit_purged")
+DETAIL_CHARS = 1_000  # an explanation's facts and a disagreement's reason fit (Text column)
 FILE_NAME_CHARS = 120  # of a file's name in an event (the digest names the file exactly)
 COLUMNS = ["at", "subject", "email", "action", "model", "version", "detail"]
 EXPORT_ROWS = 5_000  # events read and written at a time by :meth:`AuditTrail.export`
@@ -76,7 +84,7 @@ class AuditTrail:
     typed or uploaded by hand under the server's key."""
 
     def __init__(self, engine: Engine, config: StoreConfig):
-        self.engine = engine
+        self.engine, self.config = engine, config
         self.digests = Digests(config)
 
     def record(self, actor: Actor, action: str, *, model: tuple[str, int] | None = None,
@@ -85,11 +93,30 @@ class AuditTrail:
         with reached(), Session(self.engine) as session, session.begin():
             append(session, [event_row(actor, action, model, detail)])
 
+    def dispute(self, actor: Actor, items: dict, kind: str, reason, *,
+                model: tuple[str, int] | None = None) -> Dispute:
+        """Record that ``actor`` disagrees with the explanation of ``items`` (its facts:
+        :func:`forestviz.store.explained.explanation_facts`) or acted otherwise
+        (:mod:`forestviz.store.disputes`: ``kind`` and the required ``reason``); only for a
+        role that may dispute (else :class:`~forestviz.store.roles.NotAllowed`)."""
+        detail, found = dispute_facts(actor, items, kind, reason)
+        self.record(actor, DISPUTED, model=model, detail=facts(**detail))
+        return found
+
     def verify(self, noted: str | None = None, *, actor: Actor = LOCAL) -> Verdict:
         """The hash chain checked (:func:`forestviz.store.chain.verify`), for a role that may
         verify the trail (else :class:`~forestviz.store.roles.NotAllowed`)."""
         require(actor.role, "verify_trail")
         return verify(self.engine, noted)
+
+    def purge(self, *, actor: Actor = LOCAL) -> Purged:
+        """Delete the events older than the trail's retention
+        (:attr:`~forestviz.store.config.StoreConfig.retention_days`: StoreError, one line, when
+        it is set below six months), recorded as an ``audit_purged`` event that keeps the chain
+        verifiable (:mod:`forestviz.store.purge`); only for a role that may purge the trail
+        (else :class:`~forestviz.store.roles.NotAllowed`)."""
+        require(actor.role, "purge_trail")
+        return purge(self.engine, actor, self.config.retention_days)
 
     def query(self, *, limit: int | None = None, offset: int = 0, actor: Actor = LOCAL,
               **filters) -> pd.DataFrame:

@@ -19,7 +19,10 @@ that the next event does not name), events **deleted** (a gap in the numbers), a
 **inserted** (a row with no place in the chain). Events written before the chain began (by a
 version without it) have no number and are counted, not checked. What the chain cannot show
 (the newest events removed, the whole chain rewritten) is caught by comparing the head hash
-with one noted before (``noted``); ``docs/security.md`` says it plainly.
+with one noted before (``noted``); ``docs/security.md`` says it plainly. After a purge of the
+oldest events (:mod:`.purge`), the chain starts from the newest ``audit_purged`` event's
+:class:`Anchor` (:func:`anchor`): the number and hash of the last event it deleted, which the
+first kept event must follow; a deletion no purge names is named as before.
 """
 
 from __future__ import annotations
@@ -27,11 +30,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
-from forestviz.store.config import StoreError
+from forestviz.store.config import MIN_RETENTION_DAYS, StoreError
 from forestviz.store.engine import reached
 from forestviz.store.tables import AuditEvent, utc
 
@@ -39,6 +43,7 @@ GENESIS = "0" * 64
 CHAIN_LOCK = 2029  # PostgreSQL advisory lock of the chain (migrations hold 2028)
 # the fields an event's hash covers, in its canonical JSON
 CONTENT = ("seq", "at", "subject", "email", "action", "model_name", "model_version", "detail")
+PURGED = "audit_purged"  # the action of a purge (:mod:`.purge`), whose facts anchor the chain
 VERIFY_ROWS = 10_000  # events read at a time by :func:`verify`
 SHOWN_BREAKS = 20  # broken links named one per line; the rest counted
 
@@ -91,6 +96,7 @@ class Verdict:
     before_chain: int = 0
     head: tuple[int, str] | None = None  # (number, hash)
     broken: int = 0  # all the broken links (:attr:`breaks` names the first ones)
+    purged: int | None = None  # the chain starts after this number, purged (:mod:`.purge`)
 
     @property
     def intact(self) -> bool:
@@ -103,9 +109,12 @@ class Verdict:
         head = ("" if self.head is None else
                 f"; head #{self.head[0]:,} {self.head[1]} (note it: `audit verify --noted "
                 "HASH` later shows whether it is still there)")
+        purged = "" if self.purged is None else (
+            f"; events #1 to #{self.purged:,} were purged (the audit_purged event names the "
+            "last one's hash)")
         if self.intact:
             return [f"The audit trail is intact: {self.checked:,} chained events checked"
-                    f"{before}{head}."]
+                    f"{purged}{before}{head}."]
         more = self.broken - len(self.breaks)
         return [*self.breaks, *([f"… and {more:,} more."] if more else []),
                 f"The audit trail is BROKEN: {_links(self.broken)} in {self.checked:,} "
@@ -121,6 +130,43 @@ def _links(count: int) -> str:
     return f"{count:,} broken link{'' if count == 1 else 's'}"
 
 
+@dataclass(frozen=True)
+class Anchor:
+    """Where the chain starts after a purge: the last chain number purged and its hash, the
+    purge's time and cut-off."""
+
+    through: int
+    last_sha256: str
+    at: datetime
+    cutoff: datetime
+
+    @property
+    def within_retention(self) -> bool:
+        """Whether the purge deleted events younger than the minimum retention before it (a
+        purge never does: such an anchor was forged)."""
+        return self.cutoff > self.at - timedelta(days=MIN_RETENTION_DAYS)
+
+
+def anchor(engine: Engine) -> Anchor | None:
+    """The newest purge's :class:`Anchor` (the largest chain number purged), None when no
+    chained event was purged; a purge event whose facts cannot be read is no anchor (its hash
+    names it as edited)."""
+    with reached(), engine.connect() as connection:
+        found = connection.execute(select(AuditEvent.at, AuditEvent.detail).where(
+            AuditEvent.action == PURGED, AuditEvent.seq.is_not(None))).all()
+    best = None
+    for at, detail in found:
+        try:
+            said = json.loads(detail)
+            candidate = Anchor(int(said["through"]), str(said["last_sha256"]), utc(at),
+                               utc(datetime.fromisoformat(said["cutoff"])))
+        except (TypeError, ValueError, KeyError):
+            continue
+        if best is None or candidate.through > best.through:
+            best = candidate
+    return best
+
+
 # what verify reads of each event: its id, :data:`CONTENT`, the previous hash and its own
 CHAIN_COLUMNS = (AuditEvent.id, *(getattr(AuditEvent, name) for name in CONTENT),
                  AuditEvent.prev_sha256, AuditEvent.sha256)
@@ -130,6 +176,7 @@ def verify(engine: Engine, noted: str | None = None) -> Verdict:
     """Check the whole chain of ``engine``'s trail, oldest first; ``noted``: a head hash
     noted before, which must still be an event of the chain."""
     verdict, last, after, seen = Verdict(), None, 0, noted is None
+    start = anchor(engine)
     while True:
         rows = _read(engine, after)
         for ident, *values, previous, sha in rows:
@@ -140,6 +187,14 @@ def verify(engine: Engine, noted: str | None = None) -> Verdict:
                     verdict._break(f"inserted: the event with id {ident} has no place in "
                                    "the chain")
                 continue
+            if last is None and start is not None and _after(values[0], start):
+                last, verdict.purged = (start.through, start.last_sha256), start.through
+                seen = seen or start.last_sha256 == noted
+                if start.within_retention:
+                    verdict._break(f"deleted: events #1 to #{start.through} were purged "
+                                   f"with a cut-off ({start.cutoff:%Y-%m-%d}) within the "
+                                   f"minimum retention of {MIN_RETENTION_DAYS} days before "
+                                   f"the purge ({start.at:%Y-%m-%d})")
             verdict.checked += 1
             _check(verdict, last, ident, values, previous, sha)
             seen = seen or sha == noted
@@ -152,6 +207,11 @@ def verify(engine: Engine, noted: str | None = None) -> Verdict:
         verdict._break(f"deleted or rewritten: no event has the noted hash {noted} (the "
                        "events since it was noted were removed, or the chain rewritten)")
     return verdict
+
+
+def _after(seq, start: Anchor) -> bool:
+    """Whether the first chained event, numbered ``seq``, comes after the purged events."""
+    return isinstance(seq, int) and seq > start.through
 
 
 def _read(engine: Engine, after: int) -> list:

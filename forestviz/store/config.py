@@ -6,7 +6,10 @@
 ``forestviz.db``. ``FORESTVIZ_SIGNING_KEY`` sets the key that signs downloaded model files
 (:mod:`forestviz.store.signing`) instead of ``DATA_DIR/signing.key``, ``FORESTVIZ_AUDIT_KEY``
 the key of the audit trail's digests of patients' values (:mod:`forestviz.store.digests`)
-instead of ``DATA_DIR/audit.key``.
+instead of ``DATA_DIR/audit.key``. ``FORESTVIZ_AUDIT_RETENTION_DAYS`` says how long audit
+events are kept before an admin may purge them (default and minimum :data:`MIN_RETENTION_DAYS`,
+six months; a smaller or unreadable value is refused in one line when it is used:
+:attr:`StoreConfig.retention_days`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ DATA_DIR_VARIABLE = "FORESTVIZ_DATA_DIR"
 DATABASE_URL_VARIABLE = "FORESTVIZ_DATABASE_URL"
 SIGNING_KEY_VARIABLE = "FORESTVIZ_SIGNING_KEY"
 AUDIT_KEY_VARIABLE = "FORESTVIZ_AUDIT_KEY"
+RETENTION_VARIABLE = "FORESTVIZ_AUDIT_RETENTION_DAYS"
+MIN_RETENTION_DAYS = 183  # six months: the least the EU AI Act's logging articles ask for
 DEFAULT_DATA_DIR = "var"
 DATABASE_FILE = "forestviz.db"
 
@@ -57,6 +62,7 @@ class StoreConfig:
     database_url: str | None = None
     signing_key: str | None = None
     audit_key: str | None = field(default=None, repr=False)  # a secret: never in a message
+    audit_retention: str | None = None  # days, as set (:attr:`retention_days` checks it)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> StoreConfig:
@@ -64,7 +70,22 @@ class StoreConfig:
         return cls(data_dir=Path(environ.get(DATA_DIR_VARIABLE) or DEFAULT_DATA_DIR),
                    database_url=environ.get(DATABASE_URL_VARIABLE) or None,
                    signing_key=environ.get(SIGNING_KEY_VARIABLE) or None,
-                   audit_key=environ.get(AUDIT_KEY_VARIABLE) or None)
+                   audit_key=environ.get(AUDIT_KEY_VARIABLE) or None,
+                   audit_retention=environ.get(RETENTION_VARIABLE) or None)
+
+    @property
+    def retention_days(self) -> int:
+        """How many days audit events are kept: :data:`RETENTION_VARIABLE`, default and
+        minimum :data:`MIN_RETENTION_DAYS`; StoreError (one line) for less or no number."""
+        text = (self.audit_retention or "").strip()
+        if not text:
+            return MIN_RETENTION_DAYS
+        days = int(text) if text.isascii() and text.isdigit() else None
+        if days is None or days < MIN_RETENTION_DAYS:
+            raise StoreError(f"{RETENTION_VARIABLE} is '{text[:20]}': audit events are kept "
+                             f"at least {MIN_RETENTION_DAYS} days (six months); set a whole "
+                             "number of days of at least that, or leave it unset.")
+        return days
 
     @property
     def blob_dir(self) -> Path:

@@ -17,6 +17,8 @@ DEFAULT_LOCAL_ROLE = "admin"
 # action: (what it does, as a refusal names it; the roles that may)
 MAY = {
     "explain": ("explain a model's answers", {"viewer", "analyst", "admin"}),
+    # whoever may explain may say they disagree with an answer or acted otherwise
+    "dispute": ("record a disagreement with a model's answer", {"viewer", "analyst", "admin"}),
     "open": ("open published models", {"viewer", "analyst", "admin"}),
     "train": ("load data and train models", {"analyst", "admin"}),
     "publish": ("publish models", {"analyst", "admin"}),
@@ -25,6 +27,7 @@ MAY = {
     "view_trail": ("view the audit trail", {"admin"}),
     "export_trail": ("export the audit trail", {"admin"}),
     "verify_trail": ("verify the audit trail", {"admin"}),
+    "purge_trail": ("purge the audit trail's events older than its retention", {"admin"}),
 }
 
 
