@@ -77,7 +77,7 @@ def expect_explanation(page: Page, probability: str) -> None:
 
 
 def download(page: Page, kind: str) -> Path:
-    """Click "Download report (``kind``)" (HTML or PDF, the PDF after "Make PDF report")
+    """Click "``kind`` report" (HTML or PDF, the PDF after "Make PDF report")
     once the page's run has ended (no element left from an earlier run: a button of one holds a
     file the server has dropped) and return the downloaded file."""
     expect(page.get_by_test_id("stMain").locator('[data-stale="true"]')).to_have_count(
@@ -87,7 +87,7 @@ def download(page: Page, kind: str) -> Path:
     if kind == "PDF":  # made on request (in a worker), then offered
         main.get_by_role("button", name="Make PDF report", exact=True).click()
     with page.expect_download(timeout=TIMEOUT) as download:
-        main.get_by_role("button", name=f"Download report ({kind})", exact=True).click(
+        main.get_by_role("button", name=f"{kind} report", exact=True).click(
             timeout=TIMEOUT)
     return download.value.path()
 
