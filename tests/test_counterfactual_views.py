@@ -148,7 +148,7 @@ def test_the_fixed_columns_are_published_with_the_model_and_read_back(pima, tmp_
     folder = tmp_path / "var"
     monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
     library = open_library(StoreConfig(folder))
-    library.publish(bench, name="Pima marks")
+    library.publish(bench, name="Pima marks", intended_use="Screening")
     reopened = library.open_model("Pima marks").workbench
     assert reopened.fixed_columns() == (PREGNANCIES, AGE)
     positions = bench.model.test_rows[:3]
