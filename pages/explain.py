@@ -119,7 +119,8 @@ def explained_row() -> None:
             lambda **options: bench.report(
                 explanation, glance=glance, appendix=appendix, tree_svgs=svgs, edited=edited,
                 training_row=training_row, counterfactual=asked.get("found"),
-                published=None if published is None else published.ref, **options),
+                published=None if published is None else published.ref,
+                card=None if published is None else published.card_sha256, **options),
             bench, detail)
         place.download_button("Download report (HTML)", made,
                               file_name=bench.report_name(explanation, "html",

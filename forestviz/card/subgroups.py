@@ -33,8 +33,11 @@ def group_labels(column: pd.Series) -> pd.Series:
     present = column.dropna()
     values = present.unique()
     if is_numeric_dtype(column) and not is_bool_dtype(column) and len(values) > MAX_GROUPS:
-        cut = pd.qcut(column.astype(float), 4, duplicates="drop")
-        labels = cut.map(lambda span: f"{span.left:g} to {span.right:g}").astype(object)
+        numbers = column.astype(float)
+        bins = pd.qcut(numbers, 4, labels=False, duplicates="drop")
+        spans = numbers.groupby(bins).agg(["min", "max"])  # each quartile's own values
+        labels = bins.map({b: f"{low:g} to {high:g}" for b, (low, high)
+                           in spans.iterrows()}).astype(object)
     elif len(values) > MAX_GROUPS:
         raise DataError(f"The column '{column.name}' has {len(values):,} different values: a "
                         f"subgroup column has at most {MAX_GROUPS} (or holds numbers).")

@@ -202,6 +202,7 @@ def report(args) -> int:
             target = _report_path(out, bench.report_name(e, "html"), written)
             # the summary of the Explain page; with the appendix, the trees it draws
             document = bench.report(e, appendix=args.appendix, published=published,
+                                    card=None if trail is None else trail.card,
                                     training_row=frame is dataset.frame
                                     and bench.is_training_row(position),
                                     counterfactual=bench.counterfactual(e, change=change)
