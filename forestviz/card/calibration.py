@@ -21,7 +21,7 @@ def calibration(positive: np.ndarray, risk: np.ndarray) -> dict | None:
     risk = np.clip(np.asarray(risk, dtype=float), 0.0, 1.0)
     if positive.all() or not positive.any():
         return None
-    fitted = LogisticRegression(C=np.inf).fit(
+    fitted = LogisticRegression(C=np.inf, tol=1e-10, max_iter=1000).fit(
         logit(np.clip(risk, EDGE, 1 - EDGE))[:, None], positive)
     return {"slope": float(fitted.coef_[0, 0]), "intercept": float(fitted.intercept_[0]),
             "brier": float(brier_score_loss(positive, risk))}
