@@ -41,7 +41,7 @@ def test_the_publish_form_asks_for_the_card_and_the_models_page_shows_it(tmp_pat
     texts = [t.value for t in at.text]
     assert f"Card SHA-256: {info.card_sha256}" in texts
     assert "Intended use: Screening <b>clinic</b>" in texts  # as text, never markup
-    tables = {tuple(d.value.columns)[0]: d.value for d in at.dataframe}
+    tables = {d.value.columns[0]: d.value for d in at.dataframe}
     assert tables["group"]["n"].sum() == info.n_test
     metrics = tables["metric"]
     assert list(metrics["metric"]) == list(info.card["metrics"]["values"])

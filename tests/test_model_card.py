@@ -170,6 +170,9 @@ def test_calibration_is_1_and_0_for_calibrated_risks_and_detects_miscalibration(
     found = calibration(outcome, small)
     assert (found["intercept"], found["slope"]) == pytest.approx((intercept, slope), abs=1e-4)
     assert calibration(np.ones(10, bool), small[:10]) is None
+    apart = calibration(np.array([0, 0, 1, 1], bool), np.array([0.1, 0.2, 0.8, 0.9]))
+    assert apart == {"slope": None, "intercept": None,  # no finite fit exists
+                     "brier": pytest.approx(brier_score_loss([0, 0, 1, 1], [.1, .2, .8, .9]))}
 
 
 tables = st.lists(st.tuples(st.sampled_from(["a", "b", "c", None]), st.booleans(),
