@@ -118,7 +118,8 @@ def models_show(args) -> int:
              ("excluded", ", ".join(info.excluded) or "none"),
              ("rows", f"{info.n_train:,} training, {info.n_test:,} held out"),
              ("published", f"{info.published_at:%Y-%m-%d %H:%M} UTC by {info.published_by}"),
-             ("forestviz", info.forestviz_version), ("blob SHA-256", info.blob_sha256)]
+             ("forestviz", info.forestviz_version), ("blob SHA-256", info.blob_sha256),
+             ("card SHA-256", info.card_sha256 or "none (published before model cards)")]
     for label, value in facts:
         bars.OUTPUT.print(bars.Text(f"{label:>13}: {value}"))
     metrics = pd.DataFrame(info.metrics).T.astype(float)
