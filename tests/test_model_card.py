@@ -26,7 +26,7 @@ from sklearn.metrics import (
 )
 
 from forestviz.card.calibration import calibration
-from forestviz.card.card import build_card, canonical, digest, held_out
+from forestviz.card.card import build_card, canonical, date_ranges, digest, held_out
 from forestviz.card.measures import Outcomes, bootstrap, measure
 from forestviz.card.subgroups import FEW, MIN_ROWS, group_labels, subgroup_table
 from forestviz.io.csv_input import DataError
@@ -222,3 +222,15 @@ def test_a_subgroup_column_must_be_a_column_other_than_the_outcome(bench):
     for columns, said in ((["Nope"], "no column 'Nope'"), (["Diabetes"], "is the outcome")):
         with pytest.raises(DataError, match=said):
             build_card(bench, intended_use="Screening", subgroups=columns)
+
+
+def test_the_date_range_of_each_column_of_dates():
+    frame = pd.DataFrame({
+        "seen": ["2024-03-01", None, "2023-12-31", "2024-02-29T10:30:00"],  # text, as CSV
+        "born": pd.to_datetime(["1950-01-02", "1990-06-30", None, "1970-01-01"]),
+        "code": ["2024-03-01", "x", "2023-12-31", "2024-01-01"],  # not all dates
+        "bad": ["2024-13-01", "2024-01-01", None, None],  # no 13th month
+        "number": [1.0, 2.0, 3.0, 4.0]})
+    assert date_ranges(frame) == [
+        {"column": "seen", "first": "2023-12-31", "last": "2024-03-01"},
+        {"column": "born", "first": "1950-01-02", "last": "1990-06-30"}]
