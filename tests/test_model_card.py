@@ -183,6 +183,7 @@ tables = st.lists(st.tuples(st.sampled_from(["a", "b", "c", None]), st.booleans(
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=tables)
 @example(rows=[("a", True, 0.5, True)] * 29 + [("a", False, 0.4, False)])  # exactly 30
+@example(rows=[("a", True, 0.5, True)] * 28 + [("a", False, 0.4, False)])  # 29: the note
 def test_subgroups_equal_a_groupby(rows):
     frame = pd.DataFrame(rows, columns=["group", "actual", "risk", "said"])
     actual, said = frame["actual"].to_numpy(int), frame["said"].to_numpy(int)
