@@ -67,7 +67,8 @@ def main() -> None:
         config = StoreConfig(Path(folder) / "var")
         library = open_library(config)
         names = iter(range(10**6))
-        publish = best_wall_and_cpu(lambda: library.publish(bench, name=f"bench {next(names)}"),
+        publish = best_wall_and_cpu(lambda: library.publish(bench, name=f"bench {next(names)}",
+                                                            intended_use="Screening"),
                             args.repeat)
         payload = persistence.loads(model_file)
         dumps = best_wall_and_cpu(lambda: persistence.dumps(payload), 1)

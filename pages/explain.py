@@ -129,6 +129,7 @@ def explained_row() -> None:
                 explanation, glance=glance, appendix=appendix, tree_svgs=svgs, edited=edited,
                 training_row=training_row, counterfactual=asked.get("found"),
                 published=None if published is None else published.ref,
+                card=None if published is None else published.card_sha256,
                 disputes=[d.sentence() for d in disputes], **options),
             bench, detail)
         place.download_button("HTML report", made,

@@ -1,9 +1,10 @@
-"""Models: the published models (name, version, data set, metrics, publisher, date, status);
-open one straight into the Explain page, or, as an admin, retire one."""
+"""Models: the published models (name, version, data set, metrics, publisher, date, status)
+and the chosen version's model card; open one straight into the Explain page, or, as an
+admin, retire one."""
 
 import streamlit as st
 
-from ui import catalog, library, models, signin
+from ui import card_view, catalog, library, models, signin
 
 signin.guard("models")
 
@@ -23,6 +24,7 @@ if not versions:
 st.dataframe(catalog.versions_table(versions), hide_index=True, key="models_table")
 info = catalog.choose_version(versions, key="models_choice")
 catalog.describe(info)
+card_view.show_card(info, key="models_card")
 held = library.published_ref(models.current_model())
 if held is not None and held.ref == info.ref:
     st.caption("This is the session's current model.")

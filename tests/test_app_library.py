@@ -57,7 +57,7 @@ def keyed(folder, data: bytes) -> str:
     return PREFIX + hmac.new(key, data, hashlib.sha256).hexdigest()
 
 
-def publish_current(at, name: str, description: str = "", use: str = ""):
+def publish_current(at, name: str, description: str = "", use: str = "Screening"):
     at.switch_page("pages/train.py").run()
     at.text_input(key="publish_name").set_value(name)
     at.text_area(key="publish_description").set_value(description)
@@ -151,7 +151,7 @@ def test_published_on_train_and_opened_in_another_session_explains_the_same(data
 
 def test_home_offers_the_published_models(data_dir):
     bench = trained()
-    open_library(StoreConfig(data_dir)).publish(bench, name="Pima risk")
+    open_library(StoreConfig(data_dir)).publish(bench, name="Pima risk", intended_use="Screening")
     at = app()
     assert at.selectbox(key="home_published").value == "Pima risk@1"
     at.button(key="home_open").click().run()
@@ -177,7 +177,8 @@ def test_names_are_plain_text_and_bad_names_are_refused_in_one_line(data_dir):
     at.switch_page("pages/models.py").run()
     table = at.dataframe[0].value
     assert list(table["name"]) == [markup]  # a table cell: text, never markup
-    assert [t.value for t in at.text] == [described]  # st.text: escaped, kept as typed
+    # st.text: escaped, kept as typed (the description, the intended use, then the card's)
+    assert [t.value for t in at.text][:2] == [described, "Screening"]
     assert not [m for m in at.markdown if "<b>" in m.value or "example.com" in m.value]
 
 
@@ -185,8 +186,8 @@ def test_an_admin_retires_behind_a_confirmation_and_viewers_no_longer_see_it(
         data_dir, monkeypatch):
     library = open_library(StoreConfig(data_dir))
     bench = trained()
-    library.publish(bench, name="Pima risk")
-    library.publish(bench, name="Pima risk", description="second")
+    library.publish(bench, name="Pima risk", intended_use="Screening")
+    library.publish(bench, name="Pima risk", description="second", intended_use="Screening")
     at = app().switch_page("pages/models.py").run()
     at.selectbox(key="models_choice").set_value("Pima risk@1").run()
     assert at.button(key="models_retire").disabled  # not before it is confirmed

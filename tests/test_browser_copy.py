@@ -48,7 +48,8 @@ def published(data_dir):
     bench = Workbench(Dataset.from_frame(frame, TARGET, id_column=pima.id_column,
                                          task="classification", name=DATASET))
     bench.train(Settings(family="vanilla", n_estimators=10, random_state=1))
-    return open_library(StoreConfig(data_dir)).publish(bench, name="Pima risk", actor=LOCAL)
+    return open_library(StoreConfig(data_dir)).publish(bench, name="Pima risk", actor=LOCAL,
+                                                       intended_use="Screening")
 
 
 def copied(page: Page, element) -> str:

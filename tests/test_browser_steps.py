@@ -175,6 +175,7 @@ class Walk:
         self.main.get_by_role("textbox", name="Name").fill("Walk model")
         # a new description each time: a repeat of a published version makes none
         self.main.get_by_role("textbox", name="Description").fill(f"walk {time.time_ns()}")
+        self.main.get_by_role("textbox", name="Intended use").fill("Screening")
         self.page.get_by_test_id("stFormSubmitButton").get_by_role("button").click(
             timeout=WAIT)
         said = self.main.get_by_text(_PUBLISHED)

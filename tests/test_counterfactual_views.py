@@ -148,7 +148,7 @@ def test_the_fixed_columns_are_published_with_the_model_and_read_back(pima, tmp_
     folder = tmp_path / "var"
     monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
     library = open_library(StoreConfig(folder))
-    library.publish(bench, name="Pima marks")
+    library.publish(bench, name="Pima marks", intended_use="Screening")
     reopened = library.open_model("Pima marks").workbench
     assert reopened.fixed_columns() == (PREGNANCIES, AGE)
     positions = bench.model.test_rows[:3]
@@ -322,7 +322,8 @@ def test_the_command_line_publishes_the_columns_that_cannot_change(table, tmp_pa
     model = tmp_path / "model.skops"  # signed with the library's key, which publish requires
     assert main(["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop",
                  "note", "--model", "rf", "--trees", "10", "--out", str(model)]) == 0
-    common = ["--quiet", "models", "publish", str(model), "--training", str(table)]
+    common = ["--quiet", "models", "publish", str(model), "--training", str(table),
+              "--intended-use", "Screening"]
     assert main([*common, "--name", "Marked", "--fixed", AGE, "--fixed", PREGNANCIES]) == 0
     opened = open_library(StoreConfig(folder)).open_model("Marked").workbench
     assert opened.fixed_columns() == (PREGNANCIES, AGE)

@@ -252,7 +252,8 @@ def test_generated_tables_published_and_opened(table, pick, tmp_path_factory):
             return
         library = open_library(StoreConfig(tmp_path_factory.mktemp("library")))
         name = picked(("House prices", "Pima risk (v2)", "Größe ≥ 3"), pick)
-        info = library.publish(bench, name=name, description="generated table")
+        info = library.publish(bench, name=name, description="generated table",
+                               intended_use="Screening")
         opened = library.open_model(info.name, info.version).workbench
         position = int(bench.model.test_rows[-1])
         rows = [bench.dataset.X.iloc[position], new_rows(table, dataset).iloc[0]]

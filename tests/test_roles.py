@@ -91,8 +91,8 @@ def folder(bench, tmp_path_factory):
     """A library (real SQLite) holding NAME@1 in use and NAME@2 retired, by the local admin."""
     found = tmp_path_factory.mktemp("roles") / "var"
     library = library_at(found)
-    library.publish(bench, name=NAME, description="in use")
-    library.publish(bench, name=NAME, description="retired")
+    library.publish(bench, name=NAME, description="in use", intended_use="Screening")
+    library.publish(bench, name=NAME, description="retired", intended_use="Screening")
     library.retire(NAME, RETIRED)
     return found
 
@@ -100,9 +100,11 @@ def folder(bench, tmp_path_factory):
 def gated(library, bench, action: str, actor: Actor, tag: str):
     """Do ``action`` through the store as ``actor``; what it gave."""
     if action == "publish":
-        return library.publish(bench, name=NAME, description=f"by {tag}", actor=actor)
+        return library.publish(bench, name=NAME, description=f"by {tag}", actor=actor,
+                               intended_use="Screening")
     if action == "retire":
-        info = library.publish(bench, name=NAME, description=f"to retire, {tag}")
+        info = library.publish(bench, name=NAME, description=f"to retire, {tag}",
+                               intended_use="Screening")
         return library.retire(NAME, info.version, actor=actor)
     if action == "open":
         return library.open_model(NAME, 1, actor=actor)
@@ -171,7 +173,7 @@ def test_the_command_line_acts_as_the_local_role(folder, bench, role, command, a
                                                  monkeypatch, capsys, tmp_path):
     if action == "retire":  # a library of its own: the admin's retirement changes it
         folder = tmp_path / "var"
-        library_at(folder).publish(bench, name=NAME)
+        library_at(folder).publish(bench, name=NAME, intended_use="Screening")
     monkeypatch.setenv("FORESTVIZ_LOCAL_ROLE", role)
     capsys.readouterr()
     code = here(folder, *command)

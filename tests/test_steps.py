@@ -153,6 +153,7 @@ class StepOrders(RuleBasedStateMachine):
         self.go("train")
         label = self.label_of(self.expected)
         self.at.text_input(key="publish_name").input("steps model")
+        self.at.text_area(key="publish_use").input("Screening")
         self.at.button(key="publish_send").click().run()
         again = [plain(i.value) for i in self.at.info if "published already" in i.value]
         if label in self.published.values() or again:

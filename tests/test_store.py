@@ -68,7 +68,7 @@ def test_an_opened_model_explains_the_same_numbers_without_the_upload(bench, lib
 def test_a_restarted_process_opens_the_model_and_explains_the_same_numbers(bench, tmp_path,
                                                                            database):
     folder = tmp_path / "var"
-    library_at(folder, database).publish(bench, name="Pima risk")
+    library_at(folder, database).publish(bench, name="Pima risk", intended_use="Screening")
     positions = [int(p) for p in held_out(bench)]
     found = run_script(f"""
         import json
@@ -95,19 +95,23 @@ def test_a_model_file_digest_does_not_depend_on_which_values_were_one_object():
 
 
 def test_an_opened_model_published_again_under_its_name_makes_no_version(bench, library):
-    first = library.publish(bench, name="Pima risk", description="Diabetes risk")
+    first = library.publish(bench, name="Pima risk", description="Diabetes risk",
+                            intended_use="Screening")
     opened = library.open_model("Pima risk")
     with pytest.raises(AlreadyPublished) as again:
-        library.publish(opened.workbench, name="Pima risk", description="Diabetes risk")
+        library.publish(opened.workbench, name="Pima risk", description="Diabetes risk",
+                        intended_use="Screening")
     assert again.value.info == first
     assert [v.version for v in library.versions()] == [1]
 
 
 def test_versions_and_retirement(bench, library):
     first = library.publish(bench, name="Pima risk",
-                            actor=Actor("u-1", "ann@example.org", "analyst"))
-    second = library.publish(bench, name="Pima risk", description="second")
-    other = library.publish(bench, name="Other")
+                            actor=Actor("u-1", "ann@example.org", "analyst"),
+                            intended_use="Screening")
+    second = library.publish(bench, name="Pima risk", description="second",
+                             intended_use="Screening")
+    other = library.publish(bench, name="Other", intended_use="Screening")
     assert (first.version, second.version, other.version) == (1, 2, 1)
     assert [v.ref for v in library.versions()] == ["Other@1", "Pima risk@2", "Pima risk@1"]
     assert library.open_model("Pima risk").info.version == 2
@@ -129,14 +133,15 @@ def test_versions_and_retirement(bench, library):
 
 def test_names_and_descriptions_are_plain_bounded_text(bench, library):
     info = library.publish(bench, name="  <b>Risk</b>\u202e \n model ",
-                           description="line <a href='x'>one</a>\x07\nline two\n\n")
+                           description="line <a href='x'>one</a>\x07\nline two\n\n",
+                           intended_use="Screening")
     assert info.name == "<b>Risk</b> model"  # kept as text: the pages never render markup
     assert info.description == "line <a href='x'>one</a>\nline two"
     for bad, message in (("", "needs a name"), ("x" * 81, "at most 80"), ("a@b", "'@'")):
         with pytest.raises(StoreError, match=message):
-            library.publish(bench, name=bad)
+            library.publish(bench, name=bad, intended_use="Screening")
     with pytest.raises(StoreError, match="at most 2,000"):
-        library.publish(bench, name="ok", description="x" * 2001)
+        library.publish(bench, name="ok", description="x" * 2001, intended_use="Screening")
     assert parse_ref("Pima risk@12") == ("Pima risk", 12)
     assert parse_ref("Pima risk") == ("Pima risk", None)
     with pytest.raises(StoreError, match="names no version"):
@@ -145,7 +150,7 @@ def test_names_and_descriptions_are_plain_bounded_text(bench, library):
 
 
 def test_a_changed_blob_is_refused_with_the_model_name(bench, library, tmp_path):
-    info = library.publish(bench, name="Pima risk")
+    info = library.publish(bench, name="Pima risk", intended_use="Screening")
     blob = tmp_path / "var" / "blobs" / info.blob_sha256
     data = bytearray(blob.read_bytes())
     data[len(data) // 2] ^= 0xFF
@@ -164,7 +169,7 @@ def test_a_changed_blob_is_refused_with_the_model_name(bench, library, tmp_path)
 
 def test_files_are_owner_only(bench, tmp_path):
     library = library_at(tmp_path / "var")  # SQLite: its file is the library's
-    library.publish(bench, name="Pima risk")
+    library.publish(bench, name="Pima risk", intended_use="Screening")
     library.sign_download(bench.save())  # creates the signing key
     folder = tmp_path / "var"
     files = [p for p in folder.rglob("*") if p.is_file()]
@@ -179,7 +184,7 @@ def test_files_are_owner_only(bench, tmp_path):
 def test_the_audit_trail_is_append_only_and_filtered(bench, library, tmp_path):
     ann, bob = Actor("sub-ann", "ann@example.org", "analyst"), Actor("=HYPERLINK(1)", None,
                                                                      "viewer")
-    library.publish(bench, name="Pima risk", actor=ann)
+    library.publish(bench, name="Pima risk", actor=ann, intended_use="Screening")
     library.open_model("Pima risk", actor=bob)
     library.audit.record(bob, "row_explained", model=("Pima risk", 1), detail="P0001")
     values = library.audit.digests.values
@@ -214,7 +219,7 @@ def test_the_migrated_schema_is_the_mapped_one(tmp_path, database):
         assert {c["name"] for c in found.get_columns(table.name)} == set(table.columns.keys())
     with library.engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").all() == [
-            ("0003",)]
+            ("0004",)]
 
 
 def test_an_unusable_library_fails_in_one_line(tmp_path):
@@ -231,7 +236,7 @@ def test_an_unusable_library_fails_in_one_line(tmp_path):
 
 
 def test_blobs_no_row_names_are_swept(bench, library, tmp_path):
-    kept = library.publish(bench, name="Pima risk")
+    kept = library.publish(bench, name="Pima risk", intended_use="Screening")
     blobs = tmp_path / "var" / "blobs"
     stray = blobs / ("0" * 64)
     stray.write_bytes(b"left by a publish killed before its commit")
@@ -245,7 +250,7 @@ def test_blobs_no_row_names_are_swept(bench, library, tmp_path):
 def test_an_opened_version_is_loaded_once_and_a_changed_blob_is_still_refused(bench, tmp_path,
                                                                               database):
     folder = tmp_path / "var"
-    library_at(folder, database).publish(bench, name="Pima risk")
+    library_at(folder, database).publish(bench, name="Pima risk", intended_use="Screening")
     # a server started anew warms its cache, recording nothing
     restarted = library_at(folder, database)
     assert restarted.warm() == ["Pima risk@1"] and len(restarted.opened) == 1

@@ -68,7 +68,7 @@ def test_a_publish_in_a_page_run_waits_its_budget_then_says_busy_and_succeeds_la
         waits.page_run()  # one page run: an event, then a publish
         started = time.monotonic()
         for attempt in (lambda: library.audit.record(LOCAL, "row_explained", detail="P1"),
-                        lambda: library.publish(bench, name="Pima risk")):
+                        lambda: library.publish(bench, name="Pima risk", intended_use="Screening")):
             with pytest.raises(StoreBusy) as refused:
                 attempt()
             said = one_line(refused.value)
@@ -79,7 +79,7 @@ def test_a_publish_in_a_page_run_waits_its_budget_then_says_busy_and_succeeds_la
         assert waits.allowed(waits.PAGE_RUN_SECONDS) == 0.0  # the run's budget is spent
         print(f"an event and a publish under another process's lock: {waited:.2f} s")
     waits.page_run()  # the next page run, the lock free: the same publish goes through
-    info = library.publish(bench, name="Pima risk")
+    info = library.publish(bench, name="Pima risk", intended_use="Screening")
     assert info.ref == "Pima risk@1"
     assert [v.ref for v in library.versions()] == ["Pima risk@1"]
 

@@ -53,13 +53,15 @@ def published(table, tmp_path_factory):
                 "--out", model) == 0
     for description in ("Diabetes risk", "Diabetes risk\nwithin 5 years"):
         assert here(folder / "var", "models", "publish", model, "--name", "Pima risk",
-                    "--training", table, "--description", description) == 0
+                    "--training", table, "--description", description,
+                    "--intended-use", "Screening") == 0
     return folder / "var", model
 
 
 def test_publishing_without_the_training_table_is_refused_in_a_fresh_process(published):
     folder, model = published
-    refused = forestviz(folder, "models", "publish", model, "--name", "Pima risk", code=2)
+    refused = forestviz(folder, "models", "publish", model, "--name", "Pima risk",
+                        "--intended-use", "Screening", code=2)
     assert refused.stderr.count("\n") == 1
     assert "needs its training table: give it with --training" in refused.stderr
     library = open_library(StoreConfig(folder))  # nothing published by the refused command

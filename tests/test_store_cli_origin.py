@@ -25,7 +25,7 @@ def trained_file(table, tmp_path_factory):
 
 def publish(folder, model, table, *extra) -> int:
     return here(folder, "models", "publish", model, "--name", "Pima risk", "--training",
-                table, *extra)
+                table, "--intended-use", "Screening", *extra)
 
 
 def test_forestviz_train_writes_files_this_library_signed(trained_file):

@@ -159,13 +159,13 @@ def test_publishing_on_a_full_disk_is_one_line_and_leaves_nothing_behind(bench, 
     library.audit.record(LOCAL, "row_explained", detail="before")  # the WAL has grown
     filler = fill(small_disk, leave=64 * 1024)  # less than the model's blob
     with pytest.raises(StoreError) as refused:
-        library.publish(bench, name="Pima risk")
+        library.publish(bench, name="Pima risk", intended_use="Screening")
     assert "No space left on device" in one_line(refused.value)
     assert "nothing was published" in str(refused.value)
     assert library.versions(include_retired=True) == []
     assert [p.name for p in (folder / "blobs").iterdir()] == []  # no partial file left
     filler.unlink()  # space again: the same library publishes
-    assert library.publish(bench, name="Pima risk").ref == "Pima risk@1"
+    assert library.publish(bench, name="Pima risk", intended_use="Screening").ref == "Pima risk@1"
     fill(small_disk, leave=0)  # now the database itself cannot grow
     with pytest.raises(StoreError) as refused:
         for i in range(200):

@@ -94,19 +94,19 @@ def library(tmp_path, database):
 
 
 def test_a_look_alike_name_is_one_name_or_refused(bench, library):
-    first = library.publish(bench, name="Pima risk", description="first")
+    first = library.publish(bench, name="Pima risk", description="first", intended_use="Screening")
     for kind, name in INVISIBLE.items():  # the same name: a new version of it
-        info = library.publish(bench, name=name, description=kind)
+        info = library.publish(bench, name=name, description=kind, intended_use="Screening")
         assert info.name == "Pima risk", kind
     assert {v.name for v in library.versions()} == {"Pima risk"}
     for name in LOOK_ALIKE.values():
         with pytest.raises(StoreError) as refused:
-            library.publish(bench, name=name, description="another")
+            library.publish(bench, name=name, description="another", intended_use="Screening")
         message = str(refused.value)
         assert "looks like the published model's name 'Pima risk'" in message
         assert "\n" not in message
     with pytest.raises(StoreError, match="cannot contain '@'"):
-        library.publish(bench, name="Pima risk\uff20home")
+        library.publish(bench, name="Pima risk\uff20home", intended_use="Screening")
     assert library.show("Pima\u200b risk", 1) == first
     assert len(library.versions()) == 1 + len(INVISIBLE)
 
@@ -125,20 +125,24 @@ def test_a_long_text_is_refused_before_any_work(bench, library, field):
 
 
 def test_an_identical_re_publication_makes_no_version(bench, library):
-    first = library.publish(bench, name="Pima risk", description="Diabetes risk")
+    first = library.publish(bench, name="Pima risk", description="Diabetes risk",
+                            intended_use="Screening")
     with pytest.raises(AlreadyPublished) as again:
-        library.publish(bench, name="Pima\u200b risk", description="Diabetes risk ")
+        library.publish(bench, name="Pima\u200b risk", description="Diabetes risk ",
+                        intended_use="Screening")
     assert again.value.info == first
     assert str(again.value) == ("This model is published already, with this description and "
                                 "intended use, as 'Pima risk@1': no new version was made.")
     assert [v.version for v in library.versions()] == [1]
     # another description, or another model, is a new version
-    second = library.publish(bench, name="Pima risk", description="Diabetes risk, 5 years")
+    second = library.publish(bench, name="Pima risk", description="Diabetes risk, 5 years",
+                             intended_use="Screening")
     other = library.publish(trained(trees=11), name="Pima risk",
-                            description="Diabetes risk, 5 years")
+                            description="Diabetes risk, 5 years", intended_use="Screening")
     assert (second.version, other.version) == (2, 3)
     library.retire("Pima risk", 2)  # a retired version is no longer in use: publish brings it back
     assert library.publish(bench, name="Pima risk",
-                           description="Diabetes risk, 5 years").version == 4
+                           description="Diabetes risk, 5 years",
+                           intended_use="Screening").version == 4
     events = library.audit.query(action="model_published")
     assert list(events["version"]) == [1, 2, 3, 4]

@@ -23,7 +23,8 @@ PUBLISH = """
     bench = trained("vanilla", 5)
     store = open_library()
     {patch}
-    info = store.publish(bench, name=os.environ.get("MODEL_NAME", "Pima risk"))
+    info = store.publish(bench, name=os.environ.get("MODEL_NAME", "Pima risk"),
+                         intended_use="Screening")
     print(json.dumps(info.version))
 """
 # both publishers hold their blob, then go into the transaction together

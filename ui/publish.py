@@ -1,6 +1,8 @@
-"""The Train page's "Publish this model": name, description and intended use, published as the
-next version of that name in the model library (:meth:`forestviz.store.ModelLibrary.publish`,
-recorded in the audit trail by the same transaction).
+"""The Train page's "Publish this model": name, description, and what its model card asks of
+the publisher (the intended use, required; the out-of-scope use; the columns to give its
+performance by), published as the next version of that name in the model library
+(:meth:`forestviz.store.ModelLibrary.publish`, which builds the card, recorded in the audit
+trail by the same transaction).
 
 What the publisher types is plain text, capped by the store (the fields stop at the same caps).
 A published model holds rows of its data set, which every viewer can read: the form says so
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from forestviz.card.subgroups import MAX_COLUMNS
 from forestviz.io.csv_input import DataError
 from forestviz.store import StoreError
 from forestviz.store.publishing import AlreadyPublished, unverified
@@ -48,11 +51,21 @@ def publish_section(bench: Workbench) -> None:
                                  help="Publishing a name again makes its next version.")
             description = st.text_area("Description", max_chars=TEXT_CHARS,
                                        key="publish_description")
-            use = st.text_area("Intended use", max_chars=TEXT_CHARS, key="publish_use")
+            use = st.text_area("Intended use", max_chars=TEXT_CHARS, key="publish_use",
+                               help="Required: who uses the model, for which patients, to "
+                                    "decide what. It heads the model card.")
+            card = {"out_of_scope": st.text_area(
+                        "Out-of-scope use", max_chars=TEXT_CHARS, key="publish_out_of_scope",
+                        help="Uses and patients the model is not for."),
+                    "subgroups": st.multiselect(
+                        "Performance by subgroup", subgroup_columns(bench),
+                        max_selections=MAX_COLUMNS, key="publish_subgroups",
+                        help="The model card gives the held-out metrics of each group of "
+                             "these columns (numbers with many values by quartile).")}
             sent = st.form_submit_button(as_label(f"Publish {bench.label}"), type="primary",
                                          icon=":material/publish:", key="publish_send")
         if sent:
-            publish(bench, name, description, use)
+            publish(bench, name, description, use, **card)
 
 
 def _why_not(bench: Workbench) -> str | None:
@@ -64,12 +77,21 @@ def _why_not(bench: Workbench) -> str | None:
     return None
 
 
-def publish(bench: Workbench, name: str, description: str, use: str) -> None:
-    """Publish the current model (one line when the store refuses it)."""
+def subgroup_columns(bench: Workbench) -> list[str]:
+    """The columns a model card may give performance by: the table's, but the outcome."""
+    dataset = bench.dataset
+    return [str(c) for c in dataset.frame.columns if c not in (dataset.target,
+                                                                dataset.id_column)]
+
+
+def publish(bench: Workbench, name: str, description: str, use: str, *,
+            out_of_scope: str = "", subgroups=()) -> None:
+    """Publish the current model with its card (one line when the store refuses it)."""
     try:
         with st.spinner("Publishing…"):
             info = library.library().publish(bench, name=name, description=description,
-                                             intended_use=use,
+                                             intended_use=use, out_of_scope=out_of_scope,
+                                             subgroups=subgroups,
                                              actor=library.identity().actor)
     except AlreadyPublished as err:
         st.info(f"This model is published already, with this description and intended use, "

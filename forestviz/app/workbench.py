@@ -165,14 +165,15 @@ class Workbench:
 
     def report(self, explanation: Explanation, *, pdf: bool = False, appendix: bool = False,
                glance: Glance | None = None, tree_svgs=None, edited=None,
-               published: str | None = None, training_row: bool = False,
-               counterfactual=None, disputes=()) -> str | bytes:
+               published: str | None = None, card: str | None = None,
+               training_row: bool = False, counterfactual=None, disputes=()) -> str | bytes:
         """The report of ``explanation`` for the record, HTML (or PDF), dated now: on its first
         page the summary of ``glance`` (the one the Explain page shows; by default
         :meth:`glance`) with the current model's data set; when ``appendix``, the technical
         appendix (settings in words, held-out metrics next to the baselines, the trees of
         :meth:`tree_choice`, drawn here unless ``tree_svgs`` holds them). ``published``: the
-        model library's "NAME@VERSION" of the model, when opened from there; the model's origin
+        model library's "NAME@VERSION" of the model, when opened from there, and ``card`` the
+        SHA-256 of its model card (the record names both); the model's origin
         warning, if it has one, under the title; ``training_row``: the model learned from
         the row (the record says its prediction is optimistic); ``counterfactual``: what would
         change the answer (:meth:`counterfactual`), when one was asked for the row;
@@ -186,6 +187,7 @@ class Workbench:
                                 settings=settings_text(model.estimator),
                                 metrics=model.results.set_index("model"),
                                 held_out_rows=len(model.test_rows), published=published,
+                                card=card,
                                 origin_warning=model.origin_warning,
                                 training_row=training_row, disputes=tuple(disputes))
         choice = self.tree_choice(explanation) if appendix else None

@@ -204,7 +204,8 @@ def report(args) -> int:
             found = bench.counterfactual(e, change=change) if args.counterfactual else None
             # with the appendix, the trees it draws
             document = bench.report(e, appendix=args.appendix, published=published,
-                                    glance=glance, training_row=frame is dataset.frame
+                                    glance=glance, card=None if trail is None else trail.card,
+                                    training_row=frame is dataset.frame
                                     and bench.is_training_row(position),
                                     counterfactual=found)
             files = {target: document.encode("utf-8")}

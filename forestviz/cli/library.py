@@ -22,7 +22,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.batch.model import BatchModel, read_bytes, training_dataset
 from forestviz.cli import progress as bars
 from forestviz.io.csv_input import DataError
-from forestviz.io.safe_write import write_pieces
+from forestviz.io.safe_write import write_file, write_pieces
 from forestviz.store import (
     ModelLibrary,
     OpenedModel,
@@ -35,11 +35,12 @@ from forestviz.store.actor import local_actor
 from forestviz.store.audit import facts
 from forestviz.store.digests import RowsDigest
 from forestviz.store.explained import explanation_facts
-from forestviz.store.publishing import check_origin
+from forestviz.store.publishing import check_origin, check_use
 from forestviz.store.signing import sign, signing_key
 
 MAX_MODEL_BYTES = 1 << 30
 MAX_TABLE_BYTES = 200 * 1024 * 1024
+CARD_KINDS = (".json", ".html", ".pdf")
 
 
 def models_list(args) -> int:
@@ -73,6 +74,7 @@ def signed_model_file(data: bytes) -> bytes:
 
 
 def models_publish(args) -> int:
+    check_use(args.intended_use)  # before the scoring: the library refuses a blank one anyway
     data = read_bytes(args.model, MAX_MODEL_BYTES, "model file")
     library = open_library()  # before the scoring: an unavailable library fails at once
     origin = library.verify_file(data).warning
@@ -94,7 +96,8 @@ def models_publish(args) -> int:
     bench = Workbench(dataset, model.choice, model=replace(bundle, origin_warning=origin))
     bench.fix_columns(args.fixed)  # what would change the answer keeps them
     info = library.publish(bench, name=args.name, description=args.description,
-                           intended_use=args.intended_use, actor=local_actor())
+                           intended_use=args.intended_use, out_of_scope=args.out_of_scope,
+                           subgroups=args.subgroup, actor=local_actor())
     bars.OUTPUT.print(bars.Text(
         f"Published {info.ref} ({info.family}, {info.n_trees} trees, {info.blob_bytes:,} "
         f"bytes). It holds the {info.n_train + info.n_test:,} rows of '{info.dataset_name}' "
@@ -117,11 +120,40 @@ def models_show(args) -> int:
              ("excluded", ", ".join(info.excluded) or "none"),
              ("rows", f"{info.n_train:,} training, {info.n_test:,} held out"),
              ("published", f"{info.published_at:%Y-%m-%d %H:%M} UTC by {info.published_by}"),
-             ("forestviz", info.forestviz_version), ("blob SHA-256", info.blob_sha256)]
+             ("forestviz", info.forestviz_version), ("blob SHA-256", info.blob_sha256),
+             ("card SHA-256", info.card_sha256 or "none (published before model cards)")]
     for label, value in facts:
         bars.OUTPUT.print(bars.Text(f"{label:>13}: {value}"))
     metrics = pd.DataFrame(info.metrics).T.astype(float)
     bars.print_table(metrics, "held-out metrics")
+    return 0
+
+
+def models_card(args) -> int:
+    """Write a version's model card as JSON (its canonical form: the file's SHA-256 is the
+    card's), HTML or PDF, by the suffix of ``--out``."""
+    from forestviz.card.card import canonical
+    from forestviz.card.views import card_html
+
+    info = open_library().show(*parse_ref(args.ref))
+    if info.card is None:
+        raise StoreError(f"'{info.ref}' was published before model cards: it has none. "
+                         "Publish the model again to give it one.")
+    kind = Path(args.out).suffix.lower()
+    if kind not in CARD_KINDS:
+        raise DataError(f"Write the card to a file ending in .json, .html or .pdf, not "
+                        f"'{kind or Path(args.out).name}'.")
+    if kind == ".json":
+        data = canonical(info.card)
+    else:
+        data = card_html(info.card, info.card_sha256).encode("utf-8")
+    if kind == ".pdf":
+        from forestviz.app.printing import print_pdf
+
+        data = print_pdf(data.decode("utf-8"))  # PdfRefused: one line, as for reports
+    write_file(args.out, data, force=args.force)  # never through a link
+    bars.OUTPUT.print(bars.Text(f"Wrote the model card of {info.ref} (SHA-256 "
+                                f"{info.card_sha256}) to {args.out}."), soft_wrap=True)
     return 0
 
 
@@ -181,6 +213,7 @@ class Trail:
     library: ModelLibrary
     model: tuple[str, int]
     blob_sha256: str
+    card: str | None = None  # the SHA-256 of its model card, which its records name
 
     def rows(self) -> RowsDigest:
         """The running keyed digest of the rows to be explained."""
@@ -218,7 +251,7 @@ def open_published(ref: str) -> tuple[OpenedModel, Trail]:
     library = open_library()
     opened = library.open_model(*parse_ref(ref), actor=local_actor())
     return opened, Trail(library, (opened.info.name, opened.info.version),
-                         opened.info.blob_sha256)
+                         opened.info.blob_sha256, opened.info.card_sha256)
 
 
 def published_batch_model(ref: str, *, counterfactual=None) -> tuple[BatchModel, Trail]:

@@ -15,8 +15,10 @@ The model library the app's viewers open models from: SQLite in FORESTVIZ_DATA_D
 (default ./var), or the database of FORESTVIZ_DATABASE_URL.
 
   forestviz models list [--json] [--all]
-  forestviz models publish MODEL.skops --name NAME [--description TEXT] [--training DATA.csv]
+  forestviz models publish MODEL.skops --name NAME --intended-use TEXT [--out-of-scope TEXT]
+      [--subgroup COLUMN ...] [--description TEXT] [--training DATA.csv]
   forestviz models show NAME[@VERSION] [--json]
+  forestviz models card NAME[@VERSION] --out CARD.html|CARD.pdf|CARD.json
   forestviz models retire NAME@VERSION"""
 
 PUBLISH = """\
@@ -29,9 +31,14 @@ published, as in the app: `forestviz train` and the app's "Save the model" sign 
 with the key of FORESTVIZ_DATA_DIR (or FORESTVIZ_SIGNING_KEY). The same model with the same
 description and intended use as a version in use makes no new version.
 
+Each version carries a model card: its intended use (required) and out-of-scope use, its data,
+its held-out metrics with 95% bootstrap intervals, its calibration and its performance by each
+--subgroup column (e.g. sex, or age cut at its quartiles).
+
 example:
   forestviz models publish model.skops --name "Pima risk" --training registry.csv \\
-      --description "Risk of diabetes within 5 years" --intended-use "Screening clinic\""""
+      --description "Risk of diabetes within 5 years" --intended-use "Screening clinic" \\
+      --out-of-scope "Children; pregnant women" --subgroup "Age (years)\""""
 
 AUDIT = """\
 Write the audit trail (who opened which model, explained which rows, wrote or downloaded
@@ -57,7 +64,7 @@ examples:
 def add_commands(commands, raw) -> None:
     """The ``models`` and ``audit`` commands on the top parser's ``commands``."""
     models = commands.add_parser("models", help="the published models (list, publish, show, "
-                                 "retire)", description=LIBRARY, formatter_class=raw)
+                                 "card, retire)", description=LIBRARY, formatter_class=raw)
     actions = models.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", help="the published versions, newest first")
     listing.add_argument("--json", action="store_true", help="JSON instead of a table")
@@ -70,7 +77,13 @@ def add_commands(commands, raw) -> None:
     publish.add_argument("--description", default="", metavar="TEXT",
                          help="what the model predicts, in plain text")
     publish.add_argument("--intended-use", default="", metavar="TEXT",
-                         help="who should use it, and for what, in plain text")
+                         help="who should use it, and for what, in plain text (required: a "
+                              "model is not published without it)")
+    publish.add_argument("--out-of-scope", default="", metavar="TEXT",
+                         help="uses and patients the model is not for, in plain text")
+    publish.add_argument("--subgroup", action="append", default=[], metavar="COLUMN",
+                         help="a column to give the model card's performance by (repeat for "
+                              "more; at most 5)")
     publish.add_argument("--training", metavar="TRAIN.csv",
                          help="the table the model was trained on (not for bundled tables)")
     publish.add_argument("--fixed", action="append", default=[], metavar="COL",
@@ -79,6 +92,12 @@ def add_commands(commands, raw) -> None:
     show = actions.add_parser("show", help="one version's provenance and metrics")
     show.add_argument("ref", metavar="NAME[@VERSION]", help="default: the newest version")
     show.add_argument("--json", action="store_true", help="JSON instead of text")
+    card = actions.add_parser("card", help="one version's model card as HTML, PDF or JSON")
+    card.add_argument("ref", metavar="NAME[@VERSION]", help="default: the newest version")
+    card.add_argument("--out", required=True, metavar="CARD.html|CARD.pdf|CARD.json",
+                      help="the file to write; its suffix says the format")
+    card.add_argument("--force", action="store_true", help="replace an output that is a "
+                      "symbolic link or not a regular file")
     retire = actions.add_parser("retire", help="hide a version from viewers (it is kept)")
     retire.add_argument("ref", metavar="NAME@VERSION")
 

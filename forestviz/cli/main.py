@@ -37,7 +37,7 @@ Explain tree-ensemble predictions one row at a time, from the command line.
       the HTML report of the Explain page for each row
   forestviz global MODEL.skops DATA.csv --out DIR
       the Forest page's whole model: global tables (CSV or Parquet) and figures (HTML)
-  forestviz models list|publish|show|retire
+  forestviz models list|publish|show|card|retire
       the model library the app opens published models from; explain and report take
       --model NAME[@VERSION] in place of MODEL.skops
   forestviz audit export --out AUDIT.csv

@@ -42,11 +42,13 @@ class ReportContext:
     (:func:`settings_text`); ``metrics``: held-out metrics, one row per model (the trained model
     and its baselines, e.g. ``Workbench.comparison().table``), on ``held_out_rows`` rows;
     ``published``: the model library's name and version of the model ("Pima risk@2"), when
-    it was opened from there; ``origin_warning``: a line shown under the report's title (a
-    model file whose origin cannot be verified); ``created``: when (default: now, with the time
-    zone); ``version``: forestviz's; ``training_row``: the explained row is one the model
-    learned from (:data:`TRAINING_ROW`); ``disputes``: the disagreements recorded with the
-    row's answer, one sentence each (the user's reason in it: shown as text)."""
+    it was opened from there; ``card``: the SHA-256 of that version's model card
+    (:mod:`forestviz.card`), which the record names beside it; ``origin_warning``: a line
+    shown under the report's title (a model file whose origin cannot be verified);
+    ``created``: when (default: now, with the time zone); ``version``: forestviz's;
+    ``training_row``: the explained row is one the model learned from (:data:`TRAINING_ROW`);
+    ``disputes``: the disagreements recorded with the row's answer, one sentence each (the
+    user's reason in it: shown as text)."""
 
     dataset: str | None = None
     model: str | None = None
@@ -54,6 +56,7 @@ class ReportContext:
     metrics: pd.DataFrame | None = None
     held_out_rows: int | None = None
     published: str | None = None
+    card: str | None = None
     origin_warning: str | None = None
     created: datetime = field(default_factory=_now)
     version: str = __version__
@@ -189,6 +192,9 @@ def record_section(e, context: ReportContext, names: DisplayNames,
     rows.append(("Model", model))
     if c.published is not None:
         rows.append(("Published model", name(names, c.published)))
+    if c.card is not None:
+        rows.append(("Model card", f"{name(names, c.published or 'the model')}, SHA-256 "
+                                   f"{text(c.card)}"))
     rows += [("Disagreement recorded", sentence(said)) for said in c.disputes]
     performance = performance_text(e, c)
     if performance is not None:

@@ -5,7 +5,8 @@ A published model is a blob (:mod:`forestviz.persistence` bytes, named by its SH
 by default, any URL through ``FORESTVIZ_DATABASE_URL``) whose schema Alembic migrates at open.
 
     library = open_library()                       # StoreUnavailable: the app works in memory
-    info = library.publish(bench, name="Pima risk", description="…", actor=LOCAL)
+    info = library.publish(bench, name="Pima risk", description="…",
+                           intended_use="Screening clinic", actor=LOCAL)  # with its card
     opened = library.open_model("Pima risk")       # a Workbench ready to explain, no upload
     library.audit.record(actor, "row_explained", model=info.ref, detail="P0001")
 

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from forestviz import __version__, persistence
 from forestviz.app.workbench import Workbench
+from forestviz.card import card as cards
 from forestviz.names import look_alike_key
 from forestviz.persistence.archive import ModelFileError
 from forestviz.store import blobs, engine, published, signing
@@ -37,7 +38,7 @@ from forestviz.store.cache import OpenedCache
 from forestviz.store.chain import append
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.engine import reached
-from forestviz.store.publishing import AlreadyPublished, check_origin
+from forestviz.store.publishing import AlreadyPublished, check_origin, check_use
 from forestviz.store.roles import require
 from forestviz.store.tables import PublishedModel
 from forestviz.store.text import model_name, plain_text, reference
@@ -74,6 +75,8 @@ class ModelVersion:
     retired_at: datetime | None
     blob_sha256: str
     blob_bytes: int
+    card: dict | None = None  # the model card (forestviz.card; None: published before cards)
+    card_sha256: str | None = None  # the SHA-256 of its canonical JSON
 
     @property
     def ref(self) -> str:
@@ -130,26 +133,35 @@ class ModelLibrary:
 
     # ------------------------------------------------------------------ publish
     def publish(self, bench: Workbench, *, name: str, description: str = "",
-                intended_use: str = "", actor: Actor = LOCAL) -> ModelVersion:
-        """Publish the current model of ``bench`` as the next version of ``name``. Refused
-        in one line (StoreError) when the model comes from a file whose origin cannot be
-        verified (:func:`check_origin`), when ``name`` looks like another published name, or
-        (:class:`AlreadyPublished`) when this very model, description and intended use are a
-        version of ``name`` already; :class:`~forestviz.store.roles.NotAllowed` when the
-        actor's role may not publish."""
+                intended_use: str, out_of_scope: str = "", subgroups=(),
+                actor: Actor = LOCAL) -> ModelVersion:
+        """Publish the current model of ``bench`` as the next version of ``name``, with its
+        model card (:func:`forestviz.card.build_card`: ``intended_use``, required,
+        ``out_of_scope`` and the ``subgroups`` columns its performance is given by). Refused
+        in one line (StoreError) when the intended use is blank (:func:`check_use`), when the
+        model comes from a file whose origin cannot be verified (:func:`check_origin`), when
+        ``name`` looks like another published name, or (:class:`AlreadyPublished`) when this
+        very model, description and card choices are a version of ``name`` already; DataError
+        for a subgroup column that is not one; :class:`~forestviz.store.roles.NotAllowed`
+        when the actor's role may not publish."""
         require(actor.role, "publish")
         name = model_name(name)
         typed = {"description": plain_text(description, "description"),
                  "intended_use": plain_text(intended_use, "intended use")}
+        check_use(typed["intended_use"])
         check_origin(None if bench.model is None else bench.model.origin_warning)
         self._unlike_others(name)
         facts = published.describe(bench)
+        card = cards.build_card(bench, intended_use=typed["intended_use"],
+                                out_of_scope=plain_text(out_of_scope, "out-of-scope use"),
+                                subgroups=subgroups)
         data = persistence.dumps(published.published_payload(bench))
-        self._not_again(name, typed, data)
+        self._not_again(name, typed, card, data)
         sha = blobs.write_blob(self.config.blob_dir, data)
+        facts.update(card=card, blob_sha256=sha, blob_bytes=len(data))
         for _ in range(PUBLISH_ATTEMPTS):
             with contextlib.suppress(IntegrityError):  # another publisher took the number
-                return self._insert(name, typed, facts, sha, len(data), actor)
+                return self._insert(name, typed, facts, actor)
         raise StoreError(f"The model '{name}' could not be published: other versions of it "
                          "were being published at the same time. Try again.")
 
@@ -164,9 +176,9 @@ class ModelLibrary:
                                  f"'{other}' (they differ only in characters that look "
                                  "alike): publish under that name, or choose another.")
 
-    def _not_again(self, name: str, typed: dict, data: bytes) -> None:
+    def _not_again(self, name: str, typed: dict, card: dict, data: bytes) -> None:
         """AlreadyPublished when a version of ``name`` in use holds the model of ``data``
-        (:func:`forestviz.store.blobs.content_digest`) with the same texts."""
+        (:func:`forestviz.store.blobs.content_digest`) with the same texts and card choices."""
         statement = (select(PublishedModel)
                      .where(PublishedModel.name == name, PublishedModel.retired_at.is_(None),
                             PublishedModel.description == typed["description"],
@@ -174,6 +186,8 @@ class ModelLibrary:
                      .order_by(PublishedModel.version.desc()))
         with reached(), Session(self._publishing) as session:
             rows = [ModelVersion.of(row) for row in session.scalars(statement)]
+        chosen = cards.publisher_choices(card)
+        rows = [info for info in rows if cards.publisher_choices(info.card) == chosen]
         digest = blobs.content_digest(data, published.SCORED) if rows else None
         for info in rows:
             try:
@@ -184,15 +198,18 @@ class ModelLibrary:
             if blobs.content_digest(kept, published.SCORED) == digest:
                 raise AlreadyPublished(info)
 
-    def _insert(self, name, typed, facts, sha, size, actor) -> ModelVersion:
+    def _insert(self, name, typed, facts, actor) -> ModelVersion:
         with reached(), Session(self._publishing) as session, session.begin():
             last = session.scalar(select(func.max(PublishedModel.version))
                                   .where(PublishedModel.name == name))
+            version = (last or 0) + 1
+            card = cards.finished(facts["card"], name=name, version=version,
+                                  blob_sha256=facts["blob_sha256"])
             row = PublishedModel(
-                name=name, version=(last or 0) + 1, **typed, **facts,
-                forestviz_version=__version__, published_by=actor.subject,
-                published_email=actor.email, published_at=datetime.now(UTC),
-                blob_sha256=sha, blob_bytes=size)
+                name=name, version=version, **typed, **{**facts, "card": card},
+                card_sha256=cards.digest(card), forestviz_version=__version__,
+                published_by=actor.subject, published_email=actor.email,
+                published_at=datetime.now(UTC))
             session.add(row)
             session.flush()
             append(session, [event_row(actor, "model_published", (name, row.version))])

@@ -37,3 +37,14 @@ def unverified(warning: str) -> str:
     """Why a model from a file with the origin ``warning`` is not published (one line)."""
     return (f"This model comes from a model file whose origin cannot be verified ({warning}), "
             "so it is not published: train it anew, or use a model file this library signed.")
+
+
+NO_USE = ("Say what the model is intended for (who uses it, for which patients, to decide "
+          "what): a model is not published without its intended use.")
+
+
+def check_use(intended_use: str) -> None:
+    """The intended use a model card requires (StoreError :data:`NO_USE` when it is blank),
+    checked by the library whoever publishes: the page's form, the command line, a script."""
+    if not intended_use.strip():
+        raise StoreError(NO_USE)

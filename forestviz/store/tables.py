@@ -2,9 +2,9 @@
 ``migrations/versions`` create exactly these, and ``tests/test_store.py`` compares them.
 
 ``published_models``: one row per published version, the provenance typed or known at publish
-and what the pages show without opening the blob (metrics, column schema). ``audit_events``:
-the append-only trail (no API updates or deletes a row, and database triggers refuse it),
-each event linked to the one before by its hash (:mod:`.chain`).
+and what the pages show without opening the blob (metrics, column schema, model card).
+``audit_events``: the append-only trail (no API updates or deletes a row, and database
+triggers refuse it), each event linked to the one before by its hash (:mod:`.chain`).
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ class PublishedModel(Base):
     retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     blob_sha256: Mapped[str] = mapped_column(String(64))
     blob_bytes: Mapped[int] = mapped_column(Integer)
+    # the model card (forestviz.card; None: published before cards) and its SHA-256
+    card: Mapped[dict | None] = mapped_column(JSON)
+    card_sha256: Mapped[str | None] = mapped_column(String(64))
 
 
 class AuditEvent(Base):
