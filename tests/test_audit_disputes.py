@@ -109,7 +109,7 @@ def test_the_glance_records_a_disagreement_shown_on_the_audit_page(bench, tmp_pa
     folder = tmp_path / "var"
     monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
     library = library_at(folder)
-    info = library.publish(bench, name="Pima risk")
+    info = library.publish(bench, name="Pima risk", intended_use="Screening")
     at = app()
     at.button(key="home_open").click().run()  # the published model, its riskiest row
     assert not at.exception and not at.error

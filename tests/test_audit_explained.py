@@ -36,7 +36,7 @@ def keyed(folder, values: dict) -> str:
 def test_a_published_rows_facts_are_the_blob_the_values_and_the_models_answer(bench,
                                                                                tmp_path):
     library = library_at(tmp_path)
-    info = library.publish(bench, name="Pima risk")
+    info = library.publish(bench, name="Pima risk", intended_use="Screening")
     opened = library.open_model("Pima risk").workbench
     model = opened.model
     position = int(model.test_rows[3])
