@@ -71,6 +71,7 @@ def test_the_image_installs_the_driver_the_database_url_names():
 def test_the_app_scales_behind_the_proxy(services):
     app, proxy = services["services"]["app"], services["services"]["proxy"]
     assert "ports" not in app  # a fixed host port would let only one replica start
+    assert "ports" not in services["services"]["db"]  # the database: on the compose network only
     assert app["expose"] == ["8501"] and app["deploy"]["replicas"] >= 2
     assert proxy["image"].split(":")[0] == "nginx" and len(proxy["ports"]) == 1
     assert "./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in proxy["volumes"]
