@@ -3,6 +3,7 @@ how soon a row's summary shows on a replica while other sessions explain rows, e
 reference measured in the same run.
 
     PYTHONPATH=. .venv/bin/python bench/replicas.py [--sessions 10] [--rows 5] [--publishes 3]
+        [--replicas 1]
 
 Two app servers (``python -m ui.launch run app.py``, local mode) share one throwaway PostgreSQL
 (:mod:`tests.postgres_server`), one data directory and one signing and audit key, as
@@ -17,12 +18,14 @@ browser, a page per session).
 * **A row's summary with N sessions busy** (goal ≤ 1 s). On B, a page opens the published
   default model and explains rows by ID: seconds from Enter to the row's summary (its
   heading). Reference: the same rows with no other session; then again while ``--sessions``
-  other pages explain rows without pause. Chromium's pages run on the same machine and take
-  their share of its cores: say so with the figures.
+  other pages explain rows without pause, spread over ``--replicas`` app servers (the measured
+  page on the first). Chromium's pages run on the same machine and take their share of its
+  cores: say so with the figures.
 """
 
 import argparse
 import asyncio
+import contextlib
 import os
 import re
 import secrets
@@ -106,18 +109,22 @@ async def seen_after(page, library, other, bench, name: str) -> tuple[float, flo
     return seen, time.monotonic() - started, listed
 
 
-async def measure(url: str, library, bench, args) -> None:
+async def measure(urls: list[str], library, bench, args) -> None:
+    """Publishes seen on ``urls[0]`` (B); rows explained there while ``args.sessions`` other
+    sessions, spread over every replica of ``urls``, explain rows."""
+    url = urls[0]
     chromium = shutil.which("chromium")
     ids = bench.dataset.ids.astype(str).tolist()
     rows = [ids[i * len(ids) // args.rows] for i in range(args.rows)]
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         context = await browser.new_context(viewport={"width": 1400, "height": 900})
-        watcher = await context.new_page()
-        await watcher.goto(url)  # a fresh server's first visit by a page's URL skips app.py
-        await watcher.get_by_test_id("stSidebarNav").get_by_role(
-            "link", name="Models", exact=True).click(timeout=TIMEOUT_MS)
-        await watcher.wait_for_url(f"{url}/models", timeout=TIMEOUT_MS)
+        for address in reversed(urls):  # a fresh server's first visit by a page's URL skips
+            watcher = await context.new_page()  # app.py: each replica's first visit is Home
+            await watcher.goto(address)
+            await watcher.get_by_test_id("stSidebarNav").get_by_role(
+                "link", name="Models", exact=True).click(timeout=TIMEOUT_MS)
+            await watcher.wait_for_url(f"{address}/models", timeout=TIMEOUT_MS)
         other = open_library(library.config)
         seen = [await seen_after(watcher, library, other, bench, f"Bench {chr(90 - k)}")
                 for k in range(args.publishes)]
@@ -133,7 +140,8 @@ async def measure(url: str, library, bench, args) -> None:
         page, box = await open_model(context, url)
         await explain(page, box, ids[-1])  # warm: the first run of the picker
         quiet = [await explain(page, box, row) for row in rows]
-        others = [await open_model(context, url) for _ in range(args.sessions)]
+        others = [await open_model(context, urls[(k + 1) % len(urls)])
+                  for k in range(args.sessions)]
         stop, done = asyncio.Event(), []
         busy_tasks = [asyncio.create_task(keep_busy(p, b, rows[k % len(rows):] + rows[:k % len(
             rows)], stop, done)) for k, (p, b) in enumerate(others)]
@@ -149,7 +157,8 @@ async def measure(url: str, library, bench, args) -> None:
           f"{alone:.2f} s (mean of {len(rows)})")
     print(f"row summary, no other session: median {q:.2f} s, max {max(quiet):.2f} s "
           f"({len(quiet)} rows)")
-    print(f"row summary, {args.sessions} other sessions explaining ({len(done)} rows "
+    print(f"row summary, {args.sessions} other sessions on {len(urls)} replica(s) "
+          f"explaining ({len(done)} rows "
           f"explained by them meanwhile): median {b:.2f} s, max {max(busy):.2f} s; "
           f"ratio {b / q:.2f} (goal ≤ 1 s: {'met' if max(busy) <= 1 else 'NOT met'})")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -160,6 +169,8 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--rows", type=int, default=5)
     parser.add_argument("--publishes", type=int, default=3)
+    parser.add_argument("--replicas", type=int, default=1, help="app servers to spread the "
+                        "busy sessions over (the measured page is on the first)")
     args = parser.parse_args()
     bench = Workbench(load_dataset(DEFAULT_DATASET))
     bench.train()  # the default model (what Home trains)
@@ -172,9 +183,13 @@ def main() -> None:
                "FORESTVIZ_AUDIT_KEY": secrets.token_hex(32)}
         library = open_library(StoreConfig(folder / "var", database, env["FORESTVIZ_SIGNING_KEY"],
                                            env["FORESTVIZ_AUDIT_KEY"]))
-        (folder / "B").mkdir()
-        with AppServer(folder / "B", env=env, start_timeout=120) as replica:
-            asyncio.run(measure(replica.url, library, bench, args))
+        with contextlib.ExitStack() as replicas:
+            urls = []
+            for k in range(args.replicas):
+                (folder / str(k)).mkdir()
+                urls.append(replicas.enter_context(
+                    AppServer(folder / str(k), env=env, start_timeout=120)).url)
+            asyncio.run(measure(urls, library, bench, args))
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)
