@@ -92,6 +92,6 @@ def test_the_proxy_passes_websocket_upgrades_on(nginx):
     assert "map $http_upgrade $connection_upgrade { default upgrade; \"\" close; }" in nginx
     for line in ("proxy_http_version 1.1;", "proxy_set_header Upgrade $http_upgrade;",
                  "proxy_set_header Connection $connection_upgrade;",
-                 "proxy_set_header Host $host;"):
+                 "proxy_set_header Host $http_host;"):
         assert line in nginx
     assert nginx.count("{") == nginx.count("}")
