@@ -35,6 +35,7 @@ if st.button("Train the default model and explain a row", type="primary", key="h
              icon=":material/bolt:", disabled=models.training_in_progress()):
     models.start_training(dataset, st.session_state[CHOICE], default, origin="home")
 
+catalog.open_asked()  # before the list: it may have changed since the click
 published = catalog.visible_versions()
 if published:
     st.subheader("Open a published model", anchor=False)

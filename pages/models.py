@@ -12,6 +12,7 @@ models.follow_jobs()
 st.title("Models", anchor=False)
 st.caption("Models published from the Train page. Opening one explains its held-out rows, new "
            "patients or a CSV of patients at once: no upload, no training.")
+catalog.open_asked()  # before the list: it may have changed since the click
 versions = catalog.visible_versions()
 if versions is None:
     st.info("No published models can be opened while the model library is unavailable.",

@@ -23,6 +23,7 @@ from ui.display import as_label, as_text, show_error
 if TYPE_CHECKING:
     from forestviz.store import ModelVersion, OpenedModel
 
+ASKED = "catalog_open_asked"  # the version whose Open button was clicked (:func:`open_asked`)
 METRICS = ("AUC", "accuracy", "F1", "R²", "MAE", "RMSE")  # shown in the table, when present
 
 
@@ -84,9 +85,24 @@ def describe(info: ModelVersion) -> None:
 
 
 def open_button(info: ModelVersion, key: str) -> None:
-    """Open ``info`` into the session and go to the Explain page."""
-    if st.button(as_label(f"Open {info.ref}"), key=key, type="primary",
-                 icon=":material/open_in_new:"):
+    """A button that opens ``info`` into the session and goes to the Explain page, in the
+    next run (:func:`open_asked`)."""
+    st.button(as_label(f"Open {info.ref}"), key=key, type="primary",
+              icon=":material/open_in_new:", on_click=_ask_open, args=(info,))
+
+
+def _ask_open(info: ModelVersion) -> None:
+    st.session_state[ASKED] = info
+
+
+def open_asked() -> None:
+    """Open the version whose Open button was clicked, if one was: the version the button was
+    drawn for, not the list's. The list is read anew in the click's run, so a version retired
+    meanwhile on another replica had left it: the click was lost (the page said that nothing
+    was published) or, under the same key, opened the newer version listed in its place. Now
+    it is refused in one line, naming the version."""
+    info = st.session_state.pop(ASKED, None)
+    if info is not None:
         open_version(info)
 
 
