@@ -308,8 +308,8 @@ def test_equal_weights_name_the_trees_the_explanation_shows():
 # -------------------------------------------------------------------------- white template
 def test_every_figure_looks_plotly_white_for_what_it_draws():
     """The template built once (conventions.white_template) is plotly_white wherever a figure
-    here can see it: the layout less kinds of plot none has, the defaults of every kind of
-    trace drawn."""
+    here can see it: the layout less kinds of plot none has, in the page's typeface
+    (conventions.FONT), the defaults of every kind of trace drawn."""
     import plotly.io as pio
     from sklearn.ensemble import RandomForestRegressor
 
@@ -326,6 +326,7 @@ def test_every_figure_looks_plotly_white_for_what_it_draws():
                "histogram": plots.effective_trees_histogram(np.array([2.0, 3.5, 3.0]), 5)}
     kept = {k: v for k, v in white.layout.to_plotly_json().items()
             if k not in conventions.UNDRAWN_LAYOUT}
+    kept["font"] = {**kept["font"], "family": conventions.FONT}
     drawn = set()
     for key, fig in figures.items():
         template = fig.layout.template
