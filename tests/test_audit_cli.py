@@ -9,21 +9,17 @@ import hashlib
 import hmac
 import json
 import os
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
 from forestviz.batch.model import read_model
-from forestviz.store import StoreConfig, open_library
 from forestviz.store.digests import PREFIX, canonical
 from tests import test_store_cli
 from tests.cli_tables import ID
-from tests.store_helpers import REPO
-from tests.test_store_cli import here
+from tests.test_store_cli import forestviz, here
 
-published = test_store_cli.published  # the fixture: 'Pima risk' published twice
+trained, published = test_store_cli.trained, test_store_cli.published  # the fixtures
 
 pytestmark = pytest.mark.slow  # a model trained and published by the command line
 
@@ -36,8 +32,8 @@ def keyed(folder, data: bytes) -> str:
     return PREFIX + hmac.new(key_of(folder), data, hashlib.sha256).hexdigest()
 
 
-def last_event(folder, action: str) -> tuple[str, int, dict]:
-    frame = open_library(StoreConfig(folder)).audit.query(action=action)
+def last_event(published, action: str) -> tuple[str, int, dict]:
+    frame = published.open().audit.query(action=action)
     model, version, detail = frame[["model", "version", "detail"]].iloc[-1]
     return model, int(version), json.loads(detail)
 
@@ -50,16 +46,16 @@ def rows_digest(folder, frame: pd.DataFrame) -> str:
 
 def test_explain_with_a_published_model_records_its_rows_and_its_file(published, table,
                                                                        tmp_path):
-    folder, model = published
+    folder, model, url = published
     out = tmp_path / "explained.csv"
     assert here(folder, "explain", "--model", "Pima risk@2", table, "--out", out,
-                "--chunk-rows", "100") == 0  # the digest is fed chunk by chunk
-    name, version, facts = last_event(folder, "rows_explained")
+                "--chunk-rows", "100", url=url) == 0  # the digest is fed chunk by chunk
+    name, version, facts = last_event(published, "rows_explained")
     read = pd.read_csv(table, dtype=str)  # CSV rows as the command reads them: text
     columns = [*read_model(model).used, ID]
     assert (name, version) == ("Pima risk", 2)
     flagged = int(pd.read_csv(out)["unfamiliar"].sum())  # rows unlike the training rows
-    blob = open_library(StoreConfig(folder)).show("Pima risk", 2).blob_sha256
+    blob = published.open().show("Pima risk", 2).blob_sha256
     assert facts == {"blob_sha256": blob,
                      "rows": len(read), "rows_digest": rows_digest(folder, read[columns]),
                      "file": "explained.csv", "file_digest": keyed(folder, out.read_bytes()),
@@ -68,20 +64,21 @@ def test_explain_with_a_published_model_records_its_rows_and_its_file(published,
     changed = tmp_path / "changed.csv"
     read.loc[3, columns[0]] = "77"
     read.to_csv(changed, index=False)
-    assert here(folder, "explain", "--model", "Pima risk@2", changed, "--out", out) == 0
-    other = last_event(folder, "rows_explained")[2]
+    assert here(folder, "explain", "--model", "Pima risk@2", changed, "--out", out,
+                url=url) == 0
+    other = last_event(published, "rows_explained")[2]
     assert other["rows_digest"] == rows_digest(folder, read[columns]) != facts["rows_digest"]
-    trail = open_library(StoreConfig(folder)).audit.export_csv().decode()
+    trail = published.open().audit.export_csv().decode()
     assert hashlib.sha256(out.read_bytes()).hexdigest() not in trail
 
 
 def test_report_with_a_published_model_records_each_file(published, table, tmp_path):
-    folder, _ = published
+    folder, _, url = published
     frame = pd.read_csv(table)
     rows = [str(frame[ID].iloc[-1]), str(frame[ID].iloc[0])]
     assert here(folder, "report", "--model", "Pima risk@1", "--rows", *rows,
-                "--out", tmp_path / "reports") == 0
-    events = open_library(StoreConfig(folder)).audit.query(action="report_written")
+                "--out", tmp_path / "reports", url=url) == 0
+    events = published.open().audit.query(action="report_written")
     written = [json.loads(detail) for detail in events["detail"].iloc[-2:]]
     assert [w["row"] for w in written] == rows
     for facts in written:
@@ -93,29 +90,25 @@ def test_report_with_a_published_model_records_each_file(published, table, tmp_p
 
 def test_audit_export_writes_like_every_other_command_and_is_recorded(published, tmp_path,
                                                                        capsys):
-    folder, _ = published
+    folder, _, url = published
     kept = tmp_path / "kept.txt"
     kept.write_text("not the trail")
     link = tmp_path / "link.csv"
     link.symlink_to(kept)
-    assert here(folder, "audit", "export", "--out", link) == 2
+    assert here(folder, "audit", "export", "--out", link, url=url) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "symbolic link" in error
     assert kept.read_text() == "not the trail" and link.is_symlink()
 
     fifo = tmp_path / "fifo.csv"
     os.mkfifo(fifo)
-    environment = {**os.environ, "FORESTVIZ_DATA_DIR": str(folder), "PYTHONPATH": str(REPO)}
-    environment.pop("FORESTVIZ_DATABASE_URL", None)
-    done = subprocess.run([sys.executable, "-m", "forestviz", "audit", "export", "--out",
-                           str(fifo)], cwd=REPO, env=environment, capture_output=True,
-                          text=True, timeout=120)  # hang guard: a FIFO is never opened
-    assert done.returncode == 2 and "not a regular file" in done.stderr
+    done = forestviz(folder, "audit", "export", "--out", fifo, code=2, url=url)  # not opened
+    assert "not a regular file" in done.stderr
 
-    assert here(folder, "audit", "export", "--out", link, "--force") == 0
+    assert here(folder, "audit", "export", "--out", link, "--force", url=url) == 0
     assert not link.is_symlink() and kept.read_text() == "not the trail"
     written = link.read_bytes()
-    stored = open_library(StoreConfig(folder)).audit
+    stored = published.open().audit
     before = stored.query()
     assert before["action"].iloc[-1] == "audit_exported"
     assert len(pd.read_csv(link)) == len(before) - 1  # all but its own record

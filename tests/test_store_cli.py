@@ -1,12 +1,15 @@
 """The library's command line: `forestviz models publish|list|show|retire`, `forestviz audit
 export`, and `explain`/`report` with `--model NAME[@VERSION]` giving the numbers of the model
-file they were published from, all on the library of FORESTVIZ_DATA_DIR; a bad reference or an
-unusable library ends with exit code 2 and one plain line."""
+file they were published from, all on the library of FORESTVIZ_DATA_DIR, its database SQLite
+there or PostgreSQL (FORESTVIZ_DATABASE_URL); a bad reference or an unusable library ends with
+exit code 2 and one plain line."""
 
 import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pytest
@@ -15,15 +18,39 @@ from forestviz.cli.main import main
 from forestviz.explain.report_names import report_file_name
 from forestviz.store import StoreConfig, open_library
 from tests.cli_tables import ID, TARGET
+from tests.store_databases import DATABASES, database_url
 from tests.store_helpers import REPO
 from tests.test_report_record import Document
 
 
-def forestviz(folder, *arguments, code=0):
-    """``python -m forestviz ARGUMENTS`` in a fresh process on the library in ``folder``."""
+class Library(NamedTuple):
+    """A library for the command line: its data folder, the model file published, and its
+    database URL (None: SQLite in the folder)."""
+
+    folder: Path
+    model: Path
+    url: str | None = None
+
+    def use(self, monkeypatch) -> None:
+        """This process's library, for the test's length."""
+        monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(self.folder))
+        if self.url is None:
+            monkeypatch.delenv("FORESTVIZ_DATABASE_URL", raising=False)
+        else:
+            monkeypatch.setenv("FORESTVIZ_DATABASE_URL", self.url)
+
+    def open(self):
+        return open_library(StoreConfig(self.folder, database_url=self.url))
+
+
+def forestviz(folder, *arguments, code=0, url=None):
+    """``python -m forestviz ARGUMENTS`` in a fresh process on the library in ``folder`` (its
+    database at ``url``, default SQLite there)."""
     environment = {**os.environ, "FORESTVIZ_DATA_DIR": str(folder), "OMP_NUM_THREADS": "1",
                    "PYTHONPATH": str(REPO)}
     environment.pop("FORESTVIZ_DATABASE_URL", None)
+    if url is not None:
+        environment["FORESTVIZ_DATABASE_URL"] = url
     done = subprocess.run([sys.executable, "-m", "forestviz", "--quiet", *map(str, arguments)],
                           cwd=REPO, env=environment, capture_output=True, text=True,
                           timeout=600)
@@ -31,11 +58,11 @@ def forestviz(folder, *arguments, code=0):
     return done
 
 
-def here(folder, *arguments) -> int:
-    """``forestviz ARGUMENTS`` in this process on the library in ``folder``: its exit code."""
+def here(folder, *arguments, url=None) -> int:
+    """``forestviz ARGUMENTS`` in this process on the library in ``folder`` (its database at
+    ``url``, default SQLite there): its exit code."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("FORESTVIZ_DATA_DIR", str(folder))
-        patch.delenv("FORESTVIZ_DATABASE_URL", raising=False)
+        Library(folder, Path(), url).use(patch)
         try:
             return main(["--quiet", *map(str, arguments)])
         except SystemExit as done:
@@ -43,38 +70,46 @@ def here(folder, *arguments) -> int:
 
 
 @pytest.fixture(scope="module")
-def published(table, tmp_path_factory):
-    """A model trained by `forestviz train` on the upload, published twice as 'Pima risk' with
-    two descriptions (in this process; the tests read the library from fresh processes too)."""
+def trained(table, tmp_path_factory):
+    """A model file trained by `forestviz train` on the upload, signed with the key of the
+    library in its folder, which publish requires."""
     folder = tmp_path_factory.mktemp("library")
-    model = folder / "model.skops"  # signed with the library's key, which publish requires
+    model = folder / "model.skops"
     assert here(folder / "var", "train", table, "--target", TARGET, "--id", ID, "--drop",
                 "note", "--model", "abrf1", "--trees", "10", "--seed", "3",
                 "--out", model) == 0
-    for description in ("Diabetes risk", "Diabetes risk\nwithin 5 years"):
-        assert here(folder / "var", "models", "publish", model, "--name", "Pima risk",
-                    "--training", table, "--description", description,
-                    "--intended-use", "Screening") == 0
     return folder / "var", model
 
 
+@pytest.fixture(scope="module", params=DATABASES)
+def published(request, trained, table) -> Library:
+    """The model published twice as 'Pima risk' with two descriptions, in a library on each
+    database (in this process; the tests read the library from fresh processes too)."""
+    folder, model = trained
+    library = Library(folder, model, database_url(request))
+    for description in ("Diabetes risk", "Diabetes risk\nwithin 5 years"):
+        assert here(folder, "models", "publish", model, "--name", "Pima risk",
+                    "--training", table, "--description", description,
+                    "--intended-use", "Screening", url=library.url) == 0
+    return library
+
+
 def test_publishing_without_the_training_table_is_refused_in_a_fresh_process(published):
-    folder, model = published
-    refused = forestviz(folder, "models", "publish", model, "--name", "Pima risk",
-                        "--intended-use", "Screening", code=2)
+    refused = forestviz(published.folder, "models", "publish", published.model, "--name",
+                        "Pima risk", "--intended-use", "Screening", code=2, url=published.url)
     assert refused.stderr.count("\n") == 1
     assert "needs its training table: give it with --training" in refused.stderr
-    library = open_library(StoreConfig(folder))  # nothing published by the refused command
+    library = published.open()  # nothing published by the refused command
     assert [v.version for v in library.versions(include_retired=True)] == [2, 1]
 
 
 def test_published_models_are_listed_shown_and_retired(published, monkeypatch, capsys):
-    folder, _ = published
-    listed = json.loads(forestviz(folder, "models", "list", "--json").stdout)
+    listed = json.loads(forestviz(published.folder, "models", "list", "--json",
+                                  url=published.url).stdout)
     assert [(v["name"], v["version"]) for v in listed] == [("Pima risk", 2), ("Pima risk", 1)]
     assert listed[0]["description"] == "Diabetes risk\nwithin 5 years"
     assert listed[0]["dataset_name"] == "pima upload.csv" and listed[0]["excluded"] == ["note"]
-    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
+    published.use(monkeypatch)
     assert main(["models", "show", "Pima risk@1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["version"] == 1
     assert main(["models", "show", "Pima risk"]) == 0
@@ -86,7 +121,7 @@ def test_published_models_are_listed_shown_and_retired(published, monkeypatch, c
     assert [v["version"] for v in json.loads(capsys.readouterr().out)] == [1]
     assert main(["models", "list", "--all"]) == 0
     assert "Pima risk@2" in capsys.readouterr().out
-    out = folder.parent / "audit.csv"
+    out = published.folder.parent / f"audit-{published.url is None}.csv"
     assert main(["audit", "export", "--action", "model_published", "--out", str(out)]) == 0
     trail = pd.read_csv(out)
     assert list(trail["version"]) == [1, 2] and set(trail["subject"]) == {"local"}
@@ -96,14 +131,13 @@ def test_published_models_are_listed_shown_and_retired(published, monkeypatch, c
 
 def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, table,
                                                                        tmp_path, monkeypatch):
-    folder, model = published
-    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
+    published.use(monkeypatch)
     by_name, by_file = tmp_path / "by-name.csv", tmp_path / "by-file.csv"
     assert main(["--quiet", "explain", "--model", "Pima risk@1", str(table),
                  "--out", str(by_name)]) == 0
-    assert main(["--quiet", "explain", str(model), str(table), "--training", str(table),
+    assert main(["--quiet", "explain", str(published.model), str(table), "--training", str(table),
                  "--out", str(by_file)]) == 0
-    opened = open_library(StoreConfig(folder)).open_model("Pima risk", 1).workbench
+    opened = published.open().open_model("Pima risk", 1).workbench
     assert "note" not in opened.dataset.frame  # an excluded column is not shared
     assert opened.dataset.feature_columns == tuple(
         c for c in pd.read_csv(table).columns if c not in (TARGET, ID, "note"))
@@ -113,7 +147,7 @@ def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, 
     row = str(pd.read_csv(table)[ID].iloc[-1])
     assert main(["--quiet", "report", "--model", "Pima risk@1", "--rows", row,
                  "--out", str(tmp_path / "reports")]) == 0
-    assert main(["--quiet", "report", str(model), str(table), "--rows", row,
+    assert main(["--quiet", "report", str(published.model), str(table), "--rows", row,
                  "--out", str(tmp_path / "file-reports")]) == 0
     (report,) = (tmp_path / "reports").iterdir()
     assert report.name == report_file_name(row, opened.model.name, "html")
@@ -131,8 +165,7 @@ def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, 
      "No published model 'Nobody@3'"),
 ])
 def test_a_bad_reference_is_one_line_and_exit_2(published, arguments, message, capsys):
-    folder, _ = published
-    assert here(folder, *arguments) == 2
+    assert here(published.folder, *arguments, url=published.url) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
 
