@@ -31,7 +31,8 @@ def test_open_of_a_version_retired_since_the_page_was_drawn_is_refused(
     library = open_library(StoreConfig(tmp_path / "var"))
     bench = trained()
     for number in range(versions):
-        library.publish(bench, name="Pima risk", description=f"version {number + 1}")
+        library.publish(bench, name="Pima risk", description=f"version {number + 1}",
+                        intended_use="Screening")
     at = app().switch_page("pages/models.py").run()
     at.selectbox(key="models_choice").set_value("Pima risk@1").run()
     retired = library.retire("Pima risk", 1)  # by the admin of another replica
