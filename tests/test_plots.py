@@ -327,6 +327,7 @@ def test_every_figure_looks_plotly_white_for_what_it_draws():
     kept = {k: v for k, v in white.layout.to_plotly_json().items()
             if k not in conventions.UNDRAWN_LAYOUT}
     kept["font"] = {**kept["font"], "family": conventions.FONT}
+    kept["title"] = {**kept["title"], "font": {"size": 16}}
     drawn = set()
     for key, fig in figures.items():
         template = fig.layout.template

@@ -94,6 +94,9 @@ def white_template() -> go.layout.Template:
     layout = {k: v for k, v in white.layout.to_plotly_json().items()
               if k not in UNDRAWN_LAYOUT}
     layout["font"] = {**layout.get("font", {}), "family": FONT}
+    # Streamlit's chart sizes, which the figures' layout (finish) was measured with: a 16 px
+    # title over 12 px text
+    layout["title"] = {**layout.get("title", {}), "font": {"size": 16}}
     data = {k: v for k, v in white.data.to_plotly_json().items() if k in TRACE_TYPES}
     return go.layout.Template(layout=layout, data=data)
 
