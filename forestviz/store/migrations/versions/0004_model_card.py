@@ -2,8 +2,8 @@
 the SHA-256 of its canonical JSON. Versions published before keep these empty: they were
 published without a card.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 """
 
 import sqlalchemy as sa
