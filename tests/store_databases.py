@@ -2,7 +2,10 @@
 test taking ``database`` runs twice, on SQLite (a file in the test's data directory: the URL
 is None) and on PostgreSQL (a new database on this session's throwaway server,
 :mod:`tests.postgres_server`). Where PostgreSQL cannot start, its runs skip with the reason on
-a developer's machine and fail under CI (``CI=true``): nothing skips in CI."""
+a developer's machine and fail under CI (``CI=true``): nothing skips in CI.
+
+Also the store tests' two common fixtures: ``bench``, a small trained workbench (a module may
+define its own), and ``library``, a new library on each database."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import os
 import pytest
 
 from tests.postgres_server import PostgresServer, PostgresUnavailable
+from tests.store_helpers import library_at, trained
 
 # the PostgreSQL runs go with the slow tier: the unit tier starts no server
 DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)]
@@ -41,3 +45,15 @@ def database_url(request) -> str | None:
 def database(request) -> str | None:
     """The database URL of one test (:func:`database_url`)."""
     return database_url(request)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """A small trained workbench (:func:`tests.store_helpers.trained`), once per module."""
+    return trained()
+
+
+@pytest.fixture
+def library(tmp_path, database):
+    """A new library in the test's folder on each database."""
+    return library_at(tmp_path / "var", database)

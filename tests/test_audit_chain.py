@@ -61,11 +61,6 @@ def verify(library, capsys, *arguments) -> tuple[int, list[str]]:
     return status, capsys.readouterr().out.splitlines()
 
 
-@pytest.fixture
-def library(tmp_path, database):
-    return library_at(tmp_path / "var", database)
-
-
 def test_each_event_holds_the_hash_of_the_one_before(library, capsys):
     recorded(library, 7)
     library.audit.record(LOCAL, "signin_refused", detail='"quoted", 1\n2')

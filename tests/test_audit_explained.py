@@ -18,14 +18,9 @@ from forestviz.store import StoreConfig, blobs
 from forestviz.store.audit import DETAIL_CHARS, facts
 from forestviz.store.digests import PREFIX, Digests, canonical
 from forestviz.store.explained import TEXT_CHARS, explanation_facts, unpublished_digest
-from tests.store_helpers import library_at, trained
+from tests.store_helpers import library_at
 
 pytestmark = pytest.mark.slow  # a model trained, published and opened
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
 
 
 def keyed(folder, values: dict) -> str:

@@ -16,19 +16,9 @@ from forestviz.card.card import build_card, canonical, digest, finished
 from forestviz.cli.main import main
 from forestviz.store import AlreadyPublished, StoreError
 from forestviz.store.publishing import NO_USE
-from tests.store_helpers import library_at, trained
+from tests.store_helpers import library_at
 
 AGE = "Age (years)"
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
-
-
-@pytest.fixture
-def library(tmp_path, database):
-    return library_at(tmp_path / "var", database)
 
 
 @pytest.mark.slow

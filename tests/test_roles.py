@@ -1,17 +1,19 @@
 """What each role may do (issue 38, item 5): the one table of :mod:`forestviz.store.roles`
 against the matrix written out here, and each action the store gates refused or allowed for
-each role on a real SQLite library, by the store, the command line (acting as
-FORESTVIZ_LOCAL_ROLE) and the Models page (the app without sign-in acting as it too)."""
+each role on a real library (SQLite and PostgreSQL), by the store, the command line (acting
+as FORESTVIZ_LOCAL_ROLE) and the Models page (the app without sign-in acting as it too)."""
+
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from forestviz.store import LOCAL, Actor, StoreConfig, StoreError, open_library
+from forestviz.store import LOCAL, Actor, StoreError
 from forestviz.store.actor import local_actor
 from forestviz.store.roles import MAY, ROLES, NotAllowed, local_role, may, require
 from tests.apptest_helpers import app
-from tests.store_helpers import library_at, trained
-from tests.test_store_cli import here
+from tests.store_databases import DATABASES, database_url
+from tests.test_store_cli import Library, here
 from ui.access import allowed_pages
 from ui.identity import SignInSettingsError, local_user
 
@@ -81,16 +83,12 @@ def test_the_local_role_is_configured_and_admin_by_default():
 
 
 # ---------------------------------------------------------------- the store, for real
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
-
-
-@pytest.fixture(scope="module")
-def folder(bench, tmp_path_factory):
-    """A library (real SQLite) holding NAME@1 in use and NAME@2 retired, by the local admin."""
-    found = tmp_path_factory.mktemp("roles") / "var"
-    library = library_at(found)
+@pytest.fixture(scope="module", params=DATABASES)
+def where(request, bench, tmp_path_factory) -> Library:
+    """A library on each database holding NAME@1 in use and NAME@2 retired, by the local
+    admin."""
+    found = Library(tmp_path_factory.mktemp("roles") / "var", Path(), database_url(request))
+    library = found.open()
     library.publish(bench, name=NAME, description="in use", intended_use="Screening")
     library.publish(bench, name=NAME, description="retired", intended_use="Screening")
     library.retire(NAME, RETIRED)
@@ -123,8 +121,8 @@ def gated(library, bench, action: str, actor: Actor, tag: str):
 @pytest.mark.parametrize("role", [*ROLES, None])
 @pytest.mark.parametrize("action", ["publish", "retire", "open", "open_retired",
                                     "view_trail", "export_trail", "verify_trail"])
-def test_the_store_refuses_or_allows_each_role_each_action(folder, bench, role, action):
-    library = library_at(folder)
+def test_the_store_refuses_or_allows_each_role_each_action(where, bench, role, action):
+    library = where.open()
     actor = Actor(f"user-{role}", role=role)
     before = library.audit.count()
     tag = f"{role} {action}"
@@ -169,14 +167,15 @@ def test_the_store_refuses_or_allows_each_role_each_action(folder, bench, role, 
     (("audit", "verify"), "verify_trail"),
     (("audit", "purge"), "purge_trail"),  # nothing older than six months: an event only
 ])
-def test_the_command_line_acts_as_the_local_role(folder, bench, role, command, action,
-                                                 monkeypatch, capsys, tmp_path):
+def test_the_command_line_acts_as_the_local_role(where, bench, role, command, action,
+                                                 monkeypatch, capsys, tmp_path, request):
     if action == "retire":  # a library of its own: the admin's retirement changes it
-        folder = tmp_path / "var"
-        library_at(folder).publish(bench, name=NAME, intended_use="Screening")
+        url = None if where.url is None else request.getfixturevalue("postgres").new_database()
+        where = Library(tmp_path / "var", Path(), url)
+        where.open().publish(bench, name=NAME, intended_use="Screening")
     monkeypatch.setenv("FORESTVIZ_LOCAL_ROLE", role)
     capsys.readouterr()
-    code = here(folder, *command)
+    code = here(where.folder, *command, url=where.url)
     err = capsys.readouterr().err
     if action in EXPECTED[role]:
         assert code == 0 and not err
@@ -184,7 +183,7 @@ def test_the_command_line_acts_as_the_local_role(folder, bench, role, command, a
     assert code != 0
     assert err == f"forestviz: error: The role '{role}' may not {REFUSALS[action]}.\n"
     if action == "retire":
-        assert not open_library(StoreConfig(folder)).show(NAME, 1).retired
+        assert not where.open().show(NAME, 1).retired
 
 
 def test_the_command_line_refuses_an_unknown_local_role(tmp_path, monkeypatch, capsys):
@@ -197,8 +196,8 @@ def test_the_command_line_refuses_an_unknown_local_role(tmp_path, monkeypatch, c
 @pytest.mark.slow
 @pytest.mark.parametrize("role", ROLES)
 def test_the_models_page_offers_retirement_and_retired_versions_by_the_table(
-        folder, role, monkeypatch):
-    monkeypatch.setenv("FORESTVIZ_DATA_DIR", str(folder))
+        where, role, monkeypatch):
+    where.use(monkeypatch)
     monkeypatch.setenv("FORESTVIZ_LOCAL_ROLE", role)
     at = app().switch_page("pages/models.py").run()
     at.selectbox(key="models_choice").set_value(f"{NAME}@1").run()  # in use

@@ -29,17 +29,7 @@ from forestviz.store import (
 from forestviz.store.blobs import content_digest
 from forestviz.store.library import OpenedCache, open_library
 from forestviz.store.tables import Base
-from tests.store_helpers import database_env, library_at, numbers, run_script, trained
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
-
-
-@pytest.fixture
-def library(tmp_path, database):
-    return library_at(tmp_path / "var", database)
+from tests.store_helpers import database_env, library_at, numbers, run_script
 
 
 def held_out(bench, count=6):

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from forestviz.store import LOCAL, StoreBusy, waits
-from tests.store_helpers import library_at, trained
+from tests.store_helpers import library_at
 from tests.test_store_faults import HOLD_LOCK, LOCK_HANG_GUARD, one_line
 
 
@@ -35,11 +35,6 @@ def own_context(test):
     def run(*args, **kwargs):
         return contextvars.copy_context().run(test, *args, **kwargs)
     return run
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
 
 
 @own_context

@@ -14,7 +14,7 @@ import pytest
 from forestviz.store import LOCAL, StoreConfig, StoreError, StoreUnavailable, engine
 from forestviz.store.library import open_library
 from forestviz.store.signing import signing_key
-from tests.store_helpers import library_at, trained
+from tests.store_helpers import library_at
 
 LOCK_HANG_GUARD = 20.0  # s: ten times the 2 s a page run may wait for a lock (it was 30.7 s)
 HOLD_LOCK = """
@@ -30,11 +30,6 @@ def one_line(err: Exception) -> str:
     message = str(err)
     assert "\n" not in message and message.strip() == message, message
     return message
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
 
 
 def corrupt(folder):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from forestviz.names import clean, look_alike_key, normal_form
 from forestviz.store import AlreadyPublished, StoreError, parse_ref
-from tests.store_helpers import library_at, trained
+from tests.store_helpers import trained
 
 LENGTH_HANG_GUARD = 0.5  # s: ten times the 50 ms a refusal of a long text may take (was 4-9 s)
 # Each look-alike of "Pima risk" the probe published beside it, and what it is now.
@@ -81,16 +81,6 @@ def test_references_are_read_in_the_normal_form():
     assert parse_ref("Pima risk@\uff15") == ("Pima risk", 5)  # a full-width digit
     with pytest.raises(StoreError, match="names no version"):
         parse_ref("Pima risk@\u00b2x")
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
-
-
-@pytest.fixture
-def library(tmp_path, database):
-    return library_at(tmp_path / "var", database)
 
 
 def test_a_look_alike_name_is_one_name_or_refused(bench, library):

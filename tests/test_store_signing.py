@@ -11,12 +11,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.store import StoreConfig, StoreError
 from forestviz.store.signing import WARNING, sign, signing_key, verify
 from forestviz.trees.fitted import estimator_trees
-from tests.store_helpers import library_at, trained
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
+from tests.store_helpers import library_at
 
 
 @pytest.fixture(scope="module")
