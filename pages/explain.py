@@ -152,7 +152,7 @@ def explained_row() -> None:
     facts = {"row": row_id if how in ("ranked", "id") else None, "patient": typed}
     explained = library.row_explained(bench, explanation, glance, **facts)
     dispute_view.record(asked.get("dispute"), bench, explained)
-    disputes += library.disputes(bench, explained)
+    disputes += library.disputes(explained)
 
     st.header("How the forest reached it", anchor=False)
     choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile

@@ -2,7 +2,8 @@
 event holding the explanation's facts, the kind and the reason (required, one line, capped);
 refused for a role that may not explain; its reason text everywhere (escaped in the record, a
 plain cell on the Audit page); recorded from the Explain page's glance through AppTest, on a
-real SQLite library."""
+real SQLite library; read back for the row's record by anyone, on SQLite and PostgreSQL, only
+for the same model and the same values, its detail parsed and checked, never trusted."""
 
 import html
 import json
@@ -16,18 +17,12 @@ from forestviz.store.audit import DETAIL_CHARS
 from forestviz.store.disputes import KINDS, REASON_CHARS
 from forestviz.store.explained import explanation_facts
 from tests.apptest_helpers import app
-from tests.store_helpers import library_at, trained
+from tests.store_helpers import library_at
 from tests.test_report_record import Document
-from ui import library as app_library
 
 pytestmark = pytest.mark.slow  # a model trained, published and explained
 
 REASON = 'Glucose was 120 mg/dL, <b>known</b> & "measured" today'
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
 
 
 @pytest.fixture
@@ -122,10 +117,53 @@ def test_the_glance_records_a_disagreement_shown_on_the_audit_page(bench, tmp_pa
                             for action in ("row_explained", "explanation_disputed"))
     assert disputed == {**explained_, "disputed": "disagree", "reason": REASON}
     assert disputed["blob_sha256"] == info.blob_sha256
-    (kept,) = next(iter(at.session_state[app_library.DISPUTES].values()))  # for the record
-    assert kept.reason == REASON
+    (kept,) = library.audit.disputes(explained_)  # what the row's record lists
+    assert (kept.kind, kept.reason, kept.by) == ("disagree", REASON, "local")
     at.switch_page("pages/audit.py").run()
     assert not at.exception
     shown = at.dataframe[0].value
     cell = shown.loc[shown["action"] == "explanation_disputed", "detail"].iloc[-1]
     assert json.loads(cell)["reason"] == REASON  # a plain cell: the text as typed
+
+
+def facts_of(bench, library, position: int, blob: str) -> dict:
+    e = bench.explain(int(bench.model.test_rows[position]))
+    return explanation_facts(bench, e, bench.glance(e), digests=library.audit.digests,
+                             blob_sha256=blob, row=e.row_id)
+
+
+def test_a_rows_disagreements_are_read_back_by_anyone_for_its_model_and_values(bench,
+                                                                                library):
+    row, other_row, other_model = (facts_of(bench, library, 2, "a" * 64),
+                                   facts_of(bench, library, 3, "a" * 64),
+                                   facts_of(bench, library, 2, "b" * 64))
+    ann, bob = Actor("s-ann", "ann@clinic.test", "viewer"), Actor("s-bob", None, "analyst")
+    first = library.audit.dispute(ann, row, "disagree", "first")
+    library.audit.dispute(ann, other_row, "disagree", "another row")
+    library.audit.dispute(ann, other_model, "disagree", "another model")
+    second = library.audit.dispute(bob, {**row, "row": None, "patient": "typed"},
+                                   "acted_otherwise", "second")  # the same values, typed
+    read = library.audit.disputes(row, actor=Actor("s-cy", None, "viewer"))
+    assert [(d.kind, d.reason, d.by) for d in read] == [
+        ("disagree", "first", "ann@clinic.test"), ("acted_otherwise", "second", "s-bob")]
+    assert [d.sentence() for d in read] == [first.sentence(), second.sentence()]
+    assert library.audit.disputes(facts_of(bench, library, 4, "a" * 64)) == []
+    with pytest.raises(NotAllowed):
+        library.audit.disputes(row, actor=Actor("s-x", None, None))
+
+
+@pytest.mark.parametrize("detail, read", [
+    ('{%s,"disputed":"disagree","reason":"fine"}', True),  # what the app writes
+    ('not json {%s}', False), ('[{%s,"disputed":"disagree","reason":"x"}]', False),
+    ("{%s}", False), ('{%s,"disputed":["disagree"],"reason":"x"}', False),
+    ('{%s,"disputed":"<script>","reason":"x"}', False),
+    ('{%s,"disputed":"disagree","reason":3}', False),
+    ('{%s,"disputed":"disagree","reason":"  padded\\n"}', False),
+    ('{%s,"disputed":"disagree","reason":"' + "x" * (REASON_CHARS + 1) + '"}', False),
+])
+def test_an_event_that_is_not_a_disagreement_is_left_out_of_the_record(bench, library,
+                                                                       detail, read):
+    items = facts_of(bench, library, 2, "a" * 64)
+    same = f'"blob_sha256":"{"a" * 64}","input":{json.dumps(items["input"])}'
+    library.audit.record(LOCAL, "explanation_disputed", detail=detail % same)
+    assert [d.reason for d in library.audit.disputes(items)] == (["fine"] if read else [])

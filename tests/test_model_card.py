@@ -30,7 +30,6 @@ from forestviz.card.card import build_card, canonical, date_ranges, digest, held
 from forestviz.card.measures import Outcomes, bootstrap, measure
 from forestviz.card.subgroups import FEW, MIN_ROWS, group_labels, subgroup_table
 from forestviz.io.csv_input import DataError
-from tests.store_helpers import trained
 
 
 def sklearn_binary(actual, risk, predicted) -> dict:
@@ -72,11 +71,6 @@ def test_the_metrics_equal_scikit_learns():
     assert point(Outcomes("regression", values, guesses)) == pytest.approx(
         {"R²": r2_score(values, guesses), "MAE": mean_absolute_error(values, guesses)},
         rel=1e-12)
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return trained()
 
 
 def test_a_trained_models_card_holds_the_train_pages_metrics(bench):

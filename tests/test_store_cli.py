@@ -16,7 +16,8 @@ import pytest
 
 from forestviz.cli.main import main
 from forestviz.explain.report_names import report_file_name
-from forestviz.store import StoreConfig, open_library
+from forestviz.store import Actor, StoreConfig, open_library
+from forestviz.store.explained import explanation_facts
 from tests.cli_tables import ID, TARGET
 from tests.store_databases import DATABASES, database_url
 from tests.store_helpers import REPO
@@ -155,6 +156,27 @@ def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, 
     assert record["Published model"] == "Pima risk@1" and record["Row ID"] == row
     (other,) = (tmp_path / "file-reports").iterdir()
     assert "Published model" not in Document(other.read_text()).record()
+
+
+def test_a_report_lists_the_disagreements_recorded_in_the_app_with_its_row(published, table,
+                                                                          tmp_path,
+                                                                          monkeypatch):
+    published.use(monkeypatch)
+    library = published.open()
+    opened = library.open_model("Pima risk", 1).workbench
+    row = str(pd.read_csv(table)[ID].iloc[-2])
+    ids = opened.dataset.frame[opened.choice.id_column].astype(str).tolist()
+    e = opened.explain(ids.index(row))  # as the Explain page explains the row picked by ID
+    items = explanation_facts(opened, e, opened.glance(e), digests=library.audit.digests,
+                              blob_sha256=library.show("Pima risk", 1).blob_sha256, row=row)
+    said = library.audit.dispute(Actor("s-ann", "ann@clinic.test", "viewer"), items,
+                                 "acted_otherwise", "Seen in clinic <today>")
+    assert main(["--quiet", "report", "--model", "Pima risk@1", "--rows", row,
+                 "--out", str(tmp_path / "reports")]) == 0
+    (report,) = (tmp_path / "reports").iterdir()
+    assert Document(report.read_text()).record()["Disagreement recorded"] == said.sentence()
+    written = json.loads(library.audit.query(action="report_written")["detail"].iloc[-1])
+    assert written["input"] == items["input"] and written["row"] == row
 
 
 @pytest.mark.parametrize("arguments, message", [

@@ -49,7 +49,6 @@ RETRY_SECONDS = 30.0  # an unavailable library is tried again after this long
 OPEN_WAIT = 20.0  # s a page waits for the library's first opening (a database server's answer)
 OPENED = "library_opened"  # (Bundle, ModelVersion): the published model opened in this session
 EXPLAINED = "library_explained"  # {(model, detail)} recorded as row_explained in this session
-DISPUTES = "library_disputes"  # {(model, input digest): [Dispute]} recorded in this session
 STILL_OPENING = "The model library is still opening (its database answers slowly); try again."
 
 
@@ -282,21 +281,26 @@ def row_explained(bench: Workbench, explanation: Explanation, glance: Glance, *,
 def disputed(bench: Workbench, items: dict, kind: str, reason: str) -> Dispute:
     """Record that this session's actor disagrees with the explanation of ``items`` (its
     facts: :func:`row_explained`) or acted otherwise, with a ``reason``
-    (:meth:`forestviz.store.audit.AuditTrail.dispute`), and keep it for the row's record
-    (:func:`disputes`); StoreError (one line) when it cannot be recorded or is refused."""
-    made = required().audit.dispute(identity().actor, items, kind, reason,
+    (:meth:`forestviz.store.audit.AuditTrail.dispute`); StoreError (one line) when it cannot
+    be recorded or is refused."""
+    return required().audit.dispute(identity().actor, items, kind, reason,
                                     model=model_key(bench.model))
-    kept = st.session_state.setdefault(DISPUTES, {})
-    kept.setdefault((id(bench.model), items["input"]), []).append(made)
-    return made
 
 
-def disputes(bench: Workbench, items: dict | None) -> list[Dispute]:
-    """The disagreements this session recorded with the current model on the row of
-    ``items`` (the same values), oldest first: the row's record lists them."""
-    if items is None:
+def disputes(items: dict | None) -> list[Dispute]:
+    """The disagreements recorded with the explanation of ``items`` (its facts:
+    :func:`row_explained`), by anyone on any replica, oldest first: the row's record lists
+    them (:meth:`forestviz.store.audit.AuditTrail.disputes`); none when nothing is recorded
+    (memory-only mode) or the trail cannot be read (said in one line)."""
+    found = library()
+    if items is None or found is None:
         return []
-    return list(st.session_state.get(DISPUTES, {}).get((id(bench.model), items["input"]), []))
+    try:
+        return found.audit.disputes(items, actor=identity().actor)
+    except StoreError as err:
+        st.warning(as_text(f"The disagreements recorded with this row could not be read: {err}"),
+                   icon=":material/warning:")
+        return []
 
 
 def audited_report(make: Callable, bench: Workbench, detail: str) -> Callable:

@@ -202,12 +202,15 @@ def report(args) -> int:
             target = _report_path(out, bench.report_name(e, "html"), written)
             glance = bench.glance(e)  # the summary of the Explain page, in the trail too
             found = bench.counterfactual(e, change=change) if args.counterfactual else None
+            items = None if trail is None else trail.facts(
+                bench, e, glance, counterfactual=found is not None and found.best is not None)
             # with the appendix, the trees it draws
             document = bench.report(e, appendix=args.appendix, published=published,
                                     glance=glance, card=None if trail is None else trail.card,
                                     training_row=frame is dataset.frame
                                     and bench.is_training_row(position),
-                                    counterfactual=found)
+                                    counterfactual=found,
+                                    disputes=() if trail is None else trail.disputes(items))
             files = {target: document.encode("utf-8")}
             if to_pdf is not None:
                 files[target.with_suffix(".pdf")] = to_pdf(document, row_id)
@@ -219,8 +222,7 @@ def report(args) -> int:
                                       "before it are complete.") from err
                 written.append(name)
                 if trail is not None:
-                    trail.reported(bench, e, glance, name, counterfactual=found is not None
-                                   and found.best is not None)
+                    trail.reported(items, name)
             progress(1)
     for target in written:
         bars.OUTPUT.print(bars.Text(str(target)))

@@ -230,16 +230,25 @@ class Trail:
                      file_digest=self.library.audit.digests.file(out), unfamiliar=unfamiliar,
                      **extra)
 
-    def reported(self, bench, explanation, glance, out: Path, *,
-                 counterfactual: bool = False) -> None:
-        """A report of ``explanation`` (its ``glance``, as the report shows it) written to
-        ``out``: what :func:`~forestviz.store.explained.explanation_facts` says of it, and the
-        file's name and keyed digest."""
-        digests = self.library.audit.digests
-        self._record("report_written", **explanation_facts(
-            bench, explanation, glance, digests=digests, blob_sha256=self.blob_sha256,
-            row=explanation.row_id, counterfactual=counterfactual),
-            file=out.name, file_digest=digests.file(out))
+    def facts(self, bench, explanation, glance, *, counterfactual: bool = False) -> dict:
+        """What :func:`~forestviz.store.explained.explanation_facts` says of ``explanation``
+        (its ``glance``, as the report shows it; ``counterfactual``: a change that would change
+        the answer is shown)."""
+        return explanation_facts(bench, explanation, glance, digests=self.library.audit.digests,
+                                 blob_sha256=self.blob_sha256, row=explanation.row_id,
+                                 counterfactual=counterfactual)
+
+    def disputes(self, items: dict) -> list[str]:
+        """The disagreements recorded with the explanation of ``items`` (:meth:`facts`), by
+        anyone, oldest first, a sentence each: the record lists them."""
+        found = self.library.audit.disputes(items, actor=local_actor())
+        return [said.sentence() for said in found]
+
+    def reported(self, items: dict, out: Path) -> None:
+        """A report of the explanation of ``items`` (:meth:`facts`) written to ``out``: those
+        facts, and the file's name and keyed digest."""
+        self._record("report_written", **items, file=out.name,
+                     file_digest=self.library.audit.digests.file(out))
 
     def _record(self, action: str, **items) -> None:
         self.library.audit.record(local_actor(), action, model=self.model, detail=facts(**items))

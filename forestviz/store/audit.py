@@ -37,7 +37,7 @@ from forestviz.store.chain import Verdict, append, verify
 from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.digests import Digests
 from forestviz.store.disputes import ACTION as DISPUTED
-from forestviz.store.disputes import Dispute, dispute_facts
+from forestviz.store.disputes import MATCHED, Dispute, dispute_facts, read_dispute
 from forestviz.store.engine import reached
 from forestviz.store.purge import Purged, purge
 from forestviz.store.roles import require
@@ -88,10 +88,10 @@ class AuditTrail:
         self.digests = Digests(config)
 
     def record(self, actor: Actor, action: str, *, model: tuple[str, int] | None = None,
-               detail: str | None = None) -> None:
-        """Append one event (its own transaction)."""
+               detail: str | None = None, at: datetime | None = None) -> None:
+        """Append one event (its own transaction), made ``at`` (default: now)."""
         with reached(), Session(self.engine) as session, session.begin():
-            append(session, [event_row(actor, action, model, detail)])
+            append(session, [event_row(actor, action, model, detail, at)])
 
     def dispute(self, actor: Actor, items: dict, kind: str, reason, *,
                 model: tuple[str, int] | None = None) -> Dispute:
@@ -100,7 +100,28 @@ class AuditTrail:
         (:mod:`forestviz.store.disputes`: ``kind`` and the required ``reason``); only for a
         role that may dispute (else :class:`~forestviz.store.roles.NotAllowed`)."""
         detail, found = dispute_facts(actor, items, kind, reason)
-        self.record(actor, DISPUTED, model=model, detail=facts(**detail))
+        self.record(actor, DISPUTED, model=model, detail=facts(**detail), at=found.at)
+        return found
+
+    def disputes(self, items: dict, *, actor: Actor = LOCAL) -> list[Dispute]:
+        """The disagreements recorded, by anyone on any replica, with the explanation of
+        ``items`` (its facts: the same model blob and the same keyed digest of the row's
+        values), oldest first: what the row's record lists. Read back from each event's
+        detail, which is parsed, never trusted (an event that does not parse as a
+        disagreement is left out). For a role that may explain (else
+        :class:`~forestviz.store.roles.NotAllowed`)."""
+        require(actor.role, "explain")
+        same = {k: items.get(k) for k in MATCHED}
+        statement = select(AuditEvent.at, AuditEvent.subject, AuditEvent.email,
+                           AuditEvent.detail).where(
+            AuditEvent.action == DISPUTED,
+            AuditEvent.detail.contains(f'"input":{json.dumps(items["input"])}',
+                                       autoescape=True)).order_by(AuditEvent.at, AuditEvent.id)
+        found = []
+        for row in self._rows(statement):
+            said = read_dispute(row.detail, row.email or row.subject, utc(row.at))
+            if said is not None and {k: said[0].get(k) for k in MATCHED} == same:
+                found.append(said[1])
         return found
 
     def verify(self, noted: str | None = None, *, actor: Actor = LOCAL) -> Verdict:

@@ -13,6 +13,7 @@ may explain) records one.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -25,6 +26,9 @@ ACTION = "explanation_disputed"
 REASON_CHARS = 200
 KINDS = {"disagree": "I disagree with the model's answer",
          "acted_otherwise": "I acted otherwise than the model's answer suggests"}
+MATCHED = ("blob_sha256", "unpublished_sha256", "input")
+"""The facts that make two explanations the same for a disagreement: the model that answered
+and the keyed digest of the row's values."""
 
 
 @dataclass(frozen=True)
@@ -69,3 +73,22 @@ def dispute_facts(actor: Actor, items: dict, kind: str, reason) -> tuple[dict, D
     reason = reason_text(reason)
     found = Dispute(kind, reason, actor.email or actor.subject, datetime.now(UTC))
     return {**items, "disputed": kind, "reason": reason}, found
+
+
+def read_dispute(detail, by: str, at: datetime) -> tuple[dict, Dispute] | None:
+    """A disagreement event's facts and its :class:`Dispute` read back from the event's
+    ``detail`` (``by`` and ``at`` from its row), or None when the detail is not one (it does
+    not parse, or its kind or reason is not one a disagreement could have recorded)."""
+    try:
+        found = json.loads(detail)
+    except (TypeError, ValueError):
+        return None
+    kind = found.get("disputed") if isinstance(found, dict) else None
+    reason = found.get("reason") if isinstance(found, dict) else None
+    if not (isinstance(kind, str) and kind in KINDS and isinstance(reason, str)):
+        return None
+    try:
+        kept = reason_text(reason)
+    except StoreError:
+        return None
+    return (found, Dispute(kind, reason, by, at)) if kept == reason else None
