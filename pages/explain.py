@@ -111,19 +111,20 @@ def explained_row() -> None:
 
     explanation = bench.explain(values=original, row_id=row_id)
     typed = typed_identifier(row_id) if how == "new" else None  # the patient's identifier
-    detail = library.row_detail(row_id if how in ("ranked", "id") else None, original,
-                                patient=typed)
     glance = bench.glance(explanation)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
     svgs = {}  # the drawings below, for the report (made when a button is clicked)
     asked = {}  # what would change the answer, laid out last, for the report
     disputes = []  # the disagreements recorded with this row, for the report
+    explained = {}  # what the trail records of this explanation, for the report's event
 
     def report_buttons(place) -> None:
         appendix = place.checkbox("With appendix", key="explain_report_appendix",
                                   help="The model's settings and metrics, the weights, the "
                                        "trees and their paths, after the one-page summary.")
         published = library.published_ref(bench.model)  # its "NAME@VERSION" in the record
+        names = {kind: bench.report_name(explanation, kind, edited=bool(edited))
+                 for kind in ("html", "pdf")}
         made = library.audited_report(  # on click
             lambda **options: bench.report(
                 explanation, glance=glance, appendix=appendix, tree_svgs=svgs, edited=edited,
@@ -131,15 +132,12 @@ def explained_row() -> None:
                 published=None if published is None else published.ref,
                 card=None if published is None else published.card_sha256,
                 disputes=[d.sentence() for d in disputes], **options),
-            bench, detail)
-        place.download_button("HTML report", made,
-                              file_name=bench.report_name(explanation, "html",
-                                                          edited=bool(edited)),
-                              mime="text/html", key="explain_report_html", on_click="ignore",
+            bench, explained, names)
+        place.download_button("HTML report", made, file_name=names["html"], mime="text/html",
+                              key="explain_report_html", on_click="ignore",
                               icon=":material/download:")
         with place:
-            view.pdf_report(partial(made, pdf=True),
-                            bench.report_name(explanation, "pdf", edited=bool(edited)))
+            view.pdf_report(partial(made, pdf=True), names["pdf"])
         asked["dispute"] = dispute_view.form(place, key="explain_dispute")
 
     title = f"Row {row_id}" if typed is None else f"New patient {typed}".strip()
@@ -150,9 +148,9 @@ def explained_row() -> None:
         changes = st.container()  # what would change the answer: filled last
     # recorded once the summary is on screen (a session's model is digested once, in seconds)
     facts = {"row": row_id if how in ("ranked", "id") else None, "patient": typed}
-    explained = library.row_explained(bench, explanation, glance, **facts)
-    dispute_view.record(asked.get("dispute"), bench, explained)
-    disputes += library.disputes(explained)
+    explained.update(library.row_explained(bench, explanation, glance, **facts) or {})
+    dispute_view.record(asked.get("dispute"), bench, explained or None)
+    disputes += library.disputes(explained or None)
 
     st.header("How the forest reached it", anchor=False)
     choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile

@@ -76,7 +76,12 @@ def test_published_before_a_restart_opens_with_the_same_prediction(browser, tmp_
         assert json.loads(explained[3])["row"] == row
         assert "unpublished_sha256" in json.loads(explained[3])
         download_report(page)
-        assert events(data_dir)[-1] == ("report_downloaded", None, None, f"{row} (HTML)")
+        downloaded = events(data_dir)[-1]  # the explanation's facts, the file's name and digest
+        assert downloaded[:3] == ("report_downloaded", None, None)
+        said, facts = json.loads(downloaded[3]), json.loads(explained[3])
+        assert {k: said[k] for k in facts} == facts and said["row"] == row
+        assert said["file"].startswith(f"forestviz-{row}-") and said["file"].endswith(".html")
+        assert re.fullmatch(r"hmac-sha256:[0-9a-f]{64}", said["file_digest"])
 
         go_to(page, "Train")
         main.get_by_text("Publish this model").click()

@@ -114,7 +114,8 @@ def test_the_html_report_downloads_signed_in_and_is_in_the_trail(signin_app, pag
            ).to_be_visible(timeout=TRAIN_TIMEOUT)  # the summary, below the row's heading
     report = download(page, "HTML").read_text(encoding="utf-8")
     assert f"<h1>Explanation of row {row_id}</h1>" in report
-    assert events_of(signin_app, "vera", "report_downloaded") == [f"{row_id} (HTML)"]
+    (said,) = map(json.loads, events_of(signin_app, "vera", "report_downloaded"))
+    assert (said["row"], said["file"][-5:]) == (row_id, ".html")
 
 
 def set_role(provider: str, sub: str, roles) -> None:

@@ -206,16 +206,6 @@ def digest(make: Callable[[Digests], str]) -> str | None:
         return None
 
 
-def row_detail(row_id: str | None, values: pd.Series, *, patient: str | None = None) -> str:
-    """What the trail records of a row: its ``row_id`` (a row of the data set), else the
-    keyed digest of its ``values`` (typed or uploaded by hand), followed by the ``patient``
-    identifier typed with them when one was."""
-    if row_id is not None:
-        return str(row_id)
-    typed = digest(lambda digests: digests.values(values.to_dict())) or "typed values"
-    return f"{typed} patient {patient}" if patient else typed
-
-
 def batch_explained(bench: Workbench, rows: pd.DataFrame, *, unfamiliar: int = 0) -> dict:
     """Record that this session explained the uploaded ``rows`` with the current model (its
     blob, or a session model's digest: :func:`forestviz.store.explained.model_facts`), by
@@ -303,17 +293,25 @@ def disputes(items: dict | None) -> list[Dispute]:
         return []
 
 
-def audited_report(make: Callable, bench: Workbench, detail: str) -> Callable:
+def audited_report(make: Callable, bench: Workbench, items: dict,
+                   file_names: dict[str, str]) -> Callable:
     """``make`` (a report maker, ``pdf=True`` for the PDF) that records, once it has made
-    the report, that this session's actor downloaded it. The actor is read now, in the page's
-    run: a download button's maker runs outside it, where nobody is signed in (``st.user`` is
+    the report, that this session's actor downloaded it: the explanation's ``items`` (its facts,
+    :func:`row_explained`: filled in by the page once they are known, before any click), the
+    file's name (``file_names``: by "html" and "pdf") and the keyed digest of its bytes, as
+    ``forestviz report`` records a report it writes. The actor is read now, in the page's run:
+    a download button's maker runs outside it, where nobody is signed in (``st.user`` is
     empty)."""
+    from forestviz.store.audit import facts
+
     model, actor = model_key(bench.model), identity().actor
 
     def report(**options):
         made = make(**options)
-        kind = "PDF" if options.get("pdf") else "HTML"
-        record("report_downloaded", model=model, detail=f"{detail} ({kind})", actor=actor)
+        data = made.encode("utf-8") if isinstance(made, str) else made
+        name = file_names["pdf" if options.get("pdf") else "html"]
+        record("report_downloaded", model=model, actor=actor, detail=facts(
+            **items, file=name, file_digest=digest(lambda found: found.data(data))))
         return made
 
     return report
