@@ -82,7 +82,9 @@ def test_a_trained_models_card_holds_the_train_pages_metrics(bench):
     model = bench.model
     risk = model.estimator.predict_proba(model.X_test)[:, 1]
     positive = model.y_test == model.class_names[1]
-    assert card["calibration"]["brier"] == pytest.approx(brier_score_loss(positive, risk))
+    (calibrated,) = card["calibration"]["rows"]
+    assert calibrated["brier"] == pytest.approx(brier_score_loss(positive, risk))
+    assert (card["calibration"]["kind"], calibrated["of"]) == ("logistic", "Yes")
     data = card["data"]
     assert (data["rows"], data["held_out_rows"]) == (len(bench.dataset.frame), len(positive))
     assert data["outcome"]["shares"]["Yes"] == pytest.approx(

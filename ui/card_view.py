@@ -39,7 +39,7 @@ def show_card(info: ModelVersion, key: str) -> None:
             st.caption(views.NO_CALIBRATION)
         else:
             st.dataframe(calibration, hide_index=True, key=f"{key}_calibration")
-            st.caption(views.CALIBRATION)
+            st.caption(views.calibration_note(card))
         for i, (column, table) in enumerate(views.subgroup_tables(card)):
             st.markdown("**By subgroup**")
             st.text(column)

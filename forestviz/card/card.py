@@ -10,8 +10,9 @@ intended use) built when a model is published, as plain JSON data:
   last date of each column of dates (ISO ``YYYY-MM-DD``, as CSV files write them);
 * ``metrics``: the Train page's held-out metrics, each with its percentile bootstrap interval
   (:mod:`.measures`, seeded: the same model gives the same card);
-* ``calibration`` (two classes): the logistic recalibration's slope and intercept and the
-  Brier score (:mod:`.calibration`);
+* ``calibration``: the logistic recalibration's slope and intercept and the Brier score of the
+  risk (each class's against the rest for more than two classes), or the linear
+  recalibration's slope and intercept of a value (:mod:`.calibration`);
 * ``subgroups``: performance by the columns the publisher named (:mod:`.subgroups`).
 
 :func:`digest` is the SHA-256 of its canonical JSON (keys sorted, no spaces, UTF-8), which
@@ -28,11 +29,11 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_datetime64_any_dtype
 
-from forestviz.card.calibration import calibration
+from forestviz.card.calibration import card_calibration
 from forestviz.card.measures import CONFIDENCE, RANDOM_STATE, RESAMPLES, Outcomes, bootstrap
 from forestviz.card.subgroups import check_columns, group_labels, subgroup_table
 
-FORMAT = "forestviz-model-card/1"
+FORMAT = "forestviz-model-card/2"  # 2: calibration by class, or of a value
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][0-9:.+\-Z]*)?")
 
 
@@ -66,8 +67,8 @@ def build_card(bench, *, intended_use: str, out_of_scope: str = "", subgroups=()
         "metrics": {"rows": len(outcomes), "confidence": CONFIDENCE, "resamples": n_resamples,
                     "random_state": random_state,
                     "values": {k: v.as_json() for k, v in bootstrap(outcomes, **options).items()}},
-        "calibration": (calibration(outcomes.actual == 1, outcomes.proba[:, 1])
-                        if outcomes.n_classes == 2 else None),
+        "calibration": card_calibration(outcomes, np.asarray(model.estimator.classes_)
+                                        if model.task == "classification" else None),
         "subgroups": [{"column": column,
                        "groups": subgroup_table(
                            outcomes, group_labels(dataset.frame[column]).iloc[model.test_rows],

@@ -13,10 +13,15 @@ import pandas as pd
 
 NOTE = ("Intervals: {confidence:.0%} percentile bootstrap over {resamples:,} resamples of the "
         "{rows:,} held-out rows (random_state {random_state}).")
-CALIBRATION = ("Logistic recalibration of the outcome on the logit of the risk: slope 1 and "
-               "intercept 0 for risks that mean what they say; a slope below 1 for risks too "
-               "extreme, above 1 for risks too timid; a negative intercept for risks too high.")
-NO_CALIBRATION = "Calibration is given for models of two classes whose held-out rows hold both."
+CALIBRATION = {
+    "logistic": "Logistic recalibration of the outcome on the logit of the risk: slope 1 and "
+                "intercept 0 for risks that mean what they say; a slope below 1 for risks too "
+                "extreme, above 1 for risks too timid; a negative intercept for risks too high.",
+    "linear": "Linear recalibration of the outcome on the prediction (least squares): slope 1 "
+              "and intercept 0 for predictions that mean what they say; a slope below 1 for "
+              "predictions too spread out, above 1 for predictions too timid.",
+}
+NO_CALIBRATION = "No calibration: the held-out rows hold one outcome only."
 
 
 def number(value) -> str:
@@ -78,13 +83,34 @@ def metrics_table(card: dict) -> pd.DataFrame:
                          "95% interval": [interval(v) or "n/a" for v in values.values()]})
 
 
-def calibration_table(card: dict) -> pd.DataFrame | None:
+def calibration_of(card: dict) -> dict | None:
+    """The card's calibration (:func:`forestviz.card.calibration.card_calibration`); a card of
+    format 1 held one logistic row (two classes) as a plain dict."""
     found = card["calibration"]
+    if found is not None and "rows" not in found:
+        return {"kind": "logistic", "rows": [{"of": None, **found}]}
+    return found
+
+
+def calibration_note(card: dict) -> str:
+    """What the calibration table's numbers mean, or why there is none."""
+    found = calibration_of(card)
+    return NO_CALIBRATION if found is None else CALIBRATION[found["kind"]]
+
+
+def calibration_table(card: dict) -> pd.DataFrame | None:
+    """A line per calibrated risk (its class, for more than two classes) or value."""
+    found = calibration_of(card)
     if found is None:
         return None
-    return pd.DataFrame({"calibration slope": [number(found["slope"])],
-                         "calibration intercept": [number(found["intercept"])],
-                         "Brier score": [number(found["brier"])]})
+    rows = found["rows"]
+    table = pd.DataFrame({"calibration slope": [number(r["slope"]) for r in rows],
+                          "calibration intercept": [number(r["intercept"]) for r in rows]})
+    if found["kind"] == "logistic":
+        table["Brier score"] = [number(r["brier"]) for r in rows]
+    if found["kind"] == "logistic" and rows[0]["of"] is not None:  # format 1 did not say
+        table.insert(0, "risk of", [r["of"] for r in rows])
+    return table
 
 
 def subgroup_tables(card: dict) -> list[tuple[str, pd.DataFrame]]:
@@ -128,7 +154,7 @@ def card_html(card: dict, digest: str) -> str:
              "<h2>Held-out performance</h2>", _table(metrics_table(card)),
              f'<p class="note">{e(interval_note(card))}</p>', "<h2>Calibration</h2>"]
     calibration = calibration_table(card)
-    parts += ([_table(calibration), f'<p class="note">{e(CALIBRATION)}</p>']
+    parts += ([_table(calibration), f'<p class="note">{e(calibration_note(card))}</p>']
               if calibration is not None else [f"<p>{e(NO_CALIBRATION)}</p>"])
     for column, table in subgroup_tables(card):
         parts += [f"<h2>By {e(column)}</h2>", _table(table)]
