@@ -18,7 +18,7 @@ TEST_WORKERS ?= 2
 WORKSTEAL := -n $(TEST_WORKERS) --dist worksteal
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: run test fuzz fuzz-tables fuzz-steps lint bench reproduce system-deps test-system-deps clean freeze
+.PHONY: run test test-unit test-slow test-browser fuzz fuzz-tables fuzz-steps lint bench reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
 # (docs/performance.md, "Cold start and page speed"); it takes the same arguments
@@ -31,10 +31,20 @@ run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 # server and Chromium), but the one that times a server under load (marked serial) runs alone.
 # The tiers run one after another: run beside the others, the browser tier made the whole
 # take longer, not shorter (every tier is CPU-bound; docs/performance.md, "Test suite").
-test: $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
+# One tier alone: make test-unit (ruff and the unit tests: the inner loop), make test-slow,
+# make test-browser.
+test: test-unit test-slow test-browser
+
+TEST_DEPS = $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
+
+test-unit: $(TEST_DEPS)
 	$(PY) -m ruff check .
 	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser"
+
+test-slow: $(TEST_DEPS)
 	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"
+
+test-browser: $(TEST_DEPS)
 	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
 
 # The generated tests' long profiles (docs/reliability.md): hundreds of tables and of step

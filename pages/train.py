@@ -7,6 +7,7 @@ from forestviz.app.families import Settings, default_settings
 from forestviz.app.workbench import MAX_MODELS, Workbench
 from forestviz.parameters import SECTIONS, TEST_SIZE, TREES
 from forestviz.persistence.archive import ModelFileError
+from forestviz.persistence.model_file import digest
 from forestviz.registry import AUTO_TUNE_HELP, FAMILIES, families_for
 from ui import library, models, publish, signin, state, upload_caps
 from ui.charts import chart
@@ -112,15 +113,15 @@ def load_model(dataset, choice) -> None:
     if uploaded is None:
         return
     data = uploaded.getvalue()
-    if st.session_state.get("model_file_digest") == model_upload.digest(data):
+    if st.session_state.get("model_file_digest") == digest(data):
         return
     try:
         upload = model_upload.read_model_upload(data, choice)
     except ModelFileError as err:
         show_error(err)
         return
-    if models.start_training(dataset, choice, upload.settings, origin="load",
-                             payload=upload.payload, warning=library.file_warning(data)):
+    if models.start_training(dataset, choice, upload.file.settings, origin="load",
+                             file=upload.file, warning=library.file_warning(data)):
         st.session_state["model_file_digest"] = upload.digest
         st.caption(as_text(f"Loading {uploaded.name}: scoring it and the baselines on the "
                            "held-out rows…"))

@@ -13,11 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forestviz import persistence
-from forestviz.app import model_file
 from forestviz.app.workbench import Workbench
 from forestviz.io.csv_input import load_csv
 from forestviz.io.export import csv_bytes
+from forestviz.persistence.model_file import ModelFile
 from forestviz.store import Actor, StoreConfig, open_library
 from forestviz.store.audit import facts
 from forestviz.store.digests import PREFIX, canonical
@@ -209,7 +208,7 @@ def test_an_admin_retires_behind_a_confirmation_and_viewers_no_longer_see_it(
 def test_an_unsigned_model_file_warns_on_every_page_and_in_its_report(data_dir):
     at = app()
     bundle = train(at, "vanilla", trees=10)
-    data = persistence.dumps(model_file.model_payload(bundle))  # written outside this server
+    data = ModelFile.of(bundle).dumps()  # written outside this server
     other = app().switch_page("pages/train.py").run()
     other.file_uploader(key="model_file").set_value(("model.skops", data, "application/zip"))
     finish_jobs(other.run())

@@ -11,7 +11,7 @@ import skops.io as sio
 from sklearn.ensemble import RandomForestClassifier
 
 from forestviz import persistence
-from forestviz.app import model_file
+from forestviz.persistence.model_file import ModelFile
 from tests import hostile_arrays
 from tests.apptest_helpers import app, choose_bundled, finish_jobs, train
 from ui.display import as_text
@@ -26,7 +26,7 @@ class ForeignDict(collections.OrderedDict):
 def test_model_save_and_load_round_trip():
     at = app()
     bundle = train(at, "abrf2", trees=10)
-    data = persistence.dumps(model_file.model_payload(bundle))
+    data = ModelFile.of(bundle).dumps()
     other = app()
     other.switch_page("pages/train.py").run()
     other.file_uploader(key="model_file").set_value(("model.skops", data, "application/zip"))
@@ -75,7 +75,7 @@ def test_a_foreign_model_file_is_refused_and_the_app_keeps_working(data, message
 
 def test_a_model_for_other_data_is_refused():
     at = app()
-    data = persistence.dumps(model_file.model_payload(train(at, "vanilla", trees=10)))
+    data = ModelFile.of(train(at, "vanilla", trees=10)).dumps()
     choose_bundled(at, "breast_cancer")
     at.switch_page("pages/train.py").run()
     at.file_uploader(key="model_file").set_value(("pima.skops", data, "application/zip"))
@@ -90,7 +90,7 @@ def test_a_model_file_with_an_edited_array_is_one_line_and_the_app_keeps_working
     the one line naming what was wrong; the model trained before stays."""
     at = app()
     bundle = train(at, "abrf1_qp", trees=10, auto=False)
-    data = persistence.dumps(model_file.model_payload(bundle))
+    data = ModelFile.of(bundle).dumps()
     member = next(m for p, m in hostile_arrays.stored_arrays(data).items()
                   if p.endswith("leaf_stats_.leaf_values"))
     values = hostile_arrays.load_array(data, member)

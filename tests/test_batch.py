@@ -11,8 +11,6 @@ import pyarrow as pa
 import pytest
 from pyarrow import parquet as pq
 
-from forestviz import persistence
-from forestviz.app.model_file import model_payload
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.batch.model import BatchModel, read_model, training_dataset
@@ -22,6 +20,7 @@ from forestviz.batch.sink import RowSink
 from forestviz.batch.source import RowSource
 from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError, load_csv
+from forestviz.persistence.model_file import ModelFile
 
 TOP_K = 4
 
@@ -59,7 +58,7 @@ def run(model, data, out, **options):
 
 
 def ready(path, pima, contributions=True):
-    model = read_model(path).with_training(training_dataset(read_model(path)))
+    model = read_model(path).with_training(training_dataset(read_model(path).file))
     return model.with_contributions() if contributions else model
 
 
@@ -99,8 +98,8 @@ def resized_model() -> bytes:
 
 @pytest.mark.slow
 def test_a_regression_model_gives_its_value_and_conformal_interval(tmp_path):
-    assert training_dataset(BatchModel.from_payload(persistence.loads(
-        resized_model()))) is None  # the table by that name has other rows
+    # the table by that name has other rows
+    assert training_dataset(ModelFile.read(resized_model())) is None
     data = load_dataset("friedman1")
     bench = Workbench(data)
     bench.train(Settings(family="abrf1_qp", n_estimators=10))
@@ -108,7 +107,7 @@ def test_a_regression_model_gives_its_value_and_conformal_interval(tmp_path):
     path.write_bytes(bench.save())
     rows = tmp_path / "rows.parquet"
     pq.write_table(pa.Table.from_pandas(data.X.iloc[:40], preserve_index=False), rows)
-    model = read_model(path).with_training(training_dataset(read_model(path)))
+    model = read_model(path).with_training(training_dataset(read_model(path).file))
     out = run(model, rows, tmp_path / "out.csv")
     assert "threshold" not in out and "calibrated_risk" not in out
     for i in range(40):
@@ -195,17 +194,17 @@ def test_a_file_without_a_model_column_is_refused_before_any_output(trained, row
 def test_the_training_table_is_found_by_name_or_by_its_very_bytes(pima):
     bench = Workbench(pima)
     bench.train(Settings(family="erf", n_estimators=5))
-    payload = model_payload(bench.model)
-    model = BatchModel.from_payload(persistence.loads(bench.save()))
+    payload = ModelFile.of(bench.model).payload()
+    model = BatchModel.from_file(ModelFile.read(bench.save()))
     assert model.intervals is None
-    assert training_dataset(model).name == pima.name  # a bundled table: found by name
+    assert training_dataset(model.file).name == pima.name  # a bundled table: found by name
     table = pima.frame.to_csv(index=False).encode()
     choice = {**asdict(bench.choice), "exclude": [],
               "source": f"upload:{hashlib.sha256(table).hexdigest()}"}
-    upload = BatchModel.from_payload({**payload, "choice": choice})
-    assert training_dataset(upload) is None
-    assert training_dataset(upload, table + b"\n\n") is None  # not the very file
-    found = training_dataset(upload, table, "pima.csv")
+    upload = BatchModel.from_file(ModelFile.parse({**payload, "choice": choice}))
+    assert training_dataset(upload.file) is None
+    assert training_dataset(upload.file, table + b"\n\n") is None  # not the very file
+    found = training_dataset(upload.file, table, "pima.csv")
     assert len(found.frame) == len(pima.frame)
     with_interval = upload.with_training(found)
     assert with_interval.intervals.interval(0.3) == bench.model.intervals.interval(0.3)

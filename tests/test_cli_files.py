@@ -13,12 +13,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from forestviz import persistence
-from forestviz.app.families import FAMILIES
-from forestviz.batch.model import BatchModel
 from forestviz.cli import commands
 from forestviz.cli.main import main
 from forestviz.explain.report_names import report_file_name
+from forestviz.persistence.model_file import ModelFile
+from forestviz.registry import FAMILIES
 from tests.cli_tables import ID, TARGET
 from tests.test_safe_write import entries, mount_tmpfs
 
@@ -51,7 +50,7 @@ def report(model, table, out, *extra):
 
 def report_name(model, row: str) -> str:
     """The file name ``forestviz report`` gives the row's HTML report of the model file."""
-    settings = BatchModel.from_payload(persistence.loads(model.read_bytes())).settings
+    settings = ModelFile.read(model.read_bytes()).settings
     return report_file_name(row, FAMILIES[settings.family].label, "html")
 
 

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from forestviz.app.counterfactuals import requested_change
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main
+from forestviz.explain.counterfactual.asked import requested_change
 from forestviz.explain.counterfactual.wording import before_after, changes_text, summary
 from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError

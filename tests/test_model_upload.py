@@ -6,10 +6,10 @@ from dataclasses import asdict, replace
 
 import pytest
 
-from forestviz import persistence
-from forestviz.app import model_file, model_upload, workflow
+from forestviz.app import model_upload, workflow
 from forestviz.io.bundled import bundled_choice, load_dataset
 from forestviz.persistence import ModelFileError
+from forestviz.persistence.model_file import ModelFile, digest
 
 
 @pytest.fixture(scope="module")
@@ -18,16 +18,15 @@ def saved():
     choice = bundled_choice("pima_diabetes", dataset)
     settings = workflow.Settings(family="vanilla", n_estimators=5)
     bundle = workflow.train_bundle(dataset, choice, settings, progress=lambda *_: None)
-    return persistence.dumps(model_file.model_payload(bundle)), choice, settings
+    return ModelFile.of(bundle).dumps(), choice, settings
 
 
 def test_a_saved_model_reads_back_with_its_settings(saved):
     data, choice, settings = saved
     upload = model_upload.read_model_upload(data, choice)
-    assert upload.settings == settings
-    assert upload.digest == hashlib.sha256(data).hexdigest() == model_upload.digest(data)
-    assert upload.payload.keys() >= model_file.PAYLOAD_KEYS
-    assert upload.payload["settings"] == asdict(settings)
+    assert upload.file.settings == settings
+    assert upload.digest == hashlib.sha256(data).hexdigest() == digest(data)
+    assert upload.file.payload()["settings"] == asdict(settings)
 
 
 def test_a_model_of_other_data_or_damaged_bytes_is_refused_in_one_line(saved):

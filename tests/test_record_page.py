@@ -15,16 +15,15 @@ from hypothesis import strategies as st
 from pypdf import PdfReader
 from sklearn.metrics import f1_score, roc_auc_score
 
-from forestviz import persistence
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
-from forestviz.batch.model import BatchModel
 from forestviz.cli.main import main
 from forestviz.explain.report import to_html
 from forestviz.explain.report_names import NEW_PATIENT
 from forestviz.explain.report_record import TRAINING_ROW, ReportContext
 from forestviz.io.csv_input import load_csv
 from forestviz.io.dataset import Dataset
+from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
 from tests.cli_tables import ID, cli_model, table  # noqa: F401 (fixtures)
 from tests.test_report_record import Document
@@ -98,7 +97,7 @@ def test_a_regression_record_gives_r2_and_mae():
 
 @pytest.mark.slow
 def test_forestviz_report_says_a_training_row_is_optimistic(table, cli_model, tmp_path):  # noqa: F811
-    model = BatchModel.from_payload(persistence.loads(cli_model.read_bytes()))
+    model = ModelFile.read(cli_model.read_bytes())
     ids = load_csv(table.read_bytes())[ID].astype(str)
     held = ids.iloc[int(model.test_rows[0])]
     trained = ids.iloc[int(np.setdiff1d(np.arange(len(ids)), model.test_rows)[0])]

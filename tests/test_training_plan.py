@@ -44,8 +44,8 @@ def test_over_a_cap_is_one_line_and_the_tasks_are_the_workflows_functions():
     plan = plan_training(dataset, choice, chosen, Limits(max_row_trees=150 * 100))
     assert plan.title == "Attention RF: Softmax (no training of the weights)"
     assert plan.args == (dataset, choice, chosen)
-    restore = plan_training(dataset, choice, chosen, Limits(), payload={"file": 1})
-    assert restore.args == ({"file": 1}, dataset, choice)
+    restore = plan_training(dataset, choice, chosen, Limits(), file="a model file")
+    assert restore.args == ("a model file", dataset, choice)
     from forestviz.app import model_file, workflow
     for made, function in ((plan, workflow.train_bundle), (restore, model_file.restore)):
         module, name = made.task.split(":")

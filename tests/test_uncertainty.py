@@ -12,15 +12,18 @@ from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.isotonic import IsotonicRegression
 
-from forestviz.app import held_out, model_file, workflow
+from forestviz.app import model_file, workflow
 from forestviz.explain.uncertainty import (
+    INTERVAL_CONFIDENCE,
     MIN_EFFECTIVE_TREES,
     IntervalModel,
+    interval_model,
     min_calibration_rows,
     spread_warnings,
     tree_spread,
 )
 from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.persistence.model_file import ModelFile
 
 # levels q with q·Σm never a whole number for Σm < 1000: at a whole number the weighted
 # cumulative sum of the floats m/Σm may fall either side of q
@@ -274,14 +277,14 @@ def test_a_trained_bundle_calibrates_on_its_held_out_rows_and_a_restored_one_ali
     model = bundle.intervals
     assert model.n_calibration == len(bundle.y_test) == len(bundle.test_rows)
     if task == "regression":
-        assert model.kind == "conformal" and model.confidence == held_out.INTERVAL_CONFIDENCE
+        assert model.kind == "conformal" and model.confidence == INTERVAL_CONFIDENCE
         q = np.sort(np.abs(bundle.y_test - outputs))[
             int(np.ceil((len(outputs) + 1) * 0.9)) - 1]
         np.testing.assert_allclose(model.interval(outputs)[1], outputs + q)
     else:
         assert model.kind == "venn-abers" and model.positive == "b"
         np.testing.assert_allclose(outputs, bundle.estimator.predict_proba(bundle.X_test)[:, 1])
-    restored = model_file.restore(model_file.model_payload(bundle), data, choice, lambda *_: None)
+    restored = model_file.restore(ModelFile.of(bundle), data, choice, lambda *_: None)
     grid = np.linspace(0, 1, 11) if task == "binary" else outputs
     np.testing.assert_array_equal(restored.intervals.interval(grid)[0], model.interval(grid)[0])
 
@@ -290,7 +293,7 @@ def test_more_than_two_classes_carry_no_interval():
     data, choice = dataset("three")
     settings = workflow.Settings(family="vanilla", n_estimators=10)
     assert workflow.train_bundle(data, choice, settings, lambda *_: None).intervals is None
-    assert held_out.interval_model("regression", None, np.zeros(9), np.zeros(9)) is None
+    assert interval_model("regression", None, np.zeros(9), np.zeros(9)) is None
 
 
 def test_one_risk_computed_two_ways_gets_one_calibration():

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from forestviz.app.counterfactuals import requested_change
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation
+from forestviz.explain.counterfactual.asked import requested_change
 from forestviz.explain.counterfactual.wording import before_after, summary
 from forestviz.io.errors import DataError
 from forestviz.names import elide, elide_cells

@@ -28,6 +28,7 @@ from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
 from forestviz.app.training_plan import plan_training
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
 from ui import library
 from ui.display import as_text
@@ -117,9 +118,9 @@ def _pick(key: str) -> None:
 
 
 def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
-                   origin: str, payload: dict | None = None, warning: str | None = None) -> bool:
+                   origin: str, file: ModelFile | None = None, warning: str | None = None) -> bool:
     """Queue a training job for this session (one at a time): ``train_bundle``, or with a
-    loaded model file's ``payload`` its ``restore`` (which fits the baselines; the model
+    loaded model ``file`` its ``restore`` (which fits the baselines; the model
     then carries ``warning``, the file's origin warning, onto every page and report). A training
     this server has done already (:func:`shared_models`) is taken at once (and Home's button
     opens its explanation). False, after showing why, when the request is over a cap or the
@@ -128,13 +129,13 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
         st.warning("A model is training already: wait for it or cancel it first.",
                    icon=":material/hourglass:")
         return False
-    trained = None if payload is not None else shared_models().get(choice, settings)
+    trained = None if file is not None else shared_models().get(choice, settings)
     if trained is not None:
         _keep(trained, SHARED_DONE)
         _arrive(origin)
         return True
     job, *default = default_training()
-    if payload is None and default == [choice, settings]:  # the server has it, or will soon
+    if file is None and default == [choice, settings]:  # the server has it, or will soon
         if _wait_with_progress(job, FOLLOW_WAIT) and job.finished_ok:
             _keep(job.result(), SHARED_DONE)
             _arrive(origin)
@@ -145,7 +146,7 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
             st.session_state.pop(OUTCOME, None)
             return True
     try:
-        plan = plan_training(dataset, choice, settings, limits(), payload)
+        plan = plan_training(dataset, choice, settings, limits(), file)
     except ValueError as err:
         st.error(as_text(err), icon=":material/error:")
         return False

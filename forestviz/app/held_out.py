@@ -1,7 +1,6 @@
 """What a model's held-out rows measure: the metrics the Train page compares with the
-baselines' (:func:`scores`) and the calibrated interval fitted on those rows
-(:func:`interval_model`: split-conformal for a value, Venn-ABERS for a binary risk,
-:mod:`forestviz.explain.uncertainty`).
+baselines' (:func:`scores`). The calibrated interval fitted on those rows is
+:func:`forestviz.explain.uncertainty.interval_model`.
 """
 
 from __future__ import annotations
@@ -16,10 +15,6 @@ from sklearn.metrics import (
     recall_score,
     roc_auc_score,
 )
-
-from forestviz.explain.uncertainty import IntervalModel, min_calibration_rows
-
-INTERVAL_CONFIDENCE = 0.9  # the level of a value's conformal interval
 
 
 def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
@@ -49,21 +44,3 @@ def scores(estimator, X, y, task: str, classes) -> dict[str, float]:
                      **{"Brier score": brier_score_loss(positive,
                                                         np.clip(proba[:, 1], 0.0, 1.0))})
     return found
-
-
-def interval_model(task: str, estimator, outputs, y_test) -> IntervalModel | None:
-    """The trained model's calibrated interval, fitted on the held-out rows (``outputs``: its
-    predictions or P(class 1) there): split-conformal at ``INTERVAL_CONFIDENCE`` for a value,
-    Venn-ABERS for a binary risk. The held-out metrics score the point predictions, which it
-    leaves unchanged; only the interval's own coverage can no longer be measured on these
-    rows. None for more than two classes, a held-out side with one outcome only, or too few
-    held-out rows."""
-    if task == "regression":
-        if len(y_test) < min_calibration_rows(INTERVAL_CONFIDENCE):
-            return None
-        return IntervalModel.from_outputs(outputs, y_test, task=task,
-                                          confidence=INTERVAL_CONFIDENCE)
-    classes = np.asarray(estimator.classes_)
-    if classes.size != 2 or np.unique(y_test).size != 2:
-        return None
-    return IntervalModel.from_outputs(outputs, y_test, task=task, positive=classes[1])

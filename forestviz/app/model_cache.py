@@ -32,13 +32,13 @@ import scipy
 import sklearn
 
 import forestviz
-from forestviz import persistence
 from forestviz.app import model_file, workflow
 from forestviz.app.families import Settings
 from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice, load_dataset
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.safe_write import OutputError, write_file
 from forestviz.persistence.archive import ModelFileError
+from forestviz.persistence.model_file import ModelFile
 
 CACHE_ENV = "FORESTVIZ_MODEL_CACHE"  # a directory in place of the installation's
 KEEP = 8  # model files kept; the oldest beyond are removed when one is stored
@@ -86,7 +86,7 @@ def load(dataset: Dataset, choice: DataChoice, settings: Settings,
     except OSError:
         return None
     try:
-        return model_file.restore(persistence.loads(data), dataset, choice, progress)
+        return model_file.restore(ModelFile.read(data), dataset, choice, progress)
     except ModelFileError:
         with contextlib.suppress(OSError):
             path.unlink()
@@ -104,7 +104,7 @@ def store(bundle: workflow.Bundle, dataset: Dataset) -> Path | None:
     path = path_of(dataset, bundle.choice, bundle.settings)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_file(path, persistence.dumps(model_file.model_payload(bundle)))
+        write_file(path, ModelFile.of(bundle).dumps())
         stored = sorted(path.parent.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime)
         for old in stored[:-KEEP]:
             old.unlink(missing_ok=True)

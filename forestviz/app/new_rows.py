@@ -27,14 +27,14 @@ import numpy as np
 import pandas as pd
 
 from forestviz.app import guesses
-from forestviz.app.model_file import model_payload
 from forestviz.app.workflow import Bundle
 from forestviz.batch.model import BatchModel
-from forestviz.batch.rows import explain_rows
+from forestviz.batch.rows import explain_rows, require_columns
 from forestviz.io.csv_input import DataError
 from forestviz.io.values import check_numbers
 from forestviz.names import clean
 from forestviz.numbers import plain_number, signed_number
+from forestviz.persistence.model_file import ModelFile
 
 MAX_ROWS = 5_000  # rows of one upload of new patients (explained at once, kept in the session)
 MAX_BYTES = 10 * 2**20  # bytes of that upload
@@ -196,11 +196,7 @@ def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5,
     ``max_rows`` rows (None: no cap) raise DataError."""
     pre = bundle.preprocessor
     used = [c for c in pre.feature_names_in_ if c not in pre.dropped_columns_]
-    absent = [c for c in used if c not in frame.columns]
-    if absent:
-        more = f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""
-        raise DataError(f"The file has no column '{absent[0]}'{more}, which the model was "
-                        "trained on. Give a table with the training table's columns.")
+    require_columns(used, frame.columns)
     if max_rows is not None and len(frame) > max_rows:
         raise DataError(f"The file has {len(frame):,} rows; at most {max_rows:,} new rows are "
                         "explained at once here (the command line's explain has no such cap).")
@@ -220,7 +216,7 @@ def several(bundle: Bundle, frame: pd.DataFrame, *, top_k: int = 5,
 def batch_model(bundle: Bundle) -> BatchModel:
     """The command line's model for ``bundle`` (its estimator, encoding, decision rule and
     calibrated interval and familiar ground), to explain many rows as one."""
-    return replace(BatchModel.from_payload(model_payload(bundle)), intervals=bundle.intervals,
+    return replace(BatchModel.from_file(ModelFile.of(bundle)), intervals=bundle.intervals,
                    familiar=bundle.familiar)
 
 

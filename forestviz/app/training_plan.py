@@ -8,13 +8,14 @@ the worker alone (:meth:`forestviz.app.jobs.JobPool.submit`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from forestviz.app.families import Settings
 from forestviz.app.limits import Limits
 from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
+from forestviz.trees.rows import held_out_count
 
 TRAIN = "forestviz.app.workflow:train_bundle"
 RESTORE = "forestviz.app.model_file:restore"
@@ -32,14 +33,13 @@ class TrainingPlan:
 
 
 def plan_training(dataset: Dataset, choice: DataChoice, settings: Settings, limits: Limits,
-                  payload: dict | None = None) -> TrainingPlan:
-    """The plan for training ``settings`` on ``dataset`` (or, with a model file's ``payload``,
+                  file: ModelFile | None = None) -> TrainingPlan:
+    """The plan for training ``settings`` on ``dataset`` (or, with a model ``file``,
     restoring it); ValueError in one plain sentence when it is over one of ``limits``' caps."""
     n_rows = len(dataset.frame)
-    # forestviz.trees.rows.split_rows holds ⌈test_size·n⌉ rows out
-    n_train = n_rows - math.ceil(settings.test_size * n_rows)
+    n_train = n_rows - held_out_count(n_rows, settings.test_size)
     limits.check_training(n_rows=n_train, n_trees=settings.n_estimators,
                           max_depth=settings.max_depth)
-    task, args = ((TRAIN, (dataset, choice, settings)) if payload is None
-                  else (RESTORE, (payload, dataset, choice)))
+    task, args = ((TRAIN, (dataset, choice, settings)) if file is None
+                  else (RESTORE, (file, dataset, choice)))
     return TrainingPlan(task, args, FAMILIES[settings.family].label, n_train)

@@ -210,8 +210,8 @@ def refit_contributions(model: BatchModel, settings: Settings, X_train, y_train,
         progress(f"refit {i + 1} of {len(seeds)} (seed {seed})", i / len(seeds))
         estimator = make_estimator(replace(settings, random_state=int(seed)), task)
         estimator.fit(X_train, y_train)
-        outputs = explain_rows(replace(model, estimator=estimator, contributions=None), X_test,
-                               np.arange(len(X_test)), contributions=True)
+        refit = replace(model, file=replace(model.file, estimator=estimator), contributions=None)
+        outputs = explain_rows(refit, X_test, np.arange(len(X_test)), contributions=True)
         found.append(outputs.filter(like="contribution[").to_numpy(dtype=float))
     progress("done", 1.0)
     return found

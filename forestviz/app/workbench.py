@@ -23,7 +23,6 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from forestviz import persistence
 from forestviz.app import (
     attention_lens,
     compare,
@@ -38,6 +37,7 @@ from forestviz.app import (
 from forestviz.app.printing import print_pdf
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
+from forestviz.explain.counterfactual.asked import space_of
 from forestviz.explain.explanation import Explanation, explain
 from forestviz.explain.glance import Glance, glance
 from forestviz.explain.report import to_html
@@ -49,6 +49,7 @@ from forestviz.explain.tree_section import TreeSection, tree_sections
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.names import elide
 from forestviz.numbers import outcome_text, plain_number
+from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 
@@ -115,14 +116,17 @@ class Workbench:
         return self.model
 
     def save(self) -> bytes:
-        """The model file (:func:`forestviz.persistence.dumps` of the model's payload)."""
-        return persistence.dumps(model_file.model_payload(self._model()))
+        """The model file (:class:`~forestviz.persistence.model_file.ModelFile`)."""
+        return ModelFile.of(self._model()).dumps()
 
-    def load(self, data: bytes, progress: Progress = _quiet) -> Bundle:
-        """Read a model file saved for this data set and score it anew (ModelFileError when the
-        file is not one or does not fit)."""
-        return self.adopt(model_file.restore(persistence.loads(data), self.dataset, self.choice,
-                                           progress))
+    def load(self, data: bytes | ModelFile, progress: Progress = _quiet, *,
+             with_baselines: bool = True) -> Bundle:
+        """Read a model file saved for this data set (its bytes, or the file read already) and
+        score it anew, the baselines beside it unless not ``with_baselines`` (ModelFileError
+        when the file is not one or does not fit)."""
+        file = data if isinstance(data, ModelFile) else ModelFile.read(data)
+        return self.adopt(model_file.restore(file, self.dataset, self.choice, progress,
+                                             with_baselines=with_baselines))
 
     def predictions_csv(self) -> bytes:
         return workflow.predictions_csv(self._model())
@@ -279,7 +283,7 @@ class Workbench:
         the model's column order; DataError when one is not a column of the model."""
         model = self._model()
         columns = model.summary.columns.names
-        counterfactuals.space_of(model.X_train, model.summary.columns, names)  # known names
+        space_of(model.X_train, model.summary.columns, names)  # known names
         self.fixed[model] = tuple(c for c in columns if c in set(names))
         return self.fixed[model]
 

@@ -20,18 +20,18 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
 
-from forestviz.app.families import Settings  # the names every caller knows from here
 from forestviz.app.families import default_settings as default_settings
-from forestviz.app.held_out import interval_model, scores
+from forestviz.app.held_out import scores
 from forestviz.explain.columns import CATEGORICAL, ColumnMap
 from forestviz.explain.familiar import FamiliarGround, numeric_features
 from forestviz.explain.summary import TrainingSummary
-from forestviz.explain.uncertainty import IntervalModel
+from forestviz.explain.uncertainty import IntervalModel, interval_model
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.registry import CLASSIFICATION, FAMILIES
+from forestviz.settings import Settings  # the names every caller knows from here
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.plain import DecidedGradientBoostingClassifier, DecidedRandomForestClassifier
 from forestviz.trees.rows import split_rows
@@ -172,14 +172,17 @@ def train_bundle(dataset: Dataset, choice: DataChoice, settings: Settings,
 
 
 def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, test_rows,
-             fit_seconds, progress: Progress) -> Bundle:
-    """The bundle of a fitted estimator: held-out metrics, baselines and the explanation aids."""
+             fit_seconds, progress: Progress, *, with_baselines: bool = True) -> Bundle:
+    """The bundle of a fitted estimator: held-out metrics, baselines (unless not
+    ``with_baselines``: the metrics table then holds the model alone) and the explanation
+    aids."""
     preprocessor, X_train, X_test = _prepare(dataset, train_rows, test_rows, preprocessor)
     y = dataset.y.to_numpy()
     y_train, y_test = y[train_rows], y[test_rows]
     classes = dataset.classes
     models = {FAMILIES[settings.family].label: (estimator, fit_seconds)}
-    for i, (name, baseline) in enumerate(baselines(dataset.task, settings).items()):
+    fitted = baselines(dataset.task, settings) if with_baselines else {}
+    for i, (name, baseline) in enumerate(fitted.items()):
         progress(f"baseline: {name}", 0.75 + 0.1 * i)
         started = time.perf_counter()
         models[name] = (baseline.fit(X_train, y_train), time.perf_counter() - started)

@@ -1,5 +1,5 @@
 """A model file made ready to explain many rows: the fitted estimator and preprocessor of a
-Train-page model file (:func:`forestviz.app.model_file.model_payload`), the decision rule of
+model file (:class:`forestviz.persistence.model_file.ModelFile`), the decision rule of
 :func:`forestviz.explain.explain`, and what is rebuilt from the training table when it is at
 hand: the calibrated interval (fitted on the held-out rows, as :func:`model_file.restore` does)
 and familiar ground (:mod:`forestviz.explain.familiar`, built as the app's bundle builds it).
@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -21,18 +20,14 @@ from sklearn.base import is_classifier
 from forestviz.explain.columns import ColumnMap
 from forestviz.explain.contributions import ContributionModel
 from forestviz.explain.counterfactual import Space
+from forestviz.explain.counterfactual.asked import check_goal, space_of
 from forestviz.explain.familiar import FamiliarGround, numeric_features
-from forestviz.explain.uncertainty import IntervalModel
+from forestviz.explain.uncertainty import IntervalModel, interval_model
 from forestviz.io.csv_input import DataError, load_csv
-from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.dataset import Dataset
 from forestviz.io.preprocessing import TablePreprocessor
-from forestviz.persistence.archive import ModelFileError
-from forestviz.trees.ensemble import as_ensemble
-
-if TYPE_CHECKING:
-    from forestviz.app.workflow import Settings
-
-MAX_MODEL_BYTES = 1 << 30  # the archive's own caps refuse far less; this bounds the read
+from forestviz.persistence.archive import MAX_FILE_BYTES, ModelFileError
+from forestviz.persistence.model_file import ModelFile
 
 
 @dataclass(frozen=True)
@@ -48,9 +43,10 @@ class Counterfactuals:
 class BatchModel:
     """A saved model's parts for explaining rows in bulk.
 
-    ``columns``: the table columns the preprocessor was fitted on; ``used``: those it encodes
-    (the others were dropped as free text or empty); ``sources[j]``: the user column of encoded
-    feature j. ``classes`` (classification) in the order of the model's probabilities;
+    ``file``: the checked model file (its estimator, encoding, settings, data-set choice and
+    split). ``columns``: the table columns the preprocessor was fitted on; ``used``: those it
+    encodes (the others were dropped as free text or empty); ``sources[j]``: the user column of
+    encoded feature j. ``classes`` (classification) in the order of the model's probabilities;
     ``threshold``: P(``classes[1]``) at or above it predicts ``classes[1]`` (ERF: Youden's J;
     other binary models 0.5; None for regression and more than two classes, where the largest
     probability decides). ``intervals``: the calibrated interval, or None when the training
@@ -61,14 +57,7 @@ class BatchModel:
     answer is asked for (:meth:`with_counterfactuals`).
     """
 
-    estimator: object
-    preprocessor: TablePreprocessor
-    settings: Settings
-    choice: DataChoice
-    dataset_name: str
-    train_rows: np.ndarray
-    test_rows: np.ndarray
-    n_rows: int  # rows of the training data set (training and held-out)
+    file: ModelFile
     task: str
     classes: np.ndarray | None
     threshold: float | None
@@ -82,30 +71,18 @@ class BatchModel:
     contributions: ContributionModel | None = None
     counterfactual: Counterfactuals | None = None
 
-    @classmethod
-    def from_payload(cls, payload) -> BatchModel:
-        """Check a loaded model file's payload (:func:`forestviz.persistence.loads`): the keys
-        and settings the Train page writes, a weighted tree ensemble and a fitted
-        preprocessor of the same width; ModelFileError otherwise."""
-        from forestviz.app import model_file  # the model file's side only: not on the workers
+    @property
+    def estimator(self):
+        return self.file.estimator
 
-        if not isinstance(payload, dict) or not payload.keys() >= model_file.PAYLOAD_KEYS:
-            raise ModelFileError("This model file was not saved by forestviz's Train page.")
-        try:
-            choice = DataChoice(**{**payload["choice"],
-                                   "exclude": tuple(payload["choice"]["exclude"])})
-        except (TypeError, KeyError) as err:
-            raise ModelFileError(f"This model file's settings could not be read: {err}") from err
-        settings = model_file.check_payload(payload, choice)
-        estimator, pre = payload["estimator"], payload["preprocessor"]
-        try:
-            as_ensemble(estimator)
-        except TypeError as err:
-            raise ModelFileError(f"This model file holds no tree ensemble: {err}") from err
-        if not isinstance(pre, TablePreprocessor) or not hasattr(pre, "source_columns_"):
-            raise ModelFileError("This model file holds no fitted column encoding.")
-        if len(pre.source_columns_) != estimator.n_features_in_:
-            raise ModelFileError("This model file's encoding and model do not fit together.")
+    @property
+    def preprocessor(self) -> TablePreprocessor:
+        return self.file.preprocessor
+
+    @classmethod
+    def from_file(cls, file: ModelFile) -> BatchModel:
+        """The batch model of a checked model ``file``."""
+        estimator, pre = file.estimator, file.preprocessor
         classify = is_classifier(estimator)
         classes = np.asarray(estimator.classes_) if classify else None
         threshold = getattr(estimator, "threshold_", None)
@@ -113,12 +90,7 @@ class BatchModel:
         explicit = binary and np.isscalar(threshold)
         columns = tuple(str(c) for c in pre.feature_names_in_)
         return cls(
-            estimator=estimator, preprocessor=pre, settings=settings, choice=choice,
-            dataset_name=str(payload["dataset_name"]),
-            train_rows=np.asarray(payload["train_rows"]),
-            test_rows=np.asarray(payload["test_rows"]),
-            n_rows=len(payload["train_rows"]) + len(payload["test_rows"]),
-            task="classification" if classify else "regression", classes=classes,
+            file=file, task="classification" if classify else "regression", classes=classes,
             threshold=float(threshold) if explicit else 0.5 if binary else None,
             argmax=not explicit,
             columns=columns, used=tuple(c for c in columns if c not in pre.dropped_columns_),
@@ -136,16 +108,14 @@ class BatchModel:
     def with_training(self, dataset: Dataset) -> BatchModel:
         """This model with its calibrated interval, fitted on the held-out rows of the
         training ``dataset`` as the app does when it loads the file
-        (:func:`forestviz.app.held_out.interval_model` on the model's outputs there), and its
+        (:func:`forestviz.explain.uncertainty.interval_model` on the model's outputs there), and its
         familiar ground, as the app's bundle builds it (:attr:`Bundle.familiar`)."""
-        from forestviz.app.held_out import interval_model
-
         try:
-            original = dataset.X.iloc[self.train_rows]
+            original = dataset.X.iloc[self.file.train_rows]
             X_train = self.preprocessor.transform(original)
             columns = ColumnMap.from_preprocessor(self.preprocessor, original)
-            X_test = self.preprocessor.transform(dataset.X.iloc[self.test_rows])
-            y_test = dataset.y.to_numpy()[self.test_rows]
+            X_test = self.preprocessor.transform(dataset.X.iloc[self.file.test_rows])
+            y_test = dataset.y.to_numpy()[self.file.test_rows]
         except (IndexError, ValueError, KeyError, TypeError) as err:
             raise ModelFileError(f"The training table does not fit this model: {err}") from err
         outputs = (self.estimator.predict(X_test) if self.task == "regression"
@@ -161,34 +131,21 @@ class BatchModel:
     def with_counterfactuals(self, dataset: Dataset, fixed=(),
                              change: float | None = None) -> BatchModel:
         """This model asking, for each row, what would change its answer
-        (:func:`forestviz.app.counterfactuals.counterfactual_of`) in the space of its training
-        rows in ``dataset``, as the app's bundle builds it, the columns ``fixed`` kept: its
+        (:func:`forestviz.explain.counterfactual.asked.counterfactual_of`) in the space of its
+        training rows in ``dataset``, as the app's bundle builds it, the columns ``fixed`` kept: its
         other class, or (a regression, where ``change`` is required) its prediction moved by
         ``change``. DataError (one line) for a column the model does not have, a change
         missing or given to a classifier."""
-        from forestviz.app.counterfactuals import check_goal, space_of
-
         check_goal(self.task == "classification", change)
-        original = dataset.X.iloc[self.train_rows]
+        original = dataset.X.iloc[self.file.train_rows]
         space = space_of(self.preprocessor.transform(original),
                          ColumnMap.from_preprocessor(self.preprocessor, original), fixed)
         return replace(self, counterfactual=Counterfactuals(space, change))
 
-    @property
-    def trained_on(self) -> str:
-        """Where the model's training table came from, in words."""
-        kind, _, key = self.choice.source.partition(":")
-        if kind in ("bundled", "table"):
-            return f"the table '{key}'"
-        return f"'{self.dataset_name}' (SHA-256 {key[:12]}…)"
-
 
 def read_model(path) -> BatchModel:
     """The :class:`BatchModel` of a model file on disk (ModelFileError or DataError)."""
-    from forestviz import persistence
-
-    return BatchModel.from_payload(persistence.loads(read_bytes(path, MAX_MODEL_BYTES,
-                                                                "model file")))
+    return BatchModel.from_file(ModelFile.read(read_bytes(path, MAX_FILE_BYTES, "model file")))
 
 
 def read_bytes(path, limit: int, what: str) -> bytes:
@@ -207,11 +164,11 @@ def read_bytes(path, limit: int, what: str) -> bytes:
         raise DataError(f"The {what} '{path}' could not be read ({err.strerror or err}).") from err
 
 
-def training_dataset(model: BatchModel, data: bytes | None = None,
+def training_dataset(model: ModelFile, data: bytes | None = None,
                      name: str = "uploaded") -> Dataset | None:
-    """The data set ``model`` was trained on, as the app builds it: a bundled table by name
-    (``bundled:`` from the app, ``table:`` from a script's :class:`Workbench`), or the CSV
-    ``data`` when it is the very file (same SHA-256) the model was trained on. None when
+    """The data set the model file ``model`` was trained on, as the app builds it: a bundled
+    table by name (``bundled:`` from the app, ``table:`` from a script's :class:`Workbench`), or
+    the CSV ``data`` when it is the very file (same SHA-256) the model was trained on. None when
     ``data`` is not that file (or not given), or the table found has another number of rows than
     the model's split (a synthetic table drawn at another size); DataError when its columns no
     longer fit."""

@@ -28,6 +28,7 @@ from pyarrow import compute as pc
 from forestviz.batch.model import BatchModel
 from forestviz.batch.source import Chunk
 from forestviz.explain.explanation import effective_trees
+from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import as_numbers
 from forestviz.trees.ensemble import as_ensemble
 
@@ -253,7 +254,7 @@ def _first_trees(primary, secondary, top):
 def _counterfactuals(model: BatchModel, X: np.ndarray) -> dict[str, np.ndarray]:
     """:data:`COUNTERFACTUAL_COLUMNS` of the encoded rows ``X``, one search a row, as the
     Explain page words it (:mod:`forestviz.explain.counterfactual.wording`)."""
-    from forestviz.app.counterfactuals import counterfactual_of
+    from forestviz.explain.counterfactual.asked import counterfactual_of
     from forestviz.explain.counterfactual.wording import changes_text, summary
 
     asked = model.counterfactual
@@ -263,3 +264,14 @@ def _counterfactuals(model: BatchModel, X: np.ndarray) -> dict[str, np.ndarray]:
             "counterfactual": np.array([summary(f) for f in found], dtype=object),
             "counterfactual_changes": np.array([changes_text(f) for f in found],
                                                dtype=object)}
+
+
+def require_columns(used, columns) -> None:
+    """DataError naming the first of the columns ``used`` (those a model encodes) missing from
+    a file's ``columns``: the one check of a table of rows to explain (the command line's
+    files and the app's several new patients)."""
+    missing = [c for c in used if c not in columns]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise DataError(f"The file has no column '{missing[0]}'{more}, which the model was "
+                        "trained on. Give a table with the training table's columns.")

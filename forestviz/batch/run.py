@@ -23,7 +23,7 @@ from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 
 from forestviz.batch.model import BatchModel
-from forestviz.batch.rows import encode, explain_rows, output_columns
+from forestviz.batch.rows import encode, explain_rows, output_columns, require_columns
 from forestviz.batch.sink import RowSink
 from forestviz.batch.source import Chunk, RowSource
 from forestviz.io.csv_input import DataError
@@ -47,16 +47,13 @@ def id_column_of(model: BatchModel, source: RowSource, id_column: str | None) ->
         if id_column not in source.columns:
             raise DataError(f"The file has no column '{id_column}' (given as the ID column).")
         return id_column
-    return model.choice.id_column if model.choice.id_column in source.columns else None
+    column = model.file.choice.id_column
+    return column if column in source.columns else None
 
 
 def check_columns(model: BatchModel, source: RowSource) -> None:
     """DataError naming the first column the model encodes that the file lacks."""
-    missing = [c for c in model.used if c not in source.columns]
-    if missing:
-        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        raise DataError(f"The file has no column '{missing[0]}'{more}, which the model was "
-                        "trained on. Give a table with the training table's columns.")
+    require_columns(model.used, source.columns)
 
 
 @contextlib.contextmanager

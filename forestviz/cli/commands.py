@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from forestviz import persistence
 from forestviz.app import workflow
 from forestviz.app.workbench import Workbench
 from forestviz.batch.model import BatchModel, read_bytes, read_model, training_dataset
@@ -24,23 +23,25 @@ from forestviz.cli import progress as bars
 from forestviz.cli.main import COUNTERFACTUAL_CHUNK
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.limits import MAX_BYTES  # a table is read whole
 from forestviz.io.safe_write import OutputError, check_target, write_file
 from forestviz.names import elide
 from forestviz.parameters import PARAMETERS
+from forestviz.persistence.archive import MAX_FILE_BYTES
+from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import options
 
 if TYPE_CHECKING:
     from forestviz.cli.library import Trail
 
-MAX_TABLE_BYTES = 200 * 1024 * 1024  # load_csv's cap: a training table is read whole
 
 
 # ---------------------------------------------------------------------------------- train
 def train(args) -> int:
     check_target(args.out, force=args.force)  # before the training, not after it
     path = Path(args.data)
-    data = read_bytes(path, MAX_TABLE_BYTES, "table")
-    frame = load_csv(data, max_bytes=MAX_TABLE_BYTES)
+    data = read_bytes(path, MAX_BYTES, "table")
+    frame = load_csv(data, max_bytes=MAX_BYTES)
     order = {name: i for i, name in enumerate(frame.columns)}
     # the Data page lists excluded columns in the table's order
     exclude = tuple(sorted(dict.fromkeys(args.drop), key=lambda c: order.get(c, len(order))))
@@ -52,7 +53,10 @@ def train(args) -> int:
     defaults = workflow.default_settings(dataset.task)
     family = options()[args.model] if args.model else defaults.family
     numbers = {p.name: getattr(args, p.name) for p in PARAMETERS if p.option is not None}
-    settings = workflow.Settings(family=family, **numbers)
+    try:
+        settings = workflow.Settings(family=family, base=args.base, **numbers)
+    except ValueError as err:  # a base the family does not offer
+        raise DataError(f"--base: {err}.") from err
     workflow.make_estimator(settings, dataset.task)  # DataError: a family the task rules out
     where = (backend(scheduler=args.scheduler, local_cluster=args.local_cluster)
              if args.scheduler or args.local_cluster else contextlib.nullcontext())
@@ -133,7 +137,7 @@ def _asked_change(args) -> float | None:
         if args.fixed or args.change is not None:
             raise DataError("--fixed and --change go with --counterfactual.")
         return None
-    from forestviz.app.counterfactuals import requested_change
+    from forestviz.explain.counterfactual.asked import requested_change
 
     return None if args.change is None else requested_change(args.change)
 
@@ -141,33 +145,33 @@ def _asked_change(args) -> float | None:
 def _with_interval(model: BatchModel, args, source, change: float | None) -> BatchModel:
     """``model`` with what its training table adds (the interval, familiar ground and, with
     --counterfactual, the counterfactual's space)."""
-    dataset = _training(model, args.training, source.path if not source.parquet else None)
+    dataset = _training(model.file, args.training, source.path if not source.parquet else None)
     if dataset is not None:
         model = model.with_training(dataset)
         return (model.with_counterfactuals(dataset, args.fixed or (), change)
                 if args.counterfactual else model)
     if args.counterfactual:
         raise DataError(f"--counterfactual reads the training rows: the model was trained on "
-                        f"{model.trained_on}; give that file with --training.")
+                        f"{model.file.trained_on}; give that file with --training.")
     if not args.quiet:
         bars.ERRORS.print(bars.Text(
-            f"No calibrated interval: the model was trained on {model.trained_on}; give that "
+            f"No calibrated interval: the model was trained on {model.file.trained_on}; give that "
             "file with --training to add it."))
     return model
 
 
-def _training(model: BatchModel, training, data_path) -> Dataset | None:
+def _training(model: ModelFile, training, data_path) -> Dataset | None:
     """The model's training data set: ``training`` (a path, which must be that table), else
     a bundled table, else ``data_path`` when it is the very file the model was trained on."""
     if training is not None:
         path = Path(training)
-        found = training_dataset(model, read_bytes(path, MAX_TABLE_BYTES, "table"), path.name)
+        found = training_dataset(model, read_bytes(path, MAX_BYTES, "table"), path.name)
         if found is None:
             raise DataError(f"'{path.name}' is not the table this model was trained on "
                             f"({model.trained_on}).")
         return found
     found = training_dataset(model)
-    if found is not None or data_path is None or data_path.stat().st_size > MAX_TABLE_BYTES:
+    if found is not None or data_path is None or data_path.stat().st_size > MAX_BYTES:
         return found
     return training_dataset(model, data_path.read_bytes(), data_path.name)
 
@@ -176,11 +180,13 @@ def _training(model: BatchModel, training, data_path) -> Dataset | None:
 def report(args) -> int:
     change = _asked_change(args)
     bench, frame, where, trail = (_published_rows(args) if args.published is not None
-                                  else (*_model_file_rows(args), None))
+                                  # the baselines: only the appendix shows them
+                                  else (*_model_file_rows(args, with_baselines=args.appendix),
+                                        None))
     if args.fixed is not None:  # else a published model's own, or none
         bench.fix_columns(args.fixed)
     if args.counterfactual:
-        from forestviz.app.counterfactuals import check_goal
+        from forestviz.explain.counterfactual.asked import check_goal
 
         check_goal(bench.model.task == "classification", change)
     published = None if trail is None else f"{trail.model[0]}@{trail.model[1]}"
@@ -229,14 +235,14 @@ def report(args) -> int:
     return 0
 
 
-def _model_file_rows(args) -> tuple[Workbench, object, str]:
-    """The workbench of a model file on its training table, the table of the rows to report
-    and its name in messages."""
-    model_bytes = read_bytes(args.model, 1 << 30, "model file")
-    model = BatchModel.from_payload(persistence.loads(model_bytes))
+def _model_file_rows(args, *, with_baselines: bool = True) -> tuple[Workbench, object, str]:
+    """The workbench of a model file on its training table (the model read once, the baselines
+    fitted beside it unless not ``with_baselines``), the table of the rows to report and its
+    name in messages."""
+    model = ModelFile.read(read_bytes(args.model, MAX_FILE_BYTES, "model file"))
     path = Path(args.data)
-    data = read_bytes(path, MAX_TABLE_BYTES, "table")
-    training = data if args.training is None else read_bytes(args.training, MAX_TABLE_BYTES,
+    data = read_bytes(path, MAX_BYTES, "table")
+    training = data if args.training is None else read_bytes(args.training, MAX_BYTES,
                                                              "table")
     name = path.name if args.training is None else Path(args.training).name
     dataset = training_dataset(model, training, name)
@@ -244,10 +250,10 @@ def _model_file_rows(args) -> tuple[Workbench, object, str]:
         which = "--training" if args.training else f"'{path.name}'"
         raise DataError(f"{which} is not the table this model was trained on "
                         f"({model.trained_on}); the report reads its training rows.")
-    frame = dataset.frame if training is data else load_csv(data, max_bytes=MAX_TABLE_BYTES)
+    frame = dataset.frame if training is data else load_csv(data, max_bytes=MAX_BYTES)
     bench = Workbench(dataset, model.choice)
     with bars.stages("loading the model", args.quiet) as progress:
-        bench.load(model_bytes, progress)
+        bench.load(model, progress, with_baselines=with_baselines)
     return bench, frame, f"'{path.name}'"
 
 
@@ -262,7 +268,7 @@ def _published_rows(args) -> tuple[Workbench, object, str, Trail]:
     if args.data is None:
         return bench, bench.dataset.frame, f"the table of '{args.published}'", trail
     path = Path(args.data)
-    frame = load_csv(read_bytes(path, MAX_TABLE_BYTES, "table"), max_bytes=MAX_TABLE_BYTES)
+    frame = load_csv(read_bytes(path, MAX_BYTES, "table"), max_bytes=MAX_BYTES)
     return bench, frame, f"'{path.name}'", trail
 
 

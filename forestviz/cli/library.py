@@ -16,13 +16,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from forestviz import persistence
-from forestviz.app.model_file import model_payload, restore
+from forestviz.app.model_file import restore
 from forestviz.app.workbench import Workbench
 from forestviz.batch.model import BatchModel, read_bytes, training_dataset
 from forestviz.cli import progress as bars
 from forestviz.io.csv_input import DataError
+from forestviz.io.limits import MAX_BYTES  # a table is read whole
 from forestviz.io.safe_write import write_file, write_pieces
+from forestviz.persistence.archive import MAX_FILE_BYTES
+from forestviz.persistence.model_file import ModelFile
 from forestviz.store import (
     ModelLibrary,
     OpenedModel,
@@ -38,8 +40,6 @@ from forestviz.store.explained import explanation_facts
 from forestviz.store.publishing import check_origin, check_use
 from forestviz.store.signing import sign, signing_key
 
-MAX_MODEL_BYTES = 1 << 30
-MAX_TABLE_BYTES = 200 * 1024 * 1024
 CARD_KINDS = (".json", ".html", ".pdf")
 
 
@@ -75,25 +75,24 @@ def signed_model_file(data: bytes) -> bytes:
 
 def models_publish(args) -> int:
     check_use(args.intended_use)  # before the scoring: the library refuses a blank one anyway
-    data = read_bytes(args.model, MAX_MODEL_BYTES, "model file")
+    data = read_bytes(args.model, MAX_FILE_BYTES, "model file")
     library = open_library()  # before the scoring: an unavailable library fails at once
     origin = library.verify_file(data).warning
     check_origin(origin)  # the app's check: only files this server signed
-    payload = persistence.loads(data)
-    model = BatchModel.from_payload(payload)
-    training = None if args.training is None else read_bytes(args.training, MAX_TABLE_BYTES,
+    file = ModelFile.read(data)
+    training = None if args.training is None else read_bytes(args.training, MAX_BYTES,
                                                              "table")
-    name = Path(args.training).name if args.training else model.dataset_name
-    dataset = training_dataset(model, training, name)
+    name = Path(args.training).name if args.training else file.dataset_name
+    dataset = training_dataset(file, training, name)
     if dataset is None:
         problem = (f"'{name}' is not that table" if args.training else
                    "it needs its training table: give it with --training")
         raise DataError(f"To publish this model, its held-out metrics and training rows are "
-                        f"read from the table it was trained on ({model.trained_on}); "
+                        f"read from the table it was trained on ({file.trained_on}); "
                         f"{problem}.")
     with bars.stages("scoring the held-out rows", args.quiet) as progress:
-        bundle = restore(payload, dataset, model.choice, progress)
-    bench = Workbench(dataset, model.choice, model=replace(bundle, origin_warning=origin))
+        bundle = restore(file, dataset, file.choice, progress)
+    bench = Workbench(dataset, file.choice, model=replace(bundle, origin_warning=origin))
     bench.fix_columns(args.fixed)  # what would change the answer keeps them
     info = library.publish(bench, name=args.name, description=args.description,
                            intended_use=args.intended_use, out_of_scope=args.out_of_scope,
@@ -270,7 +269,7 @@ def published_batch_model(ref: str, *, counterfactual=None) -> tuple[BatchModel,
     published with; a regression's change) when what would change each answer is asked."""
     opened, trail = open_published(ref)
     bench = opened.workbench
-    model = BatchModel.from_payload(model_payload(bench.model)).with_training(bench.dataset)
+    model = BatchModel.from_file(ModelFile.of(bench.model)).with_training(bench.dataset)
     if counterfactual is not None:
         fixed, change = counterfactual
         model = model.with_counterfactuals(

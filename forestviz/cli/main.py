@@ -18,6 +18,7 @@ from forestviz.app.families import default_settings
 from forestviz.cli import library_args
 from forestviz.parameters import COUNT, PARAMETERS, Domain
 from forestviz.registry import CLASSIFICATION, FAMILIES, REGRESSION, Family
+from forestviz.settings import DEFAULT_BASE
 
 USAGE_ERROR = 2
 COUNTERFACTUAL_CHUNK = 10  # rows per chunk with --counterfactual (seconds a row)
@@ -280,6 +281,12 @@ def _family_option(train) -> None:
                        default=None,
                        help=f"model family (default: {default[CLASSIFICATION]} for classes, "
                             f"{default[REGRESSION]} for numbers): {listing}")
+    bases = {key for family in command_families() for key in family.bases or ()}
+    offering = ", ".join(f"{f.option}: {'/'.join(f.bases)}" for f in command_families()
+                         if f.bases)
+    train.add_argument("--base", choices=sorted(bases), default=DEFAULT_BASE,
+                       help=f"the base ensemble the family grows (default: {DEFAULT_BASE}); "
+                            f"offered by {offering}; the Enhanced RF grows its own")
 
 
 def main(argv=None) -> int:

@@ -58,10 +58,14 @@ class TreeChoice:
     corrections: pd.DataFrame | None = None
 
 
-def equal_weights(weights, rtol: float = EQUAL_WEIGHTS) -> bool:
-    """Whether the weights α are all equal (to ``rtol`` of their largest)."""
+def equal_weights(weights, rtol: float = EQUAL_WEIGHTS):
+    """Whether the weights α of one row (T,) are all equal (to ``rtol`` of their largest): a
+    bool; per row of ``weights`` (n, T): an array of bools. The one test of equal weights (the
+    Explain page, the record and the neighbours' stability alike)."""
     weights = np.asarray(weights, dtype=float)
-    return bool(np.ptp(weights) <= rtol * np.abs(weights).max())
+    rows = np.atleast_2d(weights)
+    found = np.ptp(rows, axis=1) <= rtol * np.abs(rows).max(axis=1)
+    return bool(found[0]) if weights.ndim == 1 else found
 
 
 def tree_pushes(e) -> np.ndarray:

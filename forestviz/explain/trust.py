@@ -30,12 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from forestviz.explain.summary import NEIGHBORS
+from forestviz.explain.tree_choice import equal_weights
 
 TOP_REASONS = 3
 TOP_TREES = 5
 NEIGHBOURS = NEIGHBORS  # the similar rows an explanation lists
 COMPACITY_SHARE = 0.9
-EQUAL = 1e-12  # weights within this of 1/T count as equal
 
 
 @dataclass(frozen=True)
@@ -60,12 +60,6 @@ def top_sets(values: np.ndarray, k: int) -> list[frozenset[int]]:
     the lower column (a stable order)."""
     order = np.argsort(-values, axis=1, kind="stable")[:, :k]
     return [frozenset(map(int, row)) for row in order]
-
-
-def equal_weights(weights: np.ndarray) -> np.ndarray:
-    """Per row of ``weights`` (n, T): True when every tree weighs 1/T."""
-    weights = np.atleast_2d(weights)
-    return np.all(np.abs(weights - 1.0 / weights.shape[1]) <= EQUAL, axis=1)
 
 
 def stability(contributions: np.ndarray, weights: np.ndarray,

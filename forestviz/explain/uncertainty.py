@@ -39,6 +39,7 @@ from mapie.conformity_scores import AbsoluteConformityScore
 from mapie.regression import SplitConformalRegressor
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 
+INTERVAL_CONFIDENCE = 0.9  # the level of a value's conformal interval (interval_model)
 LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
 # Fewer than 5 effective trees: some tree carries more than 1/5 of the weight (max α ≥ Σα²),
 # and the weighted average keeps (1 − ρ)/5 ≥ 20 % of a single tree's own variance σ²(1 − ρ)
@@ -279,3 +280,21 @@ def _risk(p: np.ndarray) -> np.ndarray:
 
 def _shaped(values: np.ndarray, like):
     return float(values[0]) if np.ndim(like) == 0 else values
+
+
+def interval_model(task: str, estimator, outputs, y_test) -> IntervalModel | None:
+    """The trained model's calibrated interval, fitted on the held-out rows (``outputs``: its
+    predictions or P(class 1) there): split-conformal at ``INTERVAL_CONFIDENCE`` for a value,
+    Venn-ABERS for a binary risk. The held-out metrics score the point predictions, which it
+    leaves unchanged; only the interval's own coverage can no longer be measured on these
+    rows. None for more than two classes, a held-out side with one outcome only, or too few
+    held-out rows."""
+    if task == "regression":
+        if len(y_test) < min_calibration_rows(INTERVAL_CONFIDENCE):
+            return None
+        return IntervalModel.from_outputs(outputs, y_test, task=task,
+                                          confidence=INTERVAL_CONFIDENCE)
+    classes = np.asarray(estimator.classes_)
+    if classes.size != 2 or np.unique(y_test).size != 2:
+        return None
+    return IntervalModel.from_outputs(outputs, y_test, task=task, positive=classes[1])

@@ -1,6 +1,6 @@
 """A trained workbench as plain data for a published model's blob, and back.
 
-A model file (:func:`forestviz.app.model_file.model_payload`) holds the fitted estimator, the
+A model file (:class:`forestviz.persistence.model_file.ModelFile`) holds the fitted estimator, the
 encoding and the split, but not the table: opening it needs the upload, and loading scores the
 baselines anew. A published model must explain without either, so its blob (written by
 :func:`forestviz.persistence.dumps`, never pickle) holds besides the model file's payload:
@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import pandas as pd
 
-from forestviz.app import model_file, workflow
+from forestviz.app import workflow
 from forestviz.app.workbench import Workbench
 from forestviz.io.csv_input import DataError
-from forestviz.io.dataset import DataChoice, Dataset
+from forestviz.io.dataset import Dataset
 from forestviz.persistence.archive import ModelFileError
+from forestviz.persistence.model_file import ModelFile
 
 FORMAT = "forestviz-published/1"
 SCORED = ("results",)  # computed anew at each scoring (with its seconds): not the model itself
@@ -47,7 +48,7 @@ def published_payload(bench: Workbench) -> dict:
     model, dataset = _current(bench), bench.dataset
     return {
         "format": FORMAT,
-        "model": model_file.model_payload(model),
+        "model": ModelFile.of(model).payload(),
         "dataset": {"name": dataset.name, "task": dataset.task, "target": dataset.target,
                     "id_column": dataset.id_column, "exclude": list(bench.choice.exclude),
                     "description": dataset.description, "notes": list(dataset.notes),
@@ -72,24 +73,22 @@ def opened_workbench(payload) -> Workbench:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ModelFileError("This is not a published forestviz model.")
     try:
-        model, about = payload["model"], payload["dataset"]
-        choice = DataChoice(**{**model["choice"], "exclude": tuple(model["choice"]["exclude"])})
-        settings = model_file.check_payload(model, choice)
+        file, about = ModelFile.parse(payload["model"]), payload["dataset"]
         dataset = Dataset.from_frame(table_frame(payload["table"]), about["target"],
                                      task=about["task"], id_column=about["id_column"],
                                      name=about["name"],
                                      description=about["description"])
         dataset = _with_notes(dataset, about)
         bundle = workflow.scored_bundle(
-            dataset, choice, settings, model["estimator"], model["preprocessor"],
-            (np.asarray(model["train_rows"]), np.asarray(model["test_rows"])),
-            table_frame(payload["results"]), dict(payload["predictions"]))
+            dataset, file.choice, file.settings, file.estimator, file.preprocessor,
+            (file.train_rows, file.test_rows), table_frame(payload["results"]),
+            dict(payload["predictions"]))
         bundle = replace(bundle, fixed=_fixed(payload.get("fixed", []), bundle))
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, DataError) as err:
         if isinstance(err, ModelFileError):
             raise
         raise ModelFileError(f"This published model is damaged: {err}") from err
-    return Workbench(dataset, choice, model=bundle)
+    return Workbench(dataset, file.choice, model=bundle)
 
 
 def _fixed(names, bundle) -> tuple[str, ...]:
@@ -184,7 +183,7 @@ def describe(bench: Workbench) -> dict:
             "id_column": dataset.id_column, "excluded": list(choice.exclude),
             "task": dataset.task, "family": model.name, "n_trees": model.n_trees,
             "n_train": len(model.train_rows), "n_test": len(model.test_rows),
-            "settings": dict(model_file.model_payload(model)["settings"]),
+            "settings": asdict(model.settings),
             "metrics": metrics, "columns": columns}
 
 

@@ -22,6 +22,12 @@ def standard_scaling(X) -> tuple[np.ndarray, np.ndarray]:
     return X.mean(axis=0), np.where(scale > 0, scale, 1.0)
 
 
+def held_out_count(n_rows: int, test_size: float) -> int:
+    """How many of ``n_rows`` rows :func:`split_rows` holds out: ⌈``test_size``·n⌉, as
+    scikit-learn's ``train_test_split`` does for a fraction."""
+    return int(np.ceil(test_size * n_rows))
+
+
 def split_rows(y, test_size: float, random_state=None, *, stratify: bool = True
                ) -> tuple[np.ndarray, np.ndarray]:
     """Sorted positions of the training and the held-out rows of labels ``y`` (n,):
@@ -34,7 +40,7 @@ def split_rows(y, test_size: float, random_state=None, *, stratify: bool = True
     labels = None
     if stratify:
         counts = pd.Series(y).value_counts()
-        n_test = int(np.ceil(test_size * len(y)))
+        n_test = held_out_count(len(y), test_size)
         if counts.min() >= 2 and min(n_test, len(y) - n_test) >= len(counts):
             labels = y
     train, test = train_test_split(rows, test_size=test_size, stratify=labels,
