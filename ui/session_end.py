@@ -15,7 +15,14 @@ with it every byte the upload budget (``forestviz.app.uploads``) counts for it:
 
 On a server with no other visitor both last for ever (the issue: two large uploads from closed
 tabs refused every later upload until the server restarted). The app does, after the TTL, what
-another visitor's short visit does, with public APIs only:
+another visitor's short visit does. Streamlit has no public API to end a session or to wake its
+message loop, so this module pins internals of Streamlit 1.67, each named below and checked by
+``tests/test_streamlit_pins.py`` (which fails on any other Streamlit version, asking for them to
+be re-checked): ``streamlit.runtime.get_instance`` and its ``Runtime.connect_session``,
+``handle_backmsg``, ``disconnect_session`` and ``close_session``; the ``SessionClient``
+protocol (``write_forward_msg``, ``client_context``); the ``BackMsg`` protobuf's
+``file_urls_request``; ``get_script_run_ctx`` for the session's ID. The token below uses the
+public ``st.cache_resource``:
 
 * :func:`watch` puts a token in a session-scoped ``st.cache_resource`` on every run;
   Streamlit clears a session's session-scoped resources, calling ``on_release``, on the
