@@ -197,6 +197,12 @@ def signed_number(value, digits: int = 2) -> str:
     return plain_number(value, digits, sign=True)
 
 
+def percent_text(share, places: int = 0) -> str:
+    """A share of one (0.123) as a percentage with ``places`` decimals: "12.3 %"; "—" for
+    none."""
+    return NOTHING if missing(share) else f"{decimal_text(100 * float(share), places)} %"
+
+
 def percent_shares(shares, places: int = 0) -> list[str]:
     """Shares of one whole (summing to 1) as percentages with ``places`` decimals that add up
     to exactly 100 % (the largest remainder method: each share is rounded down, and the
