@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from forestviz.numbers import plain_number, signed_number
+from forestviz.numbers import decimal_text, plain_number, signed_number
 from forestviz.trees.diagnostics import Search
 
 LOSS_NAMES = {
@@ -101,7 +101,7 @@ def _score_text(name: str, variance: float | None) -> Callable[[float], str]:
     """How one loss of the table is said: "AUC 0.812" (the table holds 1 − AUC), "R² 0.431"
     (a mean squared error over ``variance``) or "Brier score 0.1523"."""
     if name == "AUC":
-        return lambda value: f"AUC {1 - value:.3f}"
+        return lambda value: f"AUC {decimal_text(1 - value, 3)}"
     if variance:
-        return lambda value: f"R² {1 - value / variance:.3f}"
-    return lambda value: f"{name} {value:.4f}"
+        return lambda value: f"R² {decimal_text(1 - value / variance, 3)}"
+    return lambda value: f"{name} {decimal_text(value, 4)}"
