@@ -167,18 +167,24 @@ def difference_texts(value, reference, spread=None) -> tuple[str, str, str]:
                                                                                   places)
 
 
-def plain_number(value, digits: int = 3, *, sign: bool = False, minus: str = MINUS) -> str:
+def plain_number(value, digits: int = 3, *, sign: bool = False, minus: str = MINUS,
+                 zeros: bool = False) -> str:
     """``value`` for a person to read: ``digits`` significant digits, never scientific notation,
     thousands grouped with commas, trailing zeros dropped: 123.4 → "123", 1234.5 → "1,234"
     (an integer part is never cut), 0.0996 → "0.0996", 0.000012345 → "0.0000123". ``sign``
     prints "+" before a positive number; ``minus`` is the character before a negative one (a
     true minus by default, "-" where a machine reads the text back). "—" when not finite; a
-    number that rounds to zero prints "0" (never "−0"); "—" for None."""
+    number that rounds to zero prints "0" (never "−0"); "—" for None. ``zeros`` keeps the
+    trailing zeros of the ``digits`` ("0.10", where a list of them reads "0.098")."""
     if missing(value):
         return NOTHING
     value = float(value)
-    text = f"{abs(value):,.{significant_places(value, digits)}f}"
-    if "." in text:
+    places = significant_places(value, digits)
+    text = f"{abs(value):,.{places}f}"
+    if zeros:  # rounded up to the next power of ten (0.0996 → 0.100): one decimal fewer
+        places = min(places, significant_places(float(text.replace(",", "")), digits))
+        text = f"{abs(value):,.{places}f}"
+    if "." in text and (not zeros or not any(c in "123456789" for c in text)):
         text = text.rstrip("0").rstrip(".")
     return _signed(value, text, sign, minus)
 
@@ -193,8 +199,9 @@ def outcome_text(value) -> str:
 
 def signed_number(value, digits: int = 2) -> str:
     """A push with its sign and a true minus, ``digits`` significant digits, no scientific
-    notation: "+0.061", "−0.058", "+120" (not "+1.2e+02")."""
-    return plain_number(value, digits, sign=True)
+    notation, its trailing zeros kept (a push of 0.0996 beside one of 0.098 reads "+0.10", not
+    "+0.1"): "+0.061", "−0.058", "+120" (not "+1.2e+02")."""
+    return plain_number(value, digits, sign=True, zeros=True)
 
 
 def percent_text(share, places: int = 0) -> str:
