@@ -55,6 +55,25 @@ def test_the_numbers_quoted_in_issue_39():
     assert plain_number(None) == plain_number(float("nan")) == "—"
 
 
+def test_a_push_keeps_its_significant_zeros_beside_its_neighbours():
+    """The waterfall's pushes at two significant digits: 0.0996 reads "+0.10" beside "+0.098"
+    (it read "+0.1"); rounding up to a power of ten keeps two digits, not three."""
+    assert [signed_number(v) for v in (0.0996, 0.098, -0.05, 0.9996, 99.96, 230.0)] == [
+        "+0.10", "+0.098", "−0.050", "+1.0", "+100", "+230"]
+    assert signed_number(-1e-20) == signed_number(0.0) == "0"
+
+
+@given(FINITE, st.integers(1, 6))
+@example(0.0996, 2)
+@example(-9.9996, 4)
+def test_a_push_shows_exactly_its_significant_digits(value, digits):
+    text = plain_number(value, digits, zeros=True)
+    assert people_form(text)
+    shown = text.lstrip("−+").replace(",", "").replace(".", "").lstrip("0")
+    if read_number(text) != 0 and abs(value) < 10 ** (digits - 1):  # no integer part to keep
+        assert len(shown) == digits, text
+
+
 def test_no_formatter_prints_scientific_notation_where_it_did():
     assert number_text(123456.0) == "123,456"  # was "1.235e+05"
     assert number_text(0.000012345) == "0.00001234"  # was "1.234e-05"
