@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from forestviz.numbers import decimal_text, plain_number, signed_number
+from forestviz.numbers import decimal_text, plain_number
 from forestviz.trees.diagnostics import Search
 
 LOSS_NAMES = {
@@ -77,7 +77,8 @@ def selection_note(search: Search | None, *, plain: str, task: str, loss: str,
         why = "a difference within its standard error"
         if beat and confirmed:
             why = ("but the search, redone without each fifth of those rows, did not beat "
-                   f"it on the fifth left out: its gain{unit} was {signed_number(gain, 3)} ± "
+                   f"it on the fifth left out: its gain{unit} was "
+                   f"{plain_number(gain, 3, sign=True)} ± "
                    f"{plain_number(gain_se, 3)}, not above zero by two standard errors")
         return (f"{method} did not beat {plain} on this data set ({held}, {why}), so the "
                 f"model is {plain}{means}: the explanation shows its own trees with equal "
