@@ -1,15 +1,19 @@
 """Every page's text free of scientific notation (issue 39, item 2): the main pages driven by
 Streamlit's AppTest after training and explaining rows, on a classification and two regression
-tables (the clinical diabetes one, whose values reach the hundreds, and Friedman 2, whose
-columns reach the thousands), read as a person reads them: titles, markdown, captions, tiles,
-choices, the texts of tables (a Styler's display texts, text cells and headers) and of charts
-(titles, axis titles, annotations, the texts and hovers the project writes)."""
+tables (the clinical diabetes one, whose values reach the hundreds, and an uploaded one whose
+outcome and a column reach the hundred thousands and another column is in the hundred
+thousandths, where four significant digits printed as "1.523e+05" and "3.1e-05"), read as a
+person reads them: titles, markdown, captions, tiles, choices, the texts of tables (a Styler's
+display texts, text cells and headers) and of charts (titles, axis titles, annotations, the
+texts and hovers the project writes)."""
 
 import json
 import re
 
+import numpy as np
+import pandas as pd
 import pytest
-from apptest_helpers import app, choose_bundled, shown_cells, train
+from apptest_helpers import app, choose_bundled, shown_cells, train, upload_csv
 from one_story import page_texts
 
 pytestmark = pytest.mark.slow  # real training through the app: tens of seconds
@@ -66,13 +70,30 @@ def test_the_check_finds_scientific_notation_and_only_it():
         "1,234", "0.0000123", "base64e5", "row e12", "ε = 0.10", "tree 3e", "v2.3e"))
 
 
-@pytest.mark.parametrize(("table", "family"), [("pima_diabetes", "abrf2"),
-                                               ("diabetes", "softmax"),
-                                               ("friedman2", "agboost")])
+def big_and_small() -> bytes:
+    """A regression table of large and tiny numbers: an income in the hundred thousands, a dose
+    in the hundred thousandths, an age; the cost they make, in the tens of thousands."""
+    rng = np.random.default_rng(7)
+    n = 300
+    income = rng.normal(150_000, 40_000, n).round(-2)
+    dose = rng.normal(3e-5, 1e-5, n)
+    age = rng.integers(20, 80, n)
+    cost = 0.5 * income + 2e9 * dose - 300 * age + rng.normal(0, 5_000, n)
+    return pd.DataFrame({"income": income, "dose": dose, "age": age, "cost": cost}).to_csv(
+        index=False).encode()
+
+
+@pytest.mark.parametrize(("table", "family"), [("pima_diabetes", "softmax"),
+                                               ("diabetes", "abrf1_lp"),
+                                               ("big_and_small.csv", "agboost")])
 def test_no_page_prints_scientific_notation(table, family):
     at = app()
-    choose_bundled(at, table)
-    bundle = train(at, family, trees=20, auto=False)
+    if table.endswith(".csv"):
+        upload_csv(at, table, big_and_small())
+        assert not at.error, [e.value for e in at.error]
+    else:
+        choose_bundled(at, table)
+    bundle = train(at, family, trees=20, auto=False, timeout=900)  # a hang guard
     found = []
     at.switch_page("pages/explain.py").run()
     assert not at.exception, at.exception
