@@ -8,6 +8,7 @@ import re
 from decimal import Decimal
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 from forestviz.card import views as card_views
 from forestviz.cli.progress import cell_text
 from forestviz.explain.drawn_numbers import Printed
+from forestviz.explain.plots.population import dependence_figure
+from forestviz.io.dataset import schema
 from forestviz.numbers import (
     aligned_texts,
     decimal_text,
@@ -201,3 +204,24 @@ def test_shares_always_add_to_exactly_100(weights, places):
     assert all(len(t.removesuffix(" %").partition(".")[2]) == places for t in texts)
     unit = Decimal(10) ** -places  # each within one unit of its own share
     assert all(abs(p - Decimal(100 * s)) < unit for p, s in zip(printed, shares, strict=True))
+
+
+# ------------------------------------------------------------------ found on the pages
+def test_the_data_pages_examples_print_as_people_read_them():
+    """Found by tests/test_app_numbers.py: the Data page listed "4.5118295115637776e-05"."""
+    frame = pd.DataFrame({"dose": [4.5118295115637776e-05, -2.0, 150000.0],
+                          "ward": ["north", "south", "east"], "smoker": [True, False, True]})
+    examples = schema(frame).set_index("column")["examples"]
+    assert examples["dose"] == "0.0000451183, −2, 150,000"
+    assert examples["ward"] == "north, south, east" and examples["smoker"] == "True, False"
+
+
+def test_the_dependence_hover_prints_a_rows_value_to_four_digits():
+    """Found by tests/test_app_numbers.py: the Forest page's hovers read "dose =
+    4.60270501117249e-05"."""
+    frame = pd.DataFrame({"id": ["a", "b"], "value": [4.60270501117249e-05, 1234567.0],
+                          "contribution": [31710.2, -0.5], "colour_column": ["age"] * 2,
+                          "colour": [30.0, 61.5]})
+    (trace,) = dependence_figure(frame, "dose", "cost").data
+    assert list(trace.hovertext) == ["a: dose = 0.00004603, contribution +31,710; age = 30",
+                                     "b: dose = 1,234,567, contribution −0.5000; age = 61.5"]
