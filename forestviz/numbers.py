@@ -7,6 +7,12 @@ zeros are dropped ("148", not "148.0"). Two numbers that would print alike (a va
 threshold it is tested against) get more decimals until they differ. Without a spread, numbers
 print to four significant digits.
 
+This module is the one home of how a number reads for a person (the page, the record, the card,
+the command line's human output): never scientific notation ("230", not "2.3e+02"), thousands
+grouped ("1,234"), a true minus ("−0.102", not "-0.102"), never "−0", "—" for nothing (None or
+NaN), shares that add up to 100 % (:func:`percent_shares`). :func:`read_number` reads any of
+these texts back. Machine outputs (JSON, CSV) keep the full float and never print through it.
+
 Like :mod:`forestviz.names`, this module sits under everything and imports nothing of
 forestviz: path sentences, tree drawings, tables and figures all print through it, so the
 drawing's numbers and the text's numbers are the same.
@@ -15,6 +21,7 @@ drawing's numbers and the text's numbers are the same.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from numbers import Real
 
 SPREAD_DIGITS = 3
@@ -23,6 +30,10 @@ MAX_DECIMALS = 17
 # digits past which two numbers are not told apart: scikit-learn's trees compare float32 values,
 # which hold about 7 significant digits; more would print rounding noise
 MEANINGFUL_DIGITS = 7
+NOTHING = "—"
+"""What prints for no number at all (None, NaN)."""
+MINUS = "−"
+"""The true minus sign (U+2212) people read; "-" is a hyphen."""
 
 
 def decimals(spread) -> int:
@@ -34,13 +45,41 @@ def decimals(spread) -> int:
     return min(max(0, SPREAD_DIGITS - 1 - math.floor(math.log10(spread))), MAX_DECIMALS)
 
 
+def missing(value) -> bool:
+    """Whether ``value`` is no number to print: None, NaN or an infinity."""
+    return value is None or not math.isfinite(float(value))
+
+
+def _signed(value: float, text: str, sign: bool, minus: str) -> str:
+    """``text`` (the digits of ``abs(value)``) with its sign: ``minus`` before a negative
+    number, "+" before a positive one when ``sign``, nothing before one that prints as 0."""
+    if not any(c in "123456789" for c in text):
+        return text
+    return (minus if value < 0 else "+" if sign else "") + text
+
+
+def decimal_text(value, places: int, *, sign: bool = False, minus: str = MINUS) -> str:
+    """``value`` with exactly ``places`` decimals, trailing zeros kept (a risk "0.10", a
+    threshold "0.606"), thousands grouped, a true minus, never "−0.000"; "—" for nothing."""
+    if missing(value):
+        return NOTHING
+    value = float(value)
+    return _signed(value, f"{abs(value):,.{places}f}", sign, minus)
+
+
 def fixed(value, places: int) -> str:
-    """``value`` with ``places`` decimals, trailing zeros (and a bare point) dropped; never
-    "-0"."""
-    text = f"{float(value):.{places}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+    """``value`` with ``places`` decimals, trailing zeros (and a bare point) dropped, thousands
+    grouped, a true minus; never "−0"; "—" for nothing."""
+    text = decimal_text(value, places)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def read_number(text: str) -> float:
+    """The number a text of this module prints ("−1,234.5" → -1234.5; "—" → NaN)."""
+    text = str(text).strip()
+    if text == NOTHING:
+        return math.nan
+    return float(text.replace(MINUS, "-").replace(",", "").removeprefix("+"))
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
@@ -61,17 +100,17 @@ def significant_places(value, digits: int = 4) -> int:
 def aligned_texts(*numbers, digits: int = 4) -> list[str]:
     """Numbers read side by side (a prediction, its interval's ends, a range of tree values),
     all with the decimals that show the largest of them to ``digits`` significant digits,
-    trailing zeros kept: "4.735, 4.600–4.879", not "4.735, 4.6–4.879"; never "-0"."""
-    finite = [abs(float(v)) for v in numbers if math.isfinite(float(v))]
+    trailing zeros kept: "4.735, 4.600–4.879", not "4.735, 4.6–4.879"
+    (:func:`decimal_text`)."""
+    finite = [abs(float(v)) for v in numbers if not missing(v)]
     places = significant_places(max(finite, default=0.0), digits)
-    texts = [f"{float(v):.{places}f}" for v in numbers]
-    return [t[1:] if t.startswith("-") and float(t) == 0 else t for t in texts]
+    return [decimal_text(v, places) for v in numbers]
 
 
 def number_text(value, spread=None) -> str:
     """One number as a feature with ``spread`` prints it (four significant digits without a
-    spread)."""
-    return f"{float(value):.4g}" if spread is None else fixed(value, decimals(spread))
+    spread, :func:`plain_number`)."""
+    return plain_number(value, 4) if spread is None else fixed(value, decimals(spread))
 
 
 def significant_digits(text: str) -> int:
@@ -87,7 +126,7 @@ def distinct_texts(*numbers, spread=None) -> list[str]:
     first = None
     for extra in range(MAX_DECIMALS + 1):
         if spread is None:
-            texts = [f"{float(v):.{4 + extra}g}" for v in numbers]
+            texts = [plain_number(v, 4 + extra) for v in numbers]
         else:
             texts = [fixed(v, decimals(spread) + extra) for v in numbers]
         first = first or texts
@@ -112,10 +151,8 @@ def range_text(low, high, spread=None) -> str:
     if low == high:
         return distinct_texts(low, spread=spread)[0]
     texts = distinct_texts(low, high, spread=spread)
-    if any("e" in text for text in texts):  # four significant digits of a huge or tiny number
-        return "–".join(texts)
     places = max(len(text.partition(".")[2]) for text in texts)
-    return "–".join(f"{float(text):.{places}f}" for text in texts)
+    return "–".join(decimal_text(read_number(text), places) for text in texts)
 
 
 def difference_texts(value, reference, spread=None) -> tuple[str, str, str]:
@@ -124,31 +161,32 @@ def difference_texts(value, reference, spread=None) -> tuple[str, str, str]:
     (a path's "1.034 > 0.343, margin 0.691"), and the printed difference is at most one unit of
     its last decimal from the exact one. Without a spread: four significant digits."""
     shown, base = distinct_texts(value, reference, spread=spread)
-    if spread is None:
-        return shown, base, f"{float(shown) - float(base):.4g}"
     places = max(len(text.partition(".")[2]) for text in (shown, base))
-    return shown, base, fixed(float(shown) - float(base), places)
+    difference = float(Decimal(str(read_number(shown))) - Decimal(str(read_number(base))))
+    return shown, base, plain_number(difference, 4) if spread is None else fixed(difference,
+                                                                                  places)
 
 
-
-def plain_number(value, digits: int = 3, *, sign: bool = False, minus: str = "−") -> str:
+def plain_number(value, digits: int = 3, *, sign: bool = False, minus: str = MINUS,
+                 zeros: bool = False) -> str:
     """``value`` for a person to read: ``digits`` significant digits, never scientific notation,
     thousands grouped with commas, trailing zeros dropped: 123.4 → "123", 1234.5 → "1,234"
     (an integer part is never cut), 0.0996 → "0.0996", 0.000012345 → "0.0000123". ``sign``
     prints "+" before a positive number; ``minus`` is the character before a negative one (a
     true minus by default, "-" where a machine reads the text back). "—" when not finite; a
-    number that rounds to zero prints "0" (never "−0")."""
+    number that rounds to zero prints "0" (never "−0"); "—" for None. ``zeros`` keeps the
+    trailing zeros of the ``digits`` ("0.10", where a list of them reads "0.098")."""
+    if missing(value):
+        return NOTHING
     value = float(value)
-    if not math.isfinite(value):
-        return "—"
     places = significant_places(value, digits)
     text = f"{abs(value):,.{places}f}"
-    if "." in text:
+    if zeros:  # rounded up to the next power of ten (0.0996 → 0.100): one decimal fewer
+        places = min(places, significant_places(float(text.replace(",", "")), digits))
+        text = f"{abs(value):,.{places}f}"
+    if "." in text and (not zeros or not any(c in "123456789" for c in text)):
         text = text.rstrip("0").rstrip(".")
-    if float(text.replace(",", "")) == 0:
-        return "0"
-    head = minus if value < 0 else "+" if sign else ""
-    return head + text
+    return _signed(value, text, sign, minus)
 
 
 def outcome_text(value) -> str:
@@ -161,8 +199,15 @@ def outcome_text(value) -> str:
 
 def signed_number(value, digits: int = 2) -> str:
     """A push with its sign and a true minus, ``digits`` significant digits, no scientific
-    notation: "+0.061", "−0.058", "+120" (not "+1.2e+02")."""
-    return plain_number(value, digits, sign=True)
+    notation, its trailing zeros kept (a push of 0.0996 beside one of 0.098 reads "+0.10", not
+    "+0.1"): "+0.061", "−0.058", "+120" (not "+1.2e+02")."""
+    return plain_number(value, digits, sign=True, zeros=True)
+
+
+def percent_text(share, places: int = 0) -> str:
+    """A share of one (0.123) as a percentage with ``places`` decimals: "12.3 %"; "—" for
+    none."""
+    return NOTHING if missing(share) else f"{decimal_text(100 * float(share), places)} %"
 
 
 def percent_shares(shares, places: int = 0) -> list[str]:

@@ -5,6 +5,7 @@ import streamlit as st
 from forestviz.app import model_upload
 from forestviz.app.families import Settings, default_settings
 from forestviz.app.workbench import MAX_MODELS, Workbench
+from forestviz.numbers import decimal_text
 from forestviz.parameters import SECTIONS, TEST_SIZE, TREES
 from forestviz.persistence.archive import ModelFileError
 from forestviz.persistence.model_file import digest
@@ -67,7 +68,7 @@ def show_results(bench: Workbench) -> None:
     # (or need a sideways scroll) at any window width
     parameters = table.pop("parameters")
     numbers = [c for c in table.columns if table[c].dtype.kind == "f"]
-    st.dataframe(table.style.format("{:.3f}", subset=numbers, na_rep="—").highlight_max(
+    st.dataframe(table.style.format(lambda v: decimal_text(v, 3), subset=numbers).highlight_max(
         subset=list(comparison.higher_is_better), color="#d3f0d9"), key="train_models")
     st.markdown("\n".join(f"* {as_text(label)}: {as_text(said)}"
                           for label, said in parameters.items()))

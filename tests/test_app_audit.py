@@ -15,6 +15,7 @@ from forestviz.io.export import csv_bytes
 from forestviz.store import LOCAL, Actor, StoreConfig, open_library
 from forestviz.store.audit import event_row
 from forestviz.store.digests import PREFIX
+from forestviz.store.readable import detail_text
 from tests.apptest_helpers import app
 from ui.audit_view import CSV_NAME, PAGE_EVENTS
 
@@ -47,7 +48,8 @@ def test_the_audit_page_shows_a_page_and_records_what_was_seen(trail):
     whole = audit.query()  # oldest first; its last event is this page's viewing
     assert whole["action"].iloc[-1] == "audit_viewed" and len(whole) == EVENTS + 1
     shown = at.dataframe[0].value
-    assert shown["detail"].tolist() == whole["detail"].iloc[-PAGE_EVENTS:].tolist()
+    assert shown["detail"].tolist() == whole["detail"].iloc[-PAGE_EVENTS:].map(
+        detail_text).tolist()  # the page's own viewing: its facts readable, not JSON
     first = viewed(audit)
     assert len(first) == 1 and first[0]["page"] == 1 and "action" not in first[0]
     assert datetime.fromisoformat(first[0]["until"]) > datetime.now(UTC)  # the default days

@@ -71,10 +71,12 @@ def test_the_feature_table_speaks_in_the_users_columns(bench):
 
 def spread_digits(value, spread) -> str:
     """``value`` to the place of the third significant digit of ``spread``, trailing zeros
-    dropped: worked out here from the spread's scientific notation, not by forestviz.numbers."""
+    dropped, thousands grouped, a true minus: worked out here from the spread's scientific
+    notation, not by forestviz.numbers."""
     places = max(0, 2 - int(f"{spread:.2e}".split("e")[1]))
-    text = f"{value:.{places}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    text = f"{value:,.{places}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text == "-0" else text.replace("-", "−")
 
 
 def all_text(table: pd.DataFrame) -> bool:

@@ -49,7 +49,7 @@ def test_one_side_only_names_no_column_against(regression):
     assert "move the prediction up by 0.7 from the trees' weighted base 10" in said
     assert said.endswith("lowering it: no column.")
     value = e.features.set_index("feature")["value"]
-    assert f"raising it: x0 = {value['x0']} (+0.4) and x1 = {value['x1']} (+0.3)" in said
+    assert f"raising it: x0 = {value['x0']} (+0.40) and x1 = {value['x1']} (+0.30)" in said
     assert "balanced" not in said
 
 
@@ -61,7 +61,7 @@ def test_both_sides_name_the_strongest_each_way_toward_the_move_first(regression
     assert (r.up, r.down) == (pytest.approx(0.6), pytest.approx(-0.25)) and not r.balanced
     said = argument(e)
     assert said.index("raising it: x0") < said.index("lowering it: x1")
-    assert "(+0.5);" in said and "(−0.2)." in said  # the second of a side only at half or more
+    assert "(+0.50);" in said and "(−0.20)." in said  # the second of a side only at half or more
     assert "x2 =" not in said and "x4 =" not in said
     down = argument(_with(regression, [-0.5, 0.2, -0.1, 0.0, 0.05]))
     assert "down by 0.35" in down and down.index("lowering it") < down.index("raising it")
@@ -162,4 +162,4 @@ def test_a_two_line_label_gets_a_row_of_its_own():
     assert lines == 7 + 3  # three labels on two lines
     plot = fig.layout.height - fig.layout.margin.t - (fig.layout.margin.b or BOTTOM)
     assert plot >= BAR_ROW * lines
-    assert list(fig.data[0].text) == ["0.20", "+0.1", "+0.2", "+0.3", "−0.1", "+0.1", "0.80"]
+    assert list(fig.data[0].text) == ["0.20", "+0.10", "+0.20", "+0.30", "−0.10", "+0.10", "0.80"]

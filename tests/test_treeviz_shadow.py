@@ -16,6 +16,7 @@ from forestviz.explain.treeviz import (
     display_names,
     render_tree,
 )
+from forestviz.numbers import read_number
 from tests.treeviz_helpers import (
     HOSTILE,
     drawn_nodes,
@@ -137,7 +138,7 @@ def test_regression_leaves_show_their_rows(require_dot):
         if tree.tree_.children_left[node] < 0:
             value, n = leaf_texts(svg, node)[1][-2:]
             name, printed = value.split("=")
-            assert (name, float(printed)) == ("y", float(f"{y[rows].mean():.4g}"))
+            assert (name, read_number(printed)) == ("y", float(f"{y[rows].mean():.4g}"))
             assert n == f"n={rows.size}"
 
 

@@ -27,7 +27,7 @@ from forestviz.explain.shadow import node_rows
 from forestviz.explain.tree_outputs import ROWS as FROM_ROWS
 from forestviz.explain.tree_outputs import SCALED, origin, tree_outputs
 from forestviz.explain.treeviz import TreeContext, render_tree
-from forestviz.numbers import apart_note, number_text
+from forestviz.numbers import apart_note, number_text, read_number
 from forestviz.trees.fitted import estimator_trees
 from tests.treeviz_helpers import (
     drawn_nodes,
@@ -91,9 +91,14 @@ def short_forms(step):
     return value, threshold
 
 
+def _plain(text):
+    """A printed number as Decimal reads it: a true minus as "-", no thousands commas."""
+    return text.replace("−", "-").replace(",", "")
+
+
 def last_digit(text):
     """The place value of a short form's last digit (0.05 → 0.01, 148 → 1)."""
-    return 10.0 ** Decimal(text).as_tuple().exponent
+    return 10.0 ** Decimal(_plain(text)).as_tuple().exponent
 
 
 def page_says(e, k, names):
@@ -135,10 +140,11 @@ def check_path_numbers(tree, e, rank, x, svg, drawn):
         assert printed == threshold
         forms.setdefault(step.feature, []).append(value)
     for feature, printed in forms.items():
-        finest = max(printed, key=lambda t: -Decimal(t).as_tuple().exponent)
+        finest = max(printed, key=lambda t: -Decimal(_plain(t)).as_tuple().exponent)
         assert shown[NAMES[feature]] == finest
         for text in printed:
-            assert abs(float(shown[NAMES[feature]]) - float(text)) <= last_digit(text) / 2
+            error = abs(read_number(shown[NAMES[feature]]) - read_number(text))
+            assert error <= last_digit(text) / 2
     for feature in set(range(len(NAMES))) - set(forms):
         assert shown[NAMES[feature]] == number_text(x[feature], X[:, feature].std())
 
@@ -187,11 +193,11 @@ def test_regression_leaves_say_the_models_value(require_dot, family):
         words, image = leaf_texts(svg, leaf)
         assert image[-1] == f"n={rows.size}"
         name, printed = image[-2].split("=")
-        assert (name, float(printed)) == ("progression", float(says))
+        assert (name, read_number(printed)) == ("progression", float(says))
         assert words == [f"this tree says: {says}", said_from.format(n=rows.size),
                          f"training rows in this leaf: {rows.size} (the dots)"]
         label, printed = row_edge_texts(svg)
-        assert (label, float(printed)) == ("Prediction", float(says))
+        assert (label, read_number(printed)) == ("Prediction", float(says))
         check_path_numbers(tree, e, rank, x, svg, drawn)
 
 
@@ -210,14 +216,14 @@ def test_agboost_leaves_say_the_scaled_contribution(require_dot, nu):
         words, image = leaf_texts(svg, leaf)
         assert image[-1] == f"n={rows.size}"
         name, printed = image[-2].split("=")
-        assert (name, float(printed)) == ("V_k", float(f"{V:.4g}"))
-        assert words == [f"this tree says: V_k = {V:.4g}",
-                         f"(= {T} trees × ν {nu} × leaf value {h:.4g})",
+        assert (name, read_number(printed)) == ("V_k", float(f"{V:.4g}"))
+        assert words == [f"this tree says: V_k = {V:.4g}".replace("-", "−"),
+                         f"(= {T} trees × ν {nu} × leaf value {h:.4g})".replace("-", "−"),
                          f"dots: residuals of the {rows.size} training rows",
                          f"in this leaf, × {T} × {nu}"]
         assert not any("progression" in text for text in image + words)
         label, printed = row_edge_texts(svg)
-        assert (label, float(printed)) == ("Prediction", float(f"{V:.4g}"))
+        assert (label, read_number(printed)) == ("Prediction", float(f"{V:.4g}"))
         check_path_numbers(tree, e, rank, x, svg, drawn)
 
 
@@ -274,7 +280,7 @@ def test_the_row_box_prints_each_feature_to_its_own_spread(require_dot):
             for n in model.estimators_[0].decision_path(x[None, :].astype(np.float32)).indices}
     for j in set(range(len(NAMES))) - path:
         assert box[j] == number_text(x[j], X[:, j].std())
-    assert re.fullmatch(r"-?\d+", box[0]) and re.fullmatch(r"-?0\.\d{1,4}", box[3])
+    assert re.fullmatch(r"−?\d+", box[0]) and re.fullmatch(r"−?0\.\d{1,4}", box[3])
 
 
 def test_a_categorys_levels_draw_as_yes_and_no(require_dot):

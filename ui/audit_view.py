@@ -1,6 +1,7 @@
 """The Audit page's parts: the trail's filters, its matching events a page at a time (newest
 first) and, on request, the whole filtered trail as a CSV download
-(:class:`forestviz.store.audit.AuditTrail`). Looking at the trail is itself in the trail: each
+(:class:`forestviz.store.audit.AuditTrail`), each detail readable
+(:func:`forestviz.store.readable.detail_text`). Looking at the trail is itself in the trail: each
 page seen (its filters and number) once per session, and each export (its filters, events,
 file name and keyed digest). For a role that may purge the trail, its retention and, behind a
 confirmation, the purge of older events (:mod:`forestviz.store.purge`), itself an event."""
@@ -14,6 +15,7 @@ import streamlit as st
 
 from forestviz.store.audit import ACTIONS, facts
 from forestviz.store.config import StoreError
+from forestviz.store.readable import detail_text
 from forestviz.store.roles import may
 from ui import library
 from ui.display import as_text, show_error
@@ -93,7 +95,8 @@ def show_trail(trail: AuditTrail, filters: dict) -> None:
                    f"{matching(total)}; this page holds numbers {first:,} to "
                    f"{first + len(events) - 1:,} counted from the newest (shown oldest first); "
                    "the CSV has them all.")
-        st.dataframe(events, hide_index=True, key="audit_table")
+        st.dataframe(events.assign(detail=events["detail"].map(detail_text)), hide_index=True,
+                     key="audit_table")
     if st.button(f"Prepare the CSV of the {matching(total)}", key="audit_csv_make",
                  icon=":material/table_view:"):
         data = trail.export_csv(actor=actor, **filters)  # read and written a piece at a time

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
+from forestviz.numbers import decimal_text
 from forestviz.store import StoreError
 from forestviz.store.roles import may
 from ui import library, models, state
@@ -44,7 +45,7 @@ def visible_versions() -> list[ModelVersion] | None:
 def metrics_text(info: ModelVersion) -> str:
     """The published model's own held-out metrics, the usual ones, in a few characters."""
     own = info.metrics.get(info.family, {})
-    return " · ".join(f"{name} {own[name]:.3f}" for name in METRICS
+    return " · ".join(f"{name} {decimal_text(own[name], 3)}" for name in METRICS
                       if isinstance(own.get(name), float))
 
 

@@ -19,7 +19,7 @@ from forestviz.explain.tree_section import MARGIN, TreeSection
 from forestviz.io.errors import DataError
 from forestviz.io.values import check_numbers
 from forestviz.names import elide
-from forestviz.numbers import outcome_text
+from forestviz.numbers import outcome_text, plain_number
 from ui.charts import chart
 from ui.display import as_label, as_text
 
@@ -36,11 +36,12 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
         cell = grid[i % 4]
         value = original[column]
         if levels is None:  # an empty field stays missing: the model then uses the median
+            typical = plain_number(median, 4)
             values[column] = edited = cell.number_input(
                 as_label(column), value=None if pd.isna(value) else float(value),
-                key=f"{key}@{column}", format="%g", placeholder=f"missing → {median:.4g}",
+                key=f"{key}@{column}", format="%g", placeholder=f"missing → {typical}",
                 help=f"Leave empty for a missing value: the model then uses the training "
-                     f"median, {median:.4g}.")
+                     f"median, {typical}.")
             try:
                 check_numbers(column, [np.nan if edited is None else edited])
             except DataError as refused:

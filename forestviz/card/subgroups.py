@@ -18,6 +18,7 @@ from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 from forestviz.card.measures import Outcomes, bootstrap
 from forestviz.io.csv_input import DataError
+from forestviz.numbers import plain_number
 
 MIN_ROWS = 30
 MAX_GROUPS = 20
@@ -36,8 +37,8 @@ def group_labels(column: pd.Series) -> pd.Series:
         numbers = column.astype(float)
         bins = pd.qcut(numbers, 4, labels=False, duplicates="drop")
         spans = numbers.groupby(bins).agg(["min", "max"])  # each quartile's own values
-        labels = bins.map({b: f"{low:g} to {high:g}" for b, (low, high)
-                           in spans.iterrows()}).astype(object)
+        labels = bins.map({b: f"{plain_number(low, 6)} to {plain_number(high, 6)}"
+                           for b, (low, high) in spans.iterrows()}).astype(object)
     elif len(values) > MAX_GROUPS:
         raise DataError(f"The column '{column.name}' has {len(values):,} different values: a "
                         f"subgroup column has at most {MAX_GROUPS} (or holds numbers).")

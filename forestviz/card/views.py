@@ -11,6 +11,8 @@ import html
 
 import pandas as pd
 
+from forestviz.numbers import NOTHING, decimal_text, percent_shares, percent_text, plain_number
+
 NOTE = ("Intervals: {confidence:.0%} percentile bootstrap over {resamples:,} resamples of the "
         "{rows:,} held-out rows (random_state {random_state}).")
 CALIBRATION = {
@@ -25,7 +27,8 @@ NO_CALIBRATION = "No calibration: the held-out rows hold one outcome only."
 
 
 def number(value) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+    """A measure to three decimals with a true minus ("−0.102"), "—" for none."""
+    return decimal_text(value, 3)
 
 
 def interval(found: dict) -> str | None:
@@ -65,9 +68,12 @@ def facts(card: dict, digest: str) -> list[tuple[str, str]]:
 
 def outcome_text(outcome: dict) -> str:
     if "mean" in outcome:
-        spread = "" if outcome["sd"] is None else f", standard deviation {outcome['sd']:.4g}"
-        return f"mean {outcome['mean']:.4g}{spread}"
-    return ", ".join(f"{name} {share:.1%}" for name, share in outcome["shares"].items())
+        spread = ("" if outcome["sd"] is None
+                  else f", standard deviation {plain_number(outcome['sd'], 4)}")
+        return f"mean {plain_number(outcome['mean'], 4)}{spread}"
+    shares = outcome["shares"]
+    return ", ".join(f"{name} {share}" for name, share
+                     in zip(shares, percent_shares(list(shares.values()), 1), strict=True))
 
 
 def interval_note(card: dict) -> str:
@@ -80,7 +86,7 @@ def metrics_table(card: dict) -> pd.DataFrame:
     values = card["metrics"]["values"]
     return pd.DataFrame({"metric": list(values),
                          "held-out value": [number(v["value"]) for v in values.values()],
-                         "95% interval": [interval(v) or "n/a" for v in values.values()]})
+                         "95% interval": [interval(v) or NOTHING for v in values.values()]})
 
 
 def calibration_of(card: dict) -> dict | None:
@@ -115,7 +121,7 @@ def calibration_table(card: dict) -> pd.DataFrame | None:
 
 def subgroup_tables(card: dict) -> list[tuple[str, pd.DataFrame]]:
     """For each subgroup column, one line per group: n, outcome, each metric with its interval
-    (a dash for a small group, whose note ends the line)."""
+    ("—" for a small group, whose note ends the line)."""
     regression = card["model"]["task"] == "regression"
     names = list(card["metrics"]["values"])
     found = []
@@ -124,10 +130,10 @@ def subgroup_tables(card: dict) -> list[tuple[str, pd.DataFrame]]:
         for group in part["groups"]:
             line = {"group": group["group"], "n": group["n"],
                     "outcome mean" if regression else "outcome rate":
-                    "n/a" if group["outcome"] is None else
-                    (f"{group['outcome']:.4g}" if regression else f"{group['outcome']:.1%}")}
+                    plain_number(group["outcome"], 4) if regression
+                    else percent_text(group["outcome"], 1)}
             for name in names:
-                line[name] = ("–" if group["metrics"] is None
+                line[name] = (NOTHING if group["metrics"] is None
                               else estimate(group["metrics"][name]))
             lines.append({**line, "note": group["note"] or ""})
         found.append((part["column"], pd.DataFrame(lines)))

@@ -4,8 +4,8 @@ output carries only results; nothing is drawn with ``--quiet`` or when it is not
 from __future__ import annotations
 
 import contextlib
-import math
 import sys
+from numbers import Integral, Real
 
 import pandas as pd
 from rich.console import Console
@@ -21,6 +21,8 @@ from rich.progress import (
 )
 from rich.table import Table
 from rich.text import Text
+
+from forestviz.numbers import NOTHING, decimal_text
 
 ERRORS = Console(stderr=True, highlight=False)
 # results: as wide as the terminal, or lines of up to 200 characters into a file or pipe
@@ -62,14 +64,22 @@ def rows(title: str, total: int | None, quiet: bool):
 
 
 def print_table(frame: pd.DataFrame, title: str) -> None:
-    """``frame`` (its index as the first column) as a table on standard output; numbers with
-    three decimals, a missing one as —."""
+    """``frame`` (its index as the first column) as a table on standard output, as people read
+    it (:func:`cell_text`)."""
     table = Table(title=Text(title), title_justify="left")
     table.add_column(Text(str(frame.index.name or "")))
     for column in frame.columns:
         table.add_column(Text(str(column)), justify="right")
     for label, values in frame.iterrows():
-        cells = [Text("—" if isinstance(v, float) and math.isnan(v) else
-                      f"{v:.3f}" if isinstance(v, float) else str(v)) for v in values]
-        table.add_row(Text(str(label)), *cells)
+        table.add_row(Text(str(label)), *(Text(cell_text(v)) for v in values))
     OUTPUT.print(table)
+
+
+def cell_text(value) -> str:
+    """A table cell for people: a count with its thousands grouped ("12,345"), a measure with
+    three decimals and a true minus ("−0.102"), a missing one as "—"; text as it is."""
+    if value is None:
+        return NOTHING
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return str(value)
+    return decimal_text(value, 0 if isinstance(value, Integral) else 3)

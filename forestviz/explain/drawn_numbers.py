@@ -2,8 +2,9 @@
 
 The Explain page writes a row's path as :meth:`forestviz.trees.paths.PathStep.sentence` does
 ("Glucose = 148 > 127.5": decimals from the feature's training spread, more only where a value
-and its threshold would print alike, :mod:`forestviz.numbers`) and a tree's output as
-``f"{value:.4g}"``. dtreeviz prints every number with one fixed-point ``precision``
+and its threshold would print alike, :mod:`forestviz.numbers`) and a tree's output to four
+significant digits (:func:`forestviz.numbers.number_text`, never scientific notation).
+dtreeviz prints every number with one fixed-point ``precision``
 (``format(v, ".{precision}f")``): one precision cannot print "0.00614" and "1001" alike.
 
 :func:`drawn_numbers` gives each number the drawing shows its form, and :class:`Printed` hands
@@ -18,22 +19,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from forestviz.numbers import distinct_texts, number_text
+from forestviz.numbers import distinct_texts, number_text, read_number
 
 
 def short(value) -> str:
     """The page's short form of one number (four significant digits)."""
-    return f"{float(value):.4g}"
+    return number_text(value)
 
 
 class Printed(float):
     """A number that formats as ``text`` whatever the format spec (dtreeviz's
-    ``format(v, ".2f")`` prints the page's form), and is ``float(text)`` otherwise."""
+    ``format(v, ".2f")`` prints the page's form), and is the number it reads
+    (:func:`~forestviz.numbers.read_number`) otherwise."""
 
     text: str
 
     def __new__(cls, text: str, value: float | None = None):
-        number = super().__new__(cls, float(text) if value is None else value)
+        number = super().__new__(cls, read_number(text) if value is None else value)
         number.text = text
         return number
 
@@ -59,7 +61,7 @@ class DrawnNumbers:
 
     def row_values(self) -> list[Printed]:
         return [Printed(text + (_mark(text) if j in self.imputed else ""),
-                        LEVEL_VALUES[text] if text in LEVEL_VALUES else float(text))
+                        LEVEL_VALUES[text] if text in LEVEL_VALUES else read_number(text))
                 for j, text in enumerate(self.row)]
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 from forestviz import __version__
 from forestviz.explain.report_markup import listing, name, plain, sentence, side_by_side, text
 from forestviz.names import DisplayNames
+from forestviz.numbers import plain_number
 from forestviz.parameters import REPORT_NAMES
 from forestviz.trees.decision import RULE
 
@@ -70,7 +71,7 @@ def _said(key: str, value) -> str:
     if value is None or isinstance(value, bool):
         return VALUES[value]
     if isinstance(value, float):
-        return f"{value:g}"
+        return plain_number(value, 6)
     return VALUES.get(value, str(value)) if isinstance(value, str) else str(value)
 
 

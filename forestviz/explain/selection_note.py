@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from forestviz.numbers import plain_number, signed_number
+from forestviz.numbers import decimal_text, plain_number
 from forestviz.trees.diagnostics import Search
 
 LOSS_NAMES = {
@@ -77,7 +77,8 @@ def selection_note(search: Search | None, *, plain: str, task: str, loss: str,
         why = "a difference within its standard error"
         if beat and confirmed:
             why = ("but the search, redone without each fifth of those rows, did not beat "
-                   f"it on the fifth left out: its gain{unit} was {signed_number(gain, 3)} ± "
+                   f"it on the fifth left out: its gain{unit} was "
+                   f"{plain_number(gain, 3, sign=True)} ± "
                    f"{plain_number(gain_se, 3)}, not above zero by two standard errors")
         return (f"{method} did not beat {plain} on this data set ({held}, {why}), so the "
                 f"model is {plain}{means}: the explanation shows its own trees with equal "
@@ -101,7 +102,7 @@ def _score_text(name: str, variance: float | None) -> Callable[[float], str]:
     """How one loss of the table is said: "AUC 0.812" (the table holds 1 − AUC), "R² 0.431"
     (a mean squared error over ``variance``) or "Brier score 0.1523"."""
     if name == "AUC":
-        return lambda value: f"AUC {1 - value:.3f}"
+        return lambda value: f"AUC {decimal_text(1 - value, 3)}"
     if variance:
-        return lambda value: f"R² {1 - value / variance:.3f}"
-    return lambda value: f"{name} {value:.4f}"
+        return lambda value: f"R² {decimal_text(1 - value / variance, 3)}"
+    return lambda value: f"{name} {decimal_text(value, 4)}"

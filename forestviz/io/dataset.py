@@ -17,6 +17,7 @@ from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 from forestviz.io.csv_input import DataError, unique_names
 from forestviz.io.values import check_table
+from forestviz.numbers import plain_number
 
 MAX_LEVELS = 20  # categorical columns with at most this many levels are one-hot encoded in full
 MAX_TEXT_LEVELS = 50  # above this many distinct values a text column is treated as free text
@@ -121,13 +122,16 @@ def _kind(column: pd.Series, id_like: bool) -> str:
 
 def schema(df: pd.DataFrame) -> pd.DataFrame:
     """One row per column for the Data page: column, kind (numeric / categorical / text /
-    id-like), dtype, missing, missing %, distinct and up to three example values (as text)."""
+    id-like), dtype, missing, missing %, distinct and up to three example values (as text; a
+    number as people read it, to six significant digits: "0.0000451", not "4.51e-05")."""
     id_like = set(suggest_id_columns(df))
     rows = []
     for name in df.columns:
         column = df[name]
         missing = int(column.isna().sum())
-        examples = column.dropna().drop_duplicates().head(3).astype(str)
+        examples = column.dropna().drop_duplicates().head(3)
+        shown = (plain_number if is_numeric_dtype(column) and not is_bool_dtype(column)
+                 else lambda v, _: str(v))
         rows.append(
             {
                 "column": str(name),
@@ -136,7 +140,7 @@ def schema(df: pd.DataFrame) -> pd.DataFrame:
                 "missing": missing,
                 "missing %": round(100 * missing / max(len(column), 1), 1),
                 "distinct": int(column.nunique()),
-                "examples": ", ".join(examples),
+                "examples": ", ".join(shown(v, 6) for v in examples),
             }
         )
     return pd.DataFrame(

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
+from forestviz.numbers import number_text
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.flat import FlatTrees
 from forestviz.trees.leaf_values import estimator_leaf_values
@@ -257,7 +258,7 @@ class DecisionMachine:
     def describe(self, value) -> str:
         """A leaf prediction in words: "P(1) = 0.81", "virginica (P = 0.93)" or "152.3"."""
         if self.classes is None:
-            return f"{float(value):.4g}"
+            return number_text(value)
         if self.classes.size == 2:
             return f"P({self.classes[1]}) = {value[1]:.2f}"
         best = int(np.argmax(value))

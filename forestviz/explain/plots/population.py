@@ -8,13 +8,15 @@ frames and arrays, like every module of :mod:`forestviz.explain.plots`.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import PALE, STRONG, WIDTH, finish, plain
 from forestviz.names import elide
-from forestviz.numbers import plain_number, signed_number
+from forestviz.numbers import number_text, plain_number, signed_number
 
 BLUE, GREY, LIGHT = STRONG[0], "#bbbbbb", PALE[0]
 SCALE = "RdBu_r"  # low values blue, high values red, as shap's summary plot
@@ -90,7 +92,7 @@ def beeswarm(population, *, columns=None, random_state=0, width=WIDTH) -> go.Fig
                 x=population.contributions[mask, j],
                 y=y + rng.uniform(-0.3, 0.3, int(mask.sum())), mode="markers",
                 marker={"size": 5, **marker}, showlegend=False,
-                hovertext=[f"{plain(i)}: {plain(column)} = {plain(v)}, contribution "
+                hovertext=[f"{plain(i)}: {plain(column)} = {_value(v)}, contribution "
                            f"{signed_number(c, 4)}"
                            for i, v, c in zip(population.ids[mask], values[mask],
                                               population.contributions[mask, j], strict=True)],
@@ -105,6 +107,14 @@ def beeswarm(population, *, columns=None, random_state=0, width=WIDTH) -> go.Fig
                   yaxis={"tickmode": "array", "tickvals": list(range(len(labels))),
                          "ticktext": labels[::-1], "automargin": True},
                   height=max(320, 150 + 34 * len(labels)))
+
+
+def _value(value) -> str:
+    """A row's value in a hover: a number to four significant digits
+    (:func:`~forestviz.numbers.number_text`, never "4.6e-05"), a level as written."""
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return number_text(value)
+    return plain(value)
 
 
 def dependence_figure(frame: pd.DataFrame, column: str, target: str, *,
@@ -125,9 +135,9 @@ def dependence_figure(frame: pd.DataFrame, column: str, target: str, *,
             x=[plain(v) if isinstance(v, str) else v for v in part["value"]],
             y=part["contribution"], mode="markers", marker={"size": 6, **marker},
             showlegend=False, hoverinfo="text",
-            hovertext=[f"{plain(i)}: {plain(column)} = {plain(v)}, contribution "
+            hovertext=[f"{plain(i)}: {plain(column)} = {_value(v)}, contribution "
                        f"{signed_number(c, 4)}"
-                       + ("" if other is None else f"; {plain(other)} = {plain(o)}")
+                       + ("" if other is None else f"; {plain(other)} = {_value(o)}")
                        for i, v, c, o in part[["id", "value", "contribution", "colour"]]
                        .itertuples(index=False)]))
     said = ("" if other is None else f" Colour: {plain(elide(other))}, the column that most "
