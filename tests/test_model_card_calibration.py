@@ -102,6 +102,6 @@ def test_a_format_1_card_shows_its_one_row_as_before():
     old = {"calibration": {"slope": 0.91, "intercept": -0.12, "brier": 0.17}}
     table = calibration_table(old)
     assert table.to_dict("records") == [{"calibration slope": "0.910",
-                                         "calibration intercept": "-0.120",
+                                         "calibration intercept": "−0.120",
                                          "Brier score": "0.170"}]
     assert calibration_note(old) == CALIBRATION["logistic"]
