@@ -22,6 +22,7 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 from forestviz import persistence
 from forestviz.app import (
@@ -36,11 +37,12 @@ from forestviz.app import (
     workflow,
 )
 from forestviz.app.printing import print_pdf
+from forestviz.app.row_figures import row_figures
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain.explanation import Explanation, explain
 from forestviz.explain.glance import Glance, glance
-from forestviz.explain.report import to_html
+from forestviz.explain.report import FIGURES, WEIGHT_FIGURES, to_html
 from forestviz.explain.report_names import report_file_name
 from forestviz.explain.report_record import ReportContext, settings_text
 from forestviz.explain.tree_choice import TreeChoice, choose_trees
@@ -292,6 +294,16 @@ class Workbench:
         return counterfactuals.counterfactual(model, explanation, fixed=self.fixed_columns(),
                                               change=change, time_limit=time_limit,
                                               progress=progress)
+
+    def page_figures(self, explanation: Explanation, choice: TreeChoice,
+                     width: int) -> dict[str, go.Figure]:
+        """The figures the Explain page shows for the row (:func:`~forestviz.explain.report
+        .figures` for a page ``width`` pixels wide, the contributions of ``choice``'s trees),
+        none of the tree weights when they are equal (a hundred equal bars say nothing); built
+        once per model and row (:mod:`forestviz.app.row_figures`)."""
+        names = FIGURES - WEIGHT_FIGURES if choice.equal_weights else FIGURES
+        return row_figures(self._model(), explanation, width=width, trees=tuple(choice.trees),
+                           names=names)
 
     def tree_choice(self, explanation: Explanation) -> TreeChoice:
         """Which trees to draw for the row and under what name
