@@ -146,7 +146,10 @@ def explained_row() -> None:
     with above:
         summary_view.summary(explanation, glance, title=title,
                              notes=[bench.whole().stability(explanation).sentence()],
-                             buttons=report_buttons)
+                             buttons=report_buttons,
+                             waterfall=bench.reasons_figure(
+                                 glance, explanation, width=summary_view.WATERFALL_WIDTH,
+                                 height=summary_view.WATERFALL_HEIGHT))
         changes = st.container()  # what would change the answer: filled last
     # recorded once the summary is on screen (a session's model is digested once, in seconds)
     facts = {"row": row_id if how in ("ranked", "id") else None, "patient": typed}

@@ -37,11 +37,12 @@ from forestviz.app import (
     workflow,
 )
 from forestviz.app.printing import print_pdf
-from forestviz.app.row_figures import row_figures
+from forestviz.app.row_cache import kept, row_figures, row_key
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain.explanation import Explanation, explain
 from forestviz.explain.glance import Glance, glance
+from forestviz.explain.plots.reasons import fitted_waterfall
 from forestviz.explain.report import FIGURES, WEIGHT_FIGURES, to_html
 from forestviz.explain.report_names import report_file_name
 from forestviz.explain.report_record import ReportContext, settings_text
@@ -300,10 +301,21 @@ class Workbench:
         """The figures the Explain page shows for the row (:func:`~forestviz.explain.report
         .figures` for a page ``width`` pixels wide, the contributions of ``choice``'s trees),
         none of the tree weights when they are equal (a hundred equal bars say nothing); built
-        once per model and row (:mod:`forestviz.app.row_figures`)."""
+        once per model and row (:mod:`forestviz.app.row_cache`)."""
         names = FIGURES - WEIGHT_FIGURES if choice.equal_weights else FIGURES
         return row_figures(self._model(), explanation, width=width, trees=tuple(choice.trees),
                            names=names)
+
+    def reasons_figure(self, glance: Glance, explanation: Explanation, *, width: int,
+                       height: int) -> go.Figure | None:
+        """The glance's waterfall of reasons both ways in ``width`` × ``height`` pixels
+        (:func:`~forestviz.explain.plots.reasons.fitted_waterfall`), None without reasons;
+        built once per model and row (:mod:`forestviz.app.row_cache`)."""
+        if glance.reasons is None:
+            return None
+        return kept(self._model(), ("reasons", *row_key(explanation, width=width,
+                                                        height=height)),
+                    lambda: fitted_waterfall(glance.reasons, width=width, height=height))
 
     def tree_choice(self, explanation: Explanation) -> TreeChoice:
         """Which trees to draw for the row and under what name
