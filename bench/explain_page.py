@@ -1,12 +1,15 @@
 """One run of the Explain page for a row (issue 38's "summary within 1 s with 10 other sessions
 busy"): the script thread's CPU seconds for the whole run and until the summary is laid out,
-next to the library's explanation and glance of the same rows measured in the same run.
+next to the library's explanation and glance of the same rows measured in the same run, and a
+row's figures built as the page did before (every one, each run) against those it shows, built
+once and kept (:mod:`forestviz.app.row_cache`).
 
     PYTHONPATH=. .venv/bin/python bench/explain_page.py [--rows 5] [--profile 30]
 
 The app runs under Streamlit's AppTest (one process, the default model trained by the Home
 page's button, Pima); the rows are chosen by ID, one page run each (AppTest reruns the whole
-script, app.py's navigation included, where a browser reruns only the page's fragment). Every
+script, app.py's navigation included, where a browser reruns only the page's fragment), each
+row the first time (its tree drawings made) and again (drawings and figures kept). Every
 session's script shares one interpreter, so a run's CPU seconds are what it takes from the
 other sessions. ``--profile N`` prints the N costliest functions (cumulative) of the script
 thread over the measured runs (cProfile, enabled in that thread only).
@@ -16,13 +19,17 @@ import argparse
 import cProfile
 import pstats
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
 import ui.summary_view
 from bench.timing import best_time
 from forestviz.app.workbench import Workbench
+from forestviz.explain.plots.conventions import WIDTH
+from forestviz.explain.report import FIGURES, WEIGHT_FIGURES
 from tests.apptest_helpers import app, finish_jobs
 from ui.state import CHOICE
 
@@ -87,8 +94,19 @@ def main() -> None:
     print(f"the library's explanation + glance of a row: {reference:.3f} CPU-s; ratios: "
               f"page run {statistics.median(whole) / reference:.1f}, "
               f"to the summary {statistics.median(summary) / reference:.1f}")
+    e = bench.explain(values=dataset.X.iloc[ids.index(rows[1])], row_id=rows[1])
+    choice = bench.tree_choice(e)
+    every = best_time(lambda: e.figures(width=WIDTH, trees=choice.trees), 3, time.process_time)
+    names = FIGURES - WEIGHT_FIGURES if choice.equal_weights else FIGURES
+    shown = best_time(lambda: e.figures(width=WIDTH, trees=choice.trees, names=names), 3,
+                      time.process_time)
+    bench.page_figures(e, choice, WIDTH)
+    kept = best_time(lambda: bench.page_figures(e, choice, WIDTH), 3, time.process_time)
+    print(f"a row's figures: every one built, as the page did before issue 38's change "
+          f"{every:.3f} CPU-s; those shown {shown:.3f} ({every / shown:.1f}x less); kept "
+          f"(the row again) {kept * 1000:.2f} ms ({every / kept:.0f}x less)")
     if profiler is not None:
-        profiler.dump_stats("/tmp/explain_page.prof")
+        profiler.dump_stats(str(Path(tempfile.gettempdir()) / "explain_page.prof"))
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile)
 
 
