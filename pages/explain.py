@@ -144,7 +144,10 @@ def explained_row() -> None:
     with above:
         summary_view.summary(explanation, glance, title=title,
                              notes=[bench.whole().stability(explanation).sentence()],
-                             buttons=report_buttons)
+                             buttons=report_buttons,
+                             waterfall=bench.reasons_figure(
+                                 glance, explanation, width=summary_view.WATERFALL_WIDTH,
+                                 height=summary_view.WATERFALL_HEIGHT))
         changes = st.container()  # what would change the answer: filled last
     # recorded once the summary is on screen (a session's model is digested once, in seconds)
     facts = {"row": row_id if how in ("ranked", "id") else None, "patient": typed}
@@ -161,15 +164,12 @@ def explained_row() -> None:
         with st.expander("This row under every trained model"):
             if st.toggle("Compare the models on this row", key="explain_compare"):
                 st.dataframe(bench.row_across_models(values=original), key="explain_across")
-    charts = explanation.figures(width=plots.WIDTH, trees=choice.trees)
-    if choice.equal_weights:  # a hundred equal bars say nothing
-        charts.pop("weights", None)
-        charts.pop("kde", None)
+    charts = bench.page_figures(explanation, choice, plots.WIDTH)
     halves = st.container(horizontal=True)  # two side by side on a wide window, else one a line
     for name in ("weights", "scores", "kde", "contributions", "contributions_by_tree"):
         if name in charts:
             chart(place=halves, fig=charts[name], width=plots.HALF, key=f"explain_{name}")
-    if not choice.equal_weights:
+    if "simplex" in charts:
         chart(charts["simplex"], key="explain_simplex")
     st.subheader(choice.heading, anchor=False)
     if choice.note:

@@ -7,18 +7,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from forestviz.explain import Explanation
 from forestviz.explain.glance import Glance
 from forestviz.explain.imputed import WARNING
-from forestviz.explain.plots.reasons import fitted_waterfall
 from forestviz.names import elide
 from ui.charts import chart
 from ui.display import as_label, as_text
 
 # pixels the waterfall is laid out for: its column in a 700 px window (at 1400 px the column is
-# 470 px and the figure stretches to it; laid out wider, its title was cut at 700 px)
+# 470 px and the figure stretches to it; laid out wider, its title was cut at 700 px); the
+# glance's fixed height keeps the summary on the first screen (1400 × 900): its labels on one
+# line, as many bars as that height holds; the record's waterfall takes the height its
+# two-line labels need
 WATERFALL_WIDTH = 290
 WATERFALL_HEIGHT = 400
 
@@ -56,13 +59,16 @@ def tiles(e: Explanation, g: Glance) -> None:
 
 
 def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
-            buttons: Callable[[st.delta_generator.DeltaGenerator], None]) -> None:
+            buttons: Callable[[st.delta_generator.DeltaGenerator], None],
+            waterfall: go.Figure | None) -> None:
     """The summary block: ``title`` (the row) with what is predicted, the tiles (with the
     range the guessed values span, when one could change the answer), the alarms of those
     missing values, then the sentence arguing both sides,
     the quiet notes about the other missing values, the similar rows, ``notes`` (short
     facts such as the stability line) and, through ``buttons``, the report buttons; the
-    compact two-sided waterfall beside them."""
+    compact two-sided ``waterfall`` beside them (laid out for :data:`WATERFALL_WIDTH` ×
+    :data:`WATERFALL_HEIGHT`: :meth:`~forestviz.app.workbench.Workbench.reasons_figure`), when
+    there is one."""
     with st.container(border=True, key="explain_summary"):
         said = (f"predicted {elide(e.predicted_class)}" if e.task == "classification"
                 else f"predicted {e.value_texts(e.prediction)[0]}")
@@ -82,10 +88,5 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             lines = [g.similar and f"{g.similar}.", *notes]
             st.caption(as_text(" ".join(line for line in lines if line)))
             buttons(st.container(horizontal=True, key="explain_reports"))
-        if g.reasons is not None:
-            # the glance's fixed height keeps the summary on the first screen (1400 × 900):
-            # its labels on one line, as many bars as that height holds; the record's
-            # waterfall takes the height its two-line labels need
-            chart(place=right, fig=fitted_waterfall(g.reasons, width=WATERFALL_WIDTH,
-                                                height=WATERFALL_HEIGHT),
-                               key="explain_reasons", width="stretch")
+        if waterfall is not None:
+            chart(place=right, fig=waterfall, key="explain_reasons", width="stretch")

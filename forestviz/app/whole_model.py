@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from forestviz.app import new_rows
+from forestviz.app.row_cache import kept, row_key
 from forestviz.app.workflow import Bundle, Settings, make_estimator
 from forestviz.batch.model import BatchModel
 from forestviz.batch.rows import explain_rows
@@ -246,7 +247,9 @@ class WholeModel:
         return partial_dependence_of(self.bundle, self.X, column, random_state=random_state)
 
     def stability(self, explanation: Explanation) -> Stability:
-        return stability_of(self.bundle, explanation)
+        """:func:`stability_of` the row, once per model and row (:mod:`.row_cache`)."""
+        return kept(self.bundle, ("stability", *row_key(explanation)),
+                    lambda: stability_of(self.bundle, explanation))
 
     def cohorts(self, split: str, column: str | None = None, cut=None) -> CohortComparison:
         return cohorts(self.bundle, self.X, split, column, cut)

@@ -22,6 +22,7 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 from forestviz.app import (
     attention_lens,
@@ -35,12 +36,14 @@ from forestviz.app import (
     workflow,
 )
 from forestviz.app.printing import print_pdf
+from forestviz.app.row_cache import kept, row_figures, row_key
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain.counterfactual.asked import space_of
 from forestviz.explain.explanation import Explanation, explain
 from forestviz.explain.glance import Glance, glance
-from forestviz.explain.report import to_html
+from forestviz.explain.plots.reasons import fitted_waterfall
+from forestviz.explain.report import FIGURES, WEIGHT_FIGURES, to_html
 from forestviz.explain.report_names import report_file_name
 from forestviz.explain.report_record import ReportContext, settings_text
 from forestviz.explain.tree_choice import TreeChoice, choose_trees
@@ -296,6 +299,27 @@ class Workbench:
         return counterfactuals.counterfactual(model, explanation, fixed=self.fixed_columns(),
                                               change=change, time_limit=time_limit,
                                               progress=progress)
+
+    def page_figures(self, explanation: Explanation, choice: TreeChoice,
+                     width: int) -> dict[str, go.Figure]:
+        """The figures the Explain page shows for the row (:func:`~forestviz.explain.report
+        .figures` for a page ``width`` pixels wide, the contributions of ``choice``'s trees),
+        none of the tree weights when they are equal (a hundred equal bars say nothing); built
+        once per model and row (:mod:`forestviz.app.row_cache`)."""
+        names = FIGURES - WEIGHT_FIGURES if choice.equal_weights else FIGURES
+        return row_figures(self._model(), explanation, width=width, trees=tuple(choice.trees),
+                           names=names)
+
+    def reasons_figure(self, glance: Glance, explanation: Explanation, *, width: int,
+                       height: int) -> go.Figure | None:
+        """The glance's waterfall of reasons both ways in ``width`` × ``height`` pixels
+        (:func:`~forestviz.explain.plots.reasons.fitted_waterfall`), None without reasons;
+        built once per model and row (:mod:`forestviz.app.row_cache`)."""
+        if glance.reasons is None:
+            return None
+        return kept(self._model(), ("reasons", *row_key(explanation, width=width,
+                                                        height=height)),
+                    lambda: fitted_waterfall(glance.reasons, width=width, height=height))
 
     def tree_choice(self, explanation: Explanation) -> TreeChoice:
         """Which trees to draw for the row and under what name
