@@ -13,6 +13,7 @@ words here is an error (:func:`entries`), not a gap.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 EXPLANATION = "The explanation"
@@ -87,7 +88,7 @@ TERMS: dict[str, Term] = dict((
        "what the trees predict before looking at the row's values: each tree's mean over "
        "its training rows, weighted by the row's tree weights.",
        "forestviz/explain/contributions.py"),
-    _t("reason stability", "top 3 reasons same for k of 5",
+    _t("top 3 reasons", "reasons shared with similar rows",
        "of the 5 most similar training rows, how many have the same 3 largest reasons as this "
        "row: 5 of 5 says the reasons are typical of such rows, 0 of 5 that they are "
        "particular to it.", "forestviz/explain/trust.py"),
@@ -163,13 +164,21 @@ def help_text(term: str) -> str:
     return TERMS[term].help
 
 
-def entries() -> list[Term]:
-    """Every term the app uses, in :data:`SECTIONS` order: :data:`TERMS`, then one entry per
-    model family, role action and audit event, read off their tables (KeyError when one has
-    no words in :mod:`forestviz.glossary_actions`)."""
+def entries(sections: tuple[str, ...] = SECTIONS) -> list[Term]:
+    """Every term the app uses in ``sections``, in :data:`SECTIONS` order: :data:`TERMS`, then
+    one entry per model family, role action and audit event, read off their tables (KeyError
+    when one has no words in :mod:`forestviz.glossary_actions`)."""
     from forestviz.glossary_actions import actions
 
-    return [*TERMS.values(), *actions()]
+    found = [*TERMS.values(), *actions(sections)]
+    return [t for section in SECTIONS if section in sections for t in found
+            if t.section == section]
+
+
+def used_in(text: str) -> list[Term]:
+    """The :data:`TERMS` that ``text`` names (each term as a whole word), in table order."""
+    return [t for t in TERMS.values()
+            if re.search(rf"(?<!\w){re.escape(t.term)}(?!\w)", text)]
 
 
 def find(terms: list[Term], words: str) -> list[Term]:

@@ -50,14 +50,18 @@ EVENT_WORDS = {
 }
 
 
-def actions() -> list[Term]:
-    """The families', the roles' and the audit trail's entries, in that order."""
+def actions(sections) -> list[Term]:
+    """The families', the roles' and the audit trail's entries, in that order, of those in
+    ``sections`` (the store, and its database package, is imported only for its own)."""
     from forestviz.registry import FAMILIES
-    from forestviz.store.audit import ACTIONS
-    from forestviz.store.roles import MAY, ROLES
 
     families = [Term(family.label, FAMILY_WORDS[key][0], FAMILY_WORDS[key][1],
                      FAMILY_WORDS[key][2], FAMILY) for key, family in FAMILIES.items()]
+    if RIGHT not in sections and EVENT not in sections:
+        return families
+    from forestviz.store.audit import ACTIONS
+    from forestviz.store.roles import MAY, ROLES
+
     rights = [Term(action, action.replace("_", " "), f"the right to {words}; roles that "
                    f"have it: {', '.join(role for role in ROLES if role in roles)}.",
                    "forestviz/store/roles.py", RIGHT)
