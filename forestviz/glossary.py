@@ -106,6 +106,13 @@ TERMS: dict[str, Term] = dict((
     _t("held-out rows", "rows held out",
        "rows kept out of training and used only to measure the model: its scores, calibration "
        "and interval.", "forestviz/app/workflow.py"),
+    _t("CSV", "table file", "a table saved as text: one row a line, the values separated by "
+       "commas; the Data page reads one, and the several-patients form too.", "RFC 4180"),
+    _t("ID column", "row identifier", "the column that names each row (a patient's number): "
+       "shown beside the row, never used to predict.", "forestviz/io/dataset.py"),
+    _t("HTML, PDF report", "the record", "the explanation as a document: HTML opens in any "
+       "browser, PDF prints on A4; with the appendix it also carries the model, the trees and "
+       "this glossary.", "forestviz/explain/report.py"),
     _t("tree score S", "tree score",
        "for the Enhanced RF, how often a tree ranks among the best trees of the row's nearest "
        "training rows, from 0 to 1 (S = (S̄1 + S̄2) / 2).", f"{ERF}, eqs 4–8", PAPERS),
