@@ -9,14 +9,9 @@ from forestviz.explain.treeviz import TreeRenderError, render_tree
 from ui import models, signin
 from ui.charts import chart
 from ui.display import as_text
+from ui.lab_models import three_tree_forest
 
 signin.guard("lab")
-
-
-@st.cache_resource(show_spinner="Fitting a 3-tree attention forest…", max_entries=32)
-def three_tree_forest(name: str, eps: float):
-    """Shared read-only by all sessions."""
-    return lab.three_tree_forest(name, eps)
 
 
 @st.cache_data(show_spinner="Searching ε and τ (ABRF-1, 50 trees)…", max_entries=8)
