@@ -87,7 +87,8 @@ def decision_machine() -> None:
     view = lab.machine_view(tree, names, x)
     drawing = st.container(key="lab_dm_drawing")
     try:  # the drawing in a row of its own, across the page: in a column it read too small
-        drawing.image(render_tree(tree, 0, x, context=context, mode="full"), width="stretch",
+        drawing.image(lab.trimmed(render_tree(tree, 0, x, context=context, mode="full")),
+                      width="stretch",
                       alt=f"The whole depth-{depth} tree with clinical row {row}'s path; its "
                           "tests are the rows of S and t below it.")
     except TreeRenderError as err:

@@ -7,6 +7,7 @@ ranges. Figures come from :mod:`forestviz.explain.plots`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -127,6 +128,41 @@ def small_tree(depth: int):
     context = TreeContext.from_data(X, y, feature_names=names, target_name=target,
                                     class_names=classes)
     return tree, context, X, names
+
+
+_SHAPE = re.compile(r'<(polygon|text|ellipse|image|polyline)\b([^>]*)>')
+_CANVAS = re.compile(r'width="([\d.]+)pt" height="([\d.]+)pt" viewBox="([-\d.]+) ([-\d.]+) '
+                     r'([\d.]+) ([\d.]+)"')
+MARGIN_PT = 8
+
+
+def trimmed(svg: str) -> str:
+    """A graphviz drawing's ``svg`` cut to the width its shapes span (graphviz leaves a wide
+    empty band beside a long title, which at the page's width shrank the Decision Machine's
+    text to 7 px): the canvas' background polygon aside, the leftmost and rightmost x of
+    every polygon, ellipse, image and text anchor, ``MARGIN_PT`` either side; ``svg``
+    unchanged when its canvas is not graphviz's."""
+    canvas = _CANVAS.search(svg)
+    if canvas is None:
+        return svg
+    xs = []
+    for _, attributes in _SHAPE.findall(svg):
+        if 'fill="white" stroke="transparent"' in attributes:  # graphviz's background
+            continue
+        points = re.search(r'points="([^"]*)"', attributes)
+        if points:
+            xs += [float(p.split(",")[0]) for p in points.group(1).split()]
+        for name in ("x", "cx"):
+            found = re.search(rf'\b{name}="([-\d.]+)"', attributes)
+            if found:
+                xs.append(float(found.group(1)))
+    if not xs:
+        return svg
+    _, height, _, top, _, tall = canvas.groups()
+    left, right = min(xs) - MARGIN_PT, max(xs) + MARGIN_PT
+    # graphviz translates its drawing by 4 pt: the shapes' x are 4 pt left of the canvas'
+    return _CANVAS.sub(f'width="{right - left:.2f}pt" height="{height}pt" viewBox="'
+                       f'{left + 4:.2f} {top} {right - left:.2f} {tall}"', svg, count=1)
 
 
 @dataclass(frozen=True)
