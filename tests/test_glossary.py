@@ -6,7 +6,7 @@ import html
 from dataclasses import replace
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_classification
 
@@ -51,6 +51,7 @@ def test_help_says_the_plain_phrase_then_the_term():
 @given(st.sampled_from(sorted(glossary.TERMS)), st.text(alphabet="abc ", max_size=5),
        st.text(alphabet="abc ", max_size=5))
 @example("w", "the ", " were")  # a one-letter symbol inside a word is no use of it
+@settings(max_examples=40)
 def test_used_in_finds_a_term_as_a_whole_word(term, before, after):
     found = [t.term for t in glossary.used_in(f"{before} {term} {after}")]
     assert term in found
