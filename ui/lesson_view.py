@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from forestviz.app import lab
 from forestviz.app.lesson import (
     PLAIN,
     SIMPLEX,
@@ -19,12 +18,9 @@ from forestviz.app.lesson import (
     Stop,
     demo_lesson,
 )
-from forestviz.explain import plots
 from forestviz.glossary import help_text
-from ui import explain_view, models
-from ui.charts import chart
+from ui import models
 from ui.display import as_text
-from ui.lab_models import three_tree_forest
 
 
 def _go(step: int) -> None:
@@ -61,7 +57,14 @@ def show() -> None:
 
 
 def _view(bench, stop: Stop) -> None:
-    """The view the step points to, for its row."""
+    """The view the step points to, for its row (what draws it is imported here: Home, the
+    first page, imports this module before any model is trained)."""
+    from forestviz.app import lab
+    from forestviz.explain import plots
+    from ui import explain_view
+    from ui.charts import chart
+    from ui.lab_models import three_tree_forest
+
     if stop.table is not None:
         st.dataframe(stop.table, hide_index=True, key=f"lesson_table@{stop.number}")
     if stop.view == WEIGHTS:

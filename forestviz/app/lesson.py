@@ -11,7 +11,8 @@ look at, the view it points to and the held-out row it opens.
    and on every held-out row (R²).
 
 The numbers come from the trained model (:class:`Lesson`); the page lays out each
-:class:`Stop` and draws its view (:data:`VIEWS`)."""
+:class:`Stop` and draws its view (:data:`VIEWS`). Home imports this module: what needs a
+model (scikit-learn, the ensemble protocol) is imported once there is one."""
 
 from __future__ import annotations
 
@@ -19,11 +20,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import r2_score
 
 from forestviz.app.families import ATTENTION_DEMO
 from forestviz.numbers import outcome_text, plain_number
-from forestviz.trees.ensemble import as_ensemble
 
 # a step's view: what the page draws for it
 WEIGHTS, SIMPLEX, TREE, PLAIN = "weights", "simplex", "tree", "plain"
@@ -70,6 +69,8 @@ class Lesson:
     attention model): every held-out row's tree weights, read once."""
 
     def __init__(self, bundle):
+        from forestviz.trees.ensemble import as_ensemble  # a model is trained: it is loaded
+
         self.bundle = bundle
         ensemble = as_ensemble(bundle.estimator)
         self.outputs = ensemble.ensemble_outputs(bundle.X_test)
@@ -137,6 +138,8 @@ class Lesson:
         return self._plain(number)
 
     def _plain(self, number: int) -> Stop:
+        from sklearn.metrics import r2_score
+
         b, few = self.bundle, self.fewest
         attention, plain = b.estimator.predict(b.X_test), self.plain_predictions()
         scores = r2_score(b.y_test, attention), r2_score(b.y_test, plain)
