@@ -27,6 +27,7 @@ PAGES = {
     "models": ("pages/models.py", "Models", ":material/inventory_2:"),
     "forest": ("pages/forest.py", "Forest", ":material/forest:"),
     "lab": ("pages/lab.py", "Paper lab", ":material/school:"),
+    "glossary": ("pages/glossary.py", "Glossary", ":material/menu_book:"),
     "audit": ("pages/audit.py", "Audit", ":material/policy:"),
 }
 

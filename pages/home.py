@@ -3,8 +3,9 @@
 import streamlit as st
 
 from forestviz.app import families
+from forestviz.app.lesson import TITLES
 from forestviz.registry import FAMILIES
-from ui import catalog, models, signin, state
+from ui import catalog, lesson_view, models, signin, state
 from ui.display import show_dataset_summary
 from ui.state import CHOICE, DATASET
 
@@ -45,11 +46,13 @@ if published:
 demo = families.ATTENTION_DEMO
 st.subheader("See attention at work", anchor=False)
 st.caption(demo.why + f" Trains {FAMILIES[demo.settings.family].label} "
-           f"({demo.settings.n_estimators} trees) on that table and opens a row.")
+           f"({demo.settings.n_estimators} trees) on that table and opens a lesson of "
+           f"{len(TITLES)} steps, each with what to look at and the view that shows it.")
 if st.button("See attention at work", key="home_attention", icon=":material/visibility:",
              disabled=models.training_in_progress()):
     dataset = state.use_bundled(demo.dataset)
-    models.start_training(dataset, st.session_state[CHOICE], demo.settings, origin="home")
+    models.start_training(dataset, st.session_state[CHOICE], demo.settings, origin="lesson")
+lesson_view.show()
 if models.training_in_progress():
     models.job_status()  # when it finishes, app.py opens the explanation
 models.show_outcome()

@@ -9,7 +9,7 @@ record's text); each quantity is found by the words it is printed with:
 * the calibrated risk: "calibrated 0.43", "Calibrated: 0.43";
 * the decision threshold: "threshold 0.606", "Decision threshold: 0.606";
 * the predicted value: "Predicted value: 269.3", "predicted 269.3";
-* the interval or calibrated range: "90% interval 167.7–370.9", "Venn-ABERS range 0.42–0.43";
+* the interval or calibrated range: "90% interval 167.7–370.9", "calibrated range 0.42–0.43";
 * a guessed value's alarm: "the risk would be 0.26–0.84, and the predicted class could change",
   which the range shown as "how sure" must cover (the tile "With other guesses" when the page
   shows one, else the interval);
@@ -53,7 +53,7 @@ QUANTITIES = {
 }
 RANGES = {
     "interval": [r"\b\d+ ?% interval(?:, guesses assumed)?:? " + RANGE,
-                 r"Venn-ABERS range(?:, guesses assumed)?:? " + RANGE,
+                 r"\b[Cc]alibrated range(?:, guesses assumed)?:? " + RANGE,
                  r"^(?:Calibrated )?[Rr]ange:? " + RANGE],
     "over the guesses": [r"^With other guesses: " + RANGE,
                          r"with other plausible values of a missing one, .+? would be " + RANGE],

@@ -14,7 +14,8 @@ AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret":
         "server_metadata_url": "http://localhost:9400/.well-known/openid-configuration",
         "roles_claim": "groups"}
 TITLES = {"home": "forestviz", "data": "Data", "train": "Train", "explain": "Explain",
-          "forest": "Forest", "lab": "Paper lab", "audit": "Audit"}
+          "forest": "Forest", "lab": "Paper lab", "glossary": "Glossary",
+          "audit": "Audit"}
 ALL_PAGES = list(TITLES)
 ISSUER = "http://localhost:9400"  # the provider of AUTH's server_metadata_url
 

@@ -30,8 +30,8 @@ from ui.identity import NO_SUBJECT, identity_from_user, local_user, roles_claim
 from ui.signin import LOCAL_MODE
 
 ROLE_PAGES = {
-    "viewer": ["home", "explain", "forest", "lab"],
-    "analyst": ["home", "data", "train", "explain", "forest", "lab"],
+    "viewer": ["home", "explain", "forest", "lab", "glossary"],
+    "analyst": ["home", "data", "train", "explain", "forest", "lab", "glossary"],
     "admin": ALL_PAGES,
 }
 

@@ -84,8 +84,8 @@ def test_every_page_in_its_main_states_passes_axe_core(page, dialogs):
     expect(page.get_by_role("button", name=DEFAULT)).to_be_visible(timeout=SLOW)
     check(page, "home, a model trained", seen)
     page.get_by_role("button", name="See attention at work").click(timeout=SLOW)
-    expect(summary(page).locator(".js-plotly-plot").first).to_be_visible(timeout=SLOW)
-    check(page, "the teacher's demo", seen)
+    expect(page.locator(".st-key-lesson .js-plotly-plot").first).to_be_visible(timeout=SLOW)
+    check(page, "the teacher's lesson", seen)
     assert {state: found for state, found in seen.items()
             if any(found.values())} == {}
     assert dialogs == []

@@ -123,7 +123,15 @@ def test_the_summary_fits_on_a_regression_table(page, dialogs, artifacts_dir):
 
 def test_attention_at_work_and_the_whole_model(page, dialogs, artifacts_dir):
     page.set_viewport_size({"width": 1400, "height": 2000})
-    home_button(page, "See attention at work")
+    page.goto("/")
+    page.get_by_role("button", name="See attention at work").click()
+    # the lesson's second step, a row few trees decide, opened on the Explain page
+    lesson = page.locator(".st-key-lesson")
+    lesson.get_by_role("button", name="Next").click(timeout=TRAIN_TIMEOUT)
+    expect(lesson).to_contain_text("Step 2 of 5", timeout=TIMEOUT)
+    lesson.get_by_role("button").filter(has_text="on Explain").click()
+    expect(page.get_by_role("heading", name="Explain", exact=True)).to_be_visible(
+        timeout=TIMEOUT)
     main = page.get_by_test_id("stMain")
     # unequal weights: their chart is drawn (the page's first run after the training: on a
     # loaded machine, with every CPU taken, it took over a minute, so the training's ceiling)

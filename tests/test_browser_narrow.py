@@ -84,7 +84,7 @@ def test_card_labels_fit_and_the_feature_table_is_text(page, dialogs, artifacts_
     go_to(page, "Explain")
     expect_explanation(page, "P(yes)")
     main = page.get_by_test_id("stMain")
-    labels = ["Predicted class", "P(yes)", "Calibrated", "Venn-ABERS range", "Decision threshold",
+    labels = ["Predicted class", "P(yes)", "Calibrated", "Calibrated range", "Decision threshold",
               "Effective number of trees", "Weight of the top 5 trees"]
     for width in (1400, 700):
         page.set_viewport_size({"width": width, "height": 2000})

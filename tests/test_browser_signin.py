@@ -33,7 +33,7 @@ USERS = {  # sub → (e-mail, the claim's value)
     "adam": ("adam@clinic.test", ["viewer", "admin"]),
     "nina": ("nina@clinic.test", ["nurse"]),  # no forestviz role: refused
 }
-VIEWER_PAGES = ["Home", "Explain", "Models", "Forest", "Paper lab"]
+VIEWER_PAGES = ["Home", "Explain", "Models", "Forest", "Paper lab", "Glossary"]
 HOME_TEXT = "Data set in use"  # a heading of the Home page
 
 

@@ -104,10 +104,10 @@ def test_the_interval_is_the_calibrated_one_and_the_sentence_quotes_it():
     e = explain(model, X[550], summary=summary, intervals=intervals)
     low, high = intervals.interval(model.predict_proba(X[550:551])[0, 1])
     assert e.interval == (pytest.approx(low), pytest.approx(high))
-    assert e.interval_name == "Venn-ABERS range" and "200 held-out rows" in e.interval_note
+    assert e.interval_name == "calibrated range" and "200 held-out rows" in e.interval_note
     risk = intervals.calibrated_risk(e.prediction[1])
     assert e.calibrated_risk == pytest.approx(risk)
-    assert f"calibrated {risk:.2f}, Venn-ABERS range {low:.2f}–{high:.2f}" in e.why
+    assert f"calibrated {risk:.2f}, calibrated range {low:.2f}–{high:.2f}" in e.why
     assert e.why.startswith(f"Predicted {e.predicted_class} (risk {e.prediction[1]:.2f}")
 
 

@@ -13,7 +13,7 @@ from forestviz.app.workbench import Workbench
     ["this row's columns move the prediction up by 1.2e+02 from the trees' weighted base 152"],
     ["403 · 881.2 · recorded: 881.2115099303014"],
     ["P(Yes): 0.10", "Predicted Yes (risk 0.0996)"],
-    ["Calibrated: 0.43", "Venn-ABERS range: 0.42–0.43",
+    ["Calibrated: 0.43", "Calibrated range: 0.42–0.43",
      "Glucose is missing; the risk would be 0.26–0.84, and the predicted class could change "
      "to Yes."],
     ["of this row's tree weight, 99 % on trees favouring No, 2 % on trees favouring Yes ("],
@@ -25,8 +25,8 @@ def test_the_check_names_each_defect_of_issue_35(texts):
 
 
 def test_one_number_printed_alike_everywhere_is_one_story():
-    texts = ["P(Yes): 0.57", "Predicted Yes (risk 0.57, calibrated 0.61, Venn-ABERS range "
-             "0.58–0.66)", "Calibrated: 0.61", "Venn-ABERS range: 0.58–0.66",
+    texts = ["P(Yes): 0.57", "Predicted Yes (risk 0.57, calibrated 0.61, calibrated range "
+             "0.58–0.66)", "Calibrated: 0.61", "Calibrated range: 0.58–0.66",
              "Decision threshold: 0.606", "the decision threshold 0.606",
              "of this row's tree weight, 98 % on trees favouring No, 2 % on trees favouring Yes",
              "Glucose is missing; the risk would be 0.59–0.64, and the predicted class could "

@@ -29,9 +29,9 @@ EXPECTED = {
 }
 # the pages each role sees, as before the table (ui.access's old least role per page)
 PAGES = {
-    "viewer": ["home", "explain", "forest", "models", "lab"],
-    "analyst": ["home", "explain", "forest", "models", "lab", "data", "train"],
-    "admin": ["home", "explain", "forest", "models", "lab", "data", "train", "audit"],
+    "viewer": ["home", "explain", "forest", "models", "lab", "glossary"],
+    "analyst": ["home", "explain", "forest", "models", "lab", "glossary", "data", "train"],
+    "admin": ["home", "explain", "forest", "models", "lab", "glossary", "data", "train", "audit"],
 }
 REFUSALS = {
     "publish": "publish models", "retire": "retire models",

@@ -13,7 +13,8 @@ DEFAULT_ROLES_CLAIM = "roles"
 # the action (forestviz.store.roles.MAY) that each page is for
 PAGE_ACTIONS = {
     "home": "explain", "explain": "explain", "forest": "explain", "models": "open",
-    "lab": "explain", "data": "train", "train": "train", "audit": "view_trail",
+    "lab": "explain", "glossary": "explain", "data": "train", "train": "train",
+    "audit": "view_trail",
 }
 
 

@@ -16,6 +16,7 @@ from forestviz.explain.drawing_files import TreeRenderError
 from forestviz.explain.glance import Glance
 from forestviz.explain.tree_drawings import draw_tree
 from forestviz.explain.tree_section import MARGIN, TreeSection
+from forestviz.glossary import help_text, used_in
 from forestviz.io.errors import DataError
 from forestviz.io.values import check_numbers
 from forestviz.names import elide
@@ -62,9 +63,9 @@ def prediction_card(e: Explanation, g: Glance, actual) -> None:
     rule."""
     tiles = st.container(horizontal=True, gap="medium", key="explain_forest_tiles")
     tiles.metric("Effective number of trees", f"{e.effective_trees:.1f}", width="content",
-                 help="1 / Σ α²: how many equally weighted trees would be as concentrated.")
+                 help=as_text(help_text("effective number of trees")))
     tiles.metric("Weight of the top 5 trees", f"{e.top5_share:.0%}", width="content",
-                  help="The share of the row's tree weights that its 5 heaviest trees carry.")
+                  help=as_text(help_text("top 5 share")))
     for sentence in (g.spread, g.interval):
         if sentence is not None:
             st.caption(as_text(sentence))
@@ -73,7 +74,8 @@ def prediction_card(e: Explanation, g: Glance, actual) -> None:
         notes.append(f"Rule: {e.decision_rule}")
     if actual is not None:
         notes.append(f"Recorded outcome: {outcome_text(actual)}")
-    st.caption(as_text(" · ".join(notes)))
+    line = " · ".join(notes)
+    st.caption(as_text(line), help=as_text(" ".join(t.help for t in used_in(line))) or None)
 
 
 def warnings(e: Explanation) -> None:

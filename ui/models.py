@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from forestviz.app.workflow import Bundle
 
 ROW = "explain_row"  # position in the data set of the row the Explain page shows
+LESSON = "lesson_step"  # the open step of Home's lesson (ui.lesson_view), from 1
 # per model (a weak key: a dropped model takes its marks along), the columns the user marked
 # as unable to change (Workbench.fixed_columns)
 FIXED = "fixed_columns"
@@ -252,7 +253,10 @@ def _keep(bundle: Bundle, done: str) -> None:
 
 def _arrive(origin: str) -> None:
     """After a training from Home's button: open the explanation of the riskiest held-out
-    row (the explanation itself says it worked)."""
+    row (the explanation itself says it worked); from Home's lesson, its first step."""
+    if origin == "lesson":
+        st.session_state[LESSON] = 1
+        st.session_state.pop(OUTCOME, None)
     if origin == "home":
         st.session_state[ROW] = workbench().highest_risk_row()
         st.session_state.pop(OUTCOME, None)

@@ -13,6 +13,7 @@ import streamlit as st
 from forestviz.explain import Explanation
 from forestviz.explain.glance import Glance
 from forestviz.explain.imputed import WARNING
+from forestviz.glossary import help_text, used_in
 from forestviz.names import elide
 from ui.charts import chart
 from ui.display import as_label, as_text
@@ -35,27 +36,27 @@ def tiles(e: Explanation, g: Glance) -> None:
         shown = e.classes[-1] if e.classes.size == 2 else e.predicted_class
         row.metric("Predicted class", as_text(elide(e.predicted_class)), width="content")
         row.metric(as_label(f"P({elide(shown)})"), e.outcome_texts(g.value)[0], width="content",
-                   help=as_text(f"The model's probability of {shown} for this row: the reasons "
-                                "both ways add up to it."))
+                   help=as_text(f"The model's probability of {shown} for this row. "
+                                + help_text("P(class)")))
         if e.calibrated_risk is not None:  # the same risk, as often as it came true
             row.metric("Calibrated", e.outcome_texts(e.calibrated_risk)[0], width="content",
-                       help=as_text(f"How often rows given this risk turned out {shown} on "
-                                    "held-out rows (Venn-ABERS calibration of the model's "
-                                    "probability)."))
+                       help=as_text(help_text("calibrated risk")))
     else:
         row.metric("Predicted value", e.value_texts(e.prediction)[0], width="content")
     if e.interval is not None:
         low, high = e.outcome_texts(*e.interval)
         assumed = "" if g.guessed is None else ", guesses assumed"
         row.metric(as_label(e.interval_name[:1].upper() + e.interval_name[1:] + assumed),
-                   f"{low}–{high}", width="content", help=as_text(g.interval))
+                   f"{low}–{high}", width="content", help=as_text(
+                       g.interval + " " + help_text("Venn-ABERS" if e.calibrated_risk is not None
+                                                    else "split-conformal interval")))
     if g.guessed is not None:  # the wider range the missing values' guesses span
         row.metric("With other guesses", g.guessed, width="content",
                    help=as_text(g.guess_note))
     if e.threshold is not None:
         row.metric("Decision threshold", f"{e.threshold:.3f}", width="content",
-                   help=None if e.decision_rule is None else as_text(
-                       f"Rule: {e.decision_rule}."))
+                   help=as_text(help_text("Youden's J") + (
+                       "" if e.decision_rule is None else f" Rule: {e.decision_rule}.")))
 
 
 def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
@@ -85,8 +86,9 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             for check in g.checks:
                 if check.level != WARNING:
                     st.caption(as_text(f"Missing value: {check.sentence}"))
-            lines = [g.similar and f"{g.similar}.", *notes]
-            st.caption(as_text(" ".join(line for line in lines if line)))
+            lines = " ".join(line for line in (g.similar and f"{g.similar}.", *notes) if line)
+            st.caption(as_text(lines), help=as_text(" ".join(t.help for t in used_in(lines)))
+                       or None)
             buttons(st.container(horizontal=True, key="explain_reports"))
         if waterfall is not None:
             chart(place=right, fig=waterfall, key="explain_reasons", width="stretch")

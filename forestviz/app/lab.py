@@ -7,6 +7,7 @@ ranges. Figures come from :mod:`forestviz.explain.plots`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,54 @@ from forestviz.trees.contamination import softmax_part_to_D
 from forestviz.trees.machine import DecisionMachine
 
 SEED = 0
+SHOWING = "friedman2"  # Fig. 2 and 3 open on it: on the others the search keeps equal weights
+
+
+@dataclass(frozen=True)
+class Figure:
+    """What a Paper lab section says: its ``title``, what it ``shows`` and what to ``try``."""
+
+    title: str
+    shows: str
+    tries: str
+
+
+FIGURES = {
+    "simplex": Figure(
+        "ABRF Fig. 1: three trees on a triangle",
+        "With three trees, every weighting of the forest is a point of a triangle. The Softmax "
+        "weights D come from how close the row is to each tree's leaf; training adds ε·w, so "
+        "the final weights α can only lie in a small triangle around D whose size grows with ε.",
+        "Set ε to 0: α sits on D. Raise it step by step and watch the small triangle grow "
+        "toward the trained w; then change the row: D moves, w stays."),
+    "search": Figure(
+        "ABRF Fig. 2 and 3: choosing ε and τ, and where the attention goes",
+        "Fig. 2 plots the held-out accuracy (R²) against the temperature τ for each ε: a small "
+        "τ makes the weights pick the closest trees, a large τ spreads them evenly as in a "
+        "plain forest. Fig. 3 smooths the weights along the tree number: peaks show which "
+        "trees the trained attention favours for one row, compared with the untrained Softmax "
+        "weights.",
+        "On Friedman 2 the best curve rises above the plain forest at a small τ, and Fig. 3 "
+        "has peaks; move the held-out row and watch them move. Then pick Friedman 1: the "
+        "search keeps equal weights and Fig. 3 goes flat."),
+    "erf": Figure(
+        "ERF: sample weights over the rounds, and the top-scoring trees",
+        "The Enhanced RF reweights the training rows after each forest: rows it misclassifies "
+        "gain weight, so later forests look harder at them. The bands show how the weights "
+        "spread out; the star marks the kept round, the earliest whose validation AUC is "
+        "within one standard error of the best. For one row, each tree's score S counts how "
+        "often it ranks among the best trees of the row's nearest training neighbours.",
+        "Add rounds and watch the bands widen as hard rows gain weight; change the clinical "
+        "row and see which trees score highest for it."),
+    "machine": Figure(
+        "A Decision Machine: a tree as matrices",
+        "Each internal node is a test: the selection matrix S picks its feature and t holds "
+        "its threshold, so h = sgn(S·x − t) answers every test at once. Each leaf is a row of "
+        "the template B (+1 right, −1 left, 0 not on its path); the row's leaf is the one "
+        "where B·h equals the leaf's depth.",
+        "Follow the row's path in the drawing, then find the same tests in S and t and the "
+        "leaf whose B·h equals its depth; change the row and see h and the leaf change."),
+}
 
 
 def synthetic_datasets() -> list:
@@ -79,6 +128,41 @@ def small_tree(depth: int):
     context = TreeContext.from_data(X, y, feature_names=names, target_name=target,
                                     class_names=classes)
     return tree, context, X, names
+
+
+_SHAPE = re.compile(r'<(polygon|text|ellipse|image|polyline)\b([^>]*)>')
+_CANVAS = re.compile(r'width="([\d.]+)pt" height="([\d.]+)pt" viewBox="([-\d.]+) ([-\d.]+) '
+                     r'([\d.]+) ([\d.]+)"')
+MARGIN_PT = 8
+
+
+def trimmed(svg: str) -> str:
+    """A graphviz drawing's ``svg`` cut to the width its shapes span (graphviz leaves a wide
+    empty band beside a long title, which at the page's width shrank the Decision Machine's
+    text to 7 px): the canvas' background polygon aside, the leftmost and rightmost x of
+    every polygon, ellipse, image and text anchor, ``MARGIN_PT`` either side; ``svg``
+    unchanged when its canvas is not graphviz's."""
+    canvas = _CANVAS.search(svg)
+    if canvas is None:
+        return svg
+    xs = []
+    for _, attributes in _SHAPE.findall(svg):
+        if 'fill="white" stroke="transparent"' in attributes:  # graphviz's background
+            continue
+        points = re.search(r'points="([^"]*)"', attributes)
+        if points:
+            xs += [float(p.split(",")[0]) for p in points.group(1).split()]
+        for name in ("x", "cx"):
+            found = re.search(rf'\b{name}="([-\d.]+)"', attributes)
+            if found:
+                xs.append(float(found.group(1)))
+    if not xs:
+        return svg
+    _, height, _, top, _, tall = canvas.groups()
+    left, right = min(xs) - MARGIN_PT, max(xs) + MARGIN_PT
+    # graphviz translates its drawing by 4 pt: the shapes' x are 4 pt left of the canvas'
+    return _CANVAS.sub(f'width="{right - left:.2f}pt" height="{height}pt" viewBox="'
+                       f'{left + 4:.2f} {top} {right - left:.2f} {tall}"', svg, count=1)
 
 
 @dataclass(frozen=True)

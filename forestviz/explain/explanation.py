@@ -30,6 +30,7 @@ from forestviz.explain.narrative import beyond_outcomes
 from forestviz.explain.narrative import why as why_sentence
 from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel, TreeSpread, spread_warnings, tree_spread
+from forestviz.glossary import TERMS
 from forestviz.numbers import aligned_texts, plain_number
 from forestviz.trees.decision import RULE
 from forestviz.trees.diagnostics import Scores
@@ -91,8 +92,9 @@ class Explanation:
     How sure and why (:mod:`forestviz.explain.uncertainty`, :mod:`.contributions`,
     :mod:`.narrative`): ``spread`` the trees' predictions under α (weighted quantiles, vote
     shares); ``interval`` (low, high) from the model's calibrated interval when one was given,
-    named ``interval_name`` ("90 % interval" of a value, "Venn-ABERS range" of a binary risk,
-    with ``calibrated_risk`` its calibrated value) and explained by ``interval_note``;
+    named ``interval_name`` ("90 % interval" of a value, "calibrated range" of a binary risk:
+    the Venn-ABERS range, :data:`forestviz.glossary.TERMS`, with ``calibrated_risk`` its
+    calibrated value) and explained by ``interval_note``;
     ``warnings`` in plain words (few effective trees, ε = 1);
     ``contributions`` per user column (base value + Σ = the prediction); ``why`` one sentence.
     ``spreads``: the features' training standard deviations, which set the decimals of their
@@ -320,7 +322,7 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
             interval_name = f"{intervals.confidence:.0%} interval"
             note += beyond_outcomes(*interval, summary.y_train)
         else:
-            interval_name, calibrated = "Venn-ABERS range", intervals.calibrated_risk(output)
+            interval_name, calibrated = TERMS["Venn-ABERS"].plain, intervals.calibrated_risk(output)
     e = Explanation(
         model_name=model_name(model), task=task,
         row=x, row_id=None if row_id is None else str(row_id),

@@ -1,6 +1,6 @@
 """One sentence of why, in the user's words, from an explanation's own numbers.
 
-"Predicted malignant (risk 0.80, calibrated 0.82, Venn-ABERS range 0.81–0.86) mainly because
+"Predicted malignant (risk 0.80, calibrated 0.82, calibrated range 0.81–0.86) mainly because
 worst concave points = 0.26 (tested in 4 of the 5 top trees, above 0.14–0.17)." The reasons
 are the columns
 whose contributions (:mod:`forestviz.explain.contributions`, through the row's own tree
@@ -30,7 +30,7 @@ def target_column(e) -> int | None:
 
 
 def headline(e, name=str) -> str:
-    """"Predicted malignant (risk 0.80, calibrated 0.82, Venn-ABERS range 0.81–0.86)" or
+    """"Predicted malignant (risk 0.80, calibrated 0.82, calibrated range 0.81–0.86)" or
     "Predicted 151 (90 % interval 98.2–204)"."""
     shown = target_column(e)
     if shown is None:
@@ -48,8 +48,8 @@ def headline(e, name=str) -> str:
 def interval_text(e) -> str:
     """"90 % interval 98.2–204.5" for a value (to the decimals of
     :meth:`~forestviz.explain.explanation.Explanation.value_texts`); "calibrated 0.82,
-    Venn-ABERS range 0.81–0.86" for a binary risk (a range with no confidence level: see
-    :mod:`forestviz.explain.uncertainty`)."""
+    calibrated range 0.81–0.86" (Venn-ABERS) for a binary risk (a range with no confidence
+    level: see :mod:`forestviz.explain.uncertainty`)."""
     low, high = e.interval
     if e.calibrated_risk is None:
         return f"{e.interval_name} {'–'.join(e.value_texts(low, high))}"

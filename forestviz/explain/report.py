@@ -40,6 +40,7 @@ from forestviz.explain.plots.row_vs_training import row_vs_median
 from forestviz.explain.plots.ternary import simplex_figure
 from forestviz.explain.plots.tree_weights import tree_weight_bars, weight_order
 from forestviz.explain.report_charts import UndrawableFigure, figure_svg, plain_text
+from forestviz.explain.report_glossary import glossary_section
 from forestviz.explain.report_markup import (
     full_names,
     sentence,
@@ -67,7 +68,7 @@ counter(pages);font:8pt "DejaVu Sans",sans-serif;color:#666}}
 body{font-family:"DejaVu Sans",system-ui,sans-serif;margin:2em auto;padding:0 .5em;
 max-width:190mm;color:#222;overflow-wrap:anywhere;font-size:10pt}
 @media print{body{margin:0;padding:0;max-width:none}}
-h2,h3{break-after:avoid}tr,img{break-inside:avoid}
+h2,h3,dt{break-after:avoid}dt{font-weight:bold}tr,img{break-inside:avoid}
 table{border-collapse:collapse;margin:.5em 0 1.5em;table-layout:fixed;width:100%}
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;overflow-wrap:anywhere}
 th{background:#f2f4f7;overflow-wrap:break-word;font-size:.85em;padding:.25em .3em}
@@ -266,7 +267,8 @@ def _origin(context: ReportContext) -> str:
 def _appendix(e, glance, context, names, edited, trees, shown) -> str:
     """The technical appendix, from a new page: the model and its held-out metrics, the
     prediction in detail (class probabilities, rule, how the trees disagree), the contributions,
-    the weights, the charts, the trees, the row and the similar rows in full."""
+    the weights, the charts, the trees, the row and the similar rows in full; last the
+    glossary of the terms it uses (:mod:`.report_glossary`)."""
     spread = glance.spread  # the sentence the page shows under "How the forest reached it"
     return f"""<h2 class="appendix">Technical appendix</h2>
 {model_section(e, context, names)}
@@ -287,7 +289,8 @@ edited value (what-if) is marked with its value before the edit.</p>
 {_row_tables(e, names, edited)}
 <h2>The most similar training rows</h2>
 <p>Distance in standard deviations of each feature (Euclidean); this row first.</p>
-{_neighbors(e, names)}"""
+{_neighbors(e, names)}
+{glossary_section()}"""
 
 
 def _names_cut(names) -> str:
