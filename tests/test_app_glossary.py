@@ -8,6 +8,7 @@ import re
 import pytest
 
 from forestviz import glossary
+from forestviz.store import glossary as library_glossary
 from tests.apptest_helpers import app, finish_jobs
 
 pytestmark = pytest.mark.slow
@@ -38,7 +39,7 @@ def own_words(text: str, dataset) -> str:
 def defined(token: str) -> bool:
     """Whether the glossary has an entry for ``token`` (a probability P(…) is "P(class)")."""
     token = "P(class)" if token.startswith("P(") else token
-    return any(token in t.term for t in glossary.entries())
+    return any(token in t.term for t in library_glossary.entries())
 
 
 def shown(at) -> list[tuple[str, str]]:
@@ -90,10 +91,10 @@ def test_the_glossary_page_lists_every_entry_and_finds_a_term():
     at = app().switch_page("pages/glossary.py").run()
     assert not at.exception and at.title[0].value == "Glossary"
     listed = [term for frame in at.dataframe for term in frame.value["term"]]
-    assert listed == [t.term for t in glossary.entries()]
+    assert listed == [t.term for t in library_glossary.entries()]
     assert [s.value for s in at.subheader] == list(glossary.SECTIONS)
     at.text_input(key="glossary_find").set_value("contamination").run()
     listed = [term for frame in at.dataframe for term in frame.value["term"]]
-    assert "ε" in listed and len(listed) < len(glossary.entries())
+    assert "ε" in listed and len(listed) < len(library_glossary.entries())
     at.text_input(key="glossary_find").set_value("no such words").run()
     assert not at.dataframe and at.info

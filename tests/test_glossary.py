@@ -14,12 +14,13 @@ from forestviz import glossary
 from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import explain
 from forestviz.registry import FAMILIES
+from forestviz.store import glossary as library_glossary
 from forestviz.store.audit import ACTIONS
 from forestviz.store.roles import MAY
 
 
 def test_every_family_role_action_and_audit_event_has_an_entry():
-    terms = {(t.section, t.term) for t in glossary.entries()}
+    terms = {(t.section, t.term) for t in library_glossary.entries()}
     assert {(glossary.FAMILY, f.label) for f in FAMILIES.values()} <= terms
     assert {(glossary.RIGHT, action) for action in MAY} <= terms
     assert {(glossary.EVENT, action) for action in ACTIONS} <= terms
@@ -28,11 +29,11 @@ def test_every_family_role_action_and_audit_event_has_an_entry():
 def test_a_family_without_words_is_an_error_not_a_gap(monkeypatch):
     monkeypatch.setitem(FAMILIES, "new", replace(FAMILIES["erf"], key="new", label="New"))
     with pytest.raises(KeyError, match="new"):
-        glossary.entries()
+        library_glossary.entries()
 
 
 def test_each_entry_is_whole_and_named_once_per_section():
-    found = glossary.entries()
+    found = library_glossary.entries()
     assert len({(t.section, t.term) for t in found}) == len(found)
     assert [t.section for t in found] == sorted(
         (t.section for t in found), key=glossary.SECTIONS.index)
@@ -60,7 +61,7 @@ def test_used_in_finds_a_term_as_a_whole_word(term, before, after):
 
 
 def test_find_matches_any_part_in_any_case():
-    terms = glossary.entries()
+    terms = library_glossary.entries()
     assert [t.term for t in glossary.find(terms, "venn-abers")][:1] == ["Venn-ABERS"]
     assert glossary.find(terms, "  ") == terms
     assert glossary.find(terms, "no such words anywhere") == []
@@ -78,6 +79,6 @@ def test_the_records_appendix_carries_the_glossary():
     assert {t.section for t in record} == set(glossary.RECORD_SECTIONS)
     for t in record:
         assert html.escape(t.definition) in body and html.escape(t.source) in body, t.term
-    for t in glossary.entries((glossary.EVENT,)):  # the trail's events are not the record's
+    for t in library_glossary.entries((glossary.EVENT,)):  # the trail's events are not the record's
         assert html.escape(t.definition) not in body
     assert "<h2>Glossary</h2>" not in without
