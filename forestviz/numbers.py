@@ -225,3 +225,11 @@ def percent_shares(shares, places: int = 0) -> list[str]:
     for i in order[:round(100 * unit) - sum(low)]:
         low[i] += 1
     return [f"{v / unit:.{places}f} %" for v in low]
+
+
+def input_format(typical, digits: int = 4) -> str:
+    """The printf format of a number box whose values are like ``typical`` (a column's median):
+    fixed decimals that show it to ``digits`` significant digits ("%.8f" for a dose of
+    0.00004603, "%.0f" for an income of 150,000), never scientific notation, which Streamlit's
+    "%g" shows for 0.00001; "%.3f" without a typical value."""
+    return f"%.{significant_places(0.0 if missing(typical) else typical, digits)}f"

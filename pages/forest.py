@@ -10,6 +10,7 @@ from forestviz.explain import plots
 from forestviz.explain.plots import population as population_plots
 from forestviz.explain.trust import TOP_REASONS, TOP_TREES
 from forestviz.names import elide, elide_cells
+from forestviz.numbers import input_format
 from ui import models, signin
 from ui.charts import chart
 from ui.display import as_text
@@ -90,8 +91,10 @@ def cohorts(bench: Workbench, columns: list[str]) -> None:
                                 format_func=elide)
         levels = bench.whole().column_levels(column)
         if levels is None:
-            cut = right.number_input("Up to (and above)", value=bench.whole().column_median(column),
-                                     key=f"forest_cohort_cut@{column}", format="%g")
+            median = bench.whole().column_median(column)
+            cut = right.number_input("Up to (and above)", value=median,
+                                     key=f"forest_cohort_cut@{column}",
+                                     format=input_format(median))
         else:
             cut = right.selectbox("Level (against the others)", levels,
                                   key=f"forest_cohort_level@{column}")

@@ -25,6 +25,7 @@ from forestviz.numbers import (
     difference_texts,
     distinct_texts,
     fixed,
+    input_format,
     number_text,
     percent_shares,
     percent_text,
@@ -228,3 +229,16 @@ def test_the_dependence_hover_prints_a_rows_value_to_four_digits():
     (trace,) = dependence_figure(frame, "dose", "cost").data
     assert list(trace.hovertext) == ["a: dose = 0.00004603, contribution +31,710; age = 30",
                                      "b: dose = 1,234,567, contribution −0.5000; age = 61.5"]
+
+
+@given(FINITE)
+@example(0.00001)  # Streamlit's "%g" showed "1e-05" in the what-if form
+@example(150_000.0)
+@example(float("nan"))
+def test_a_number_box_shows_its_column_without_scientific_notation(typical):
+    """The number boxes (what-if form, new patient, cohort cut, requested change) format
+    their values with fixed decimals that show the column's typical value."""
+    shown = input_format(typical) % (0.0 if typical != typical else typical)
+    assert "e" not in shown.lower() and "inf" not in shown
+    if typical == typical and typical != 0 and abs(typical) >= 1e-12:
+        assert float(shown) == pytest.approx(typical, rel=1e-3)

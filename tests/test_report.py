@@ -26,7 +26,8 @@ from forestviz.names import NAME_LIMIT, elide, with_length
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
 EXTERNAL = re.compile(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", re.IGNORECASE)
 TAGS = {"html", "head", "meta", "title", "style", "script", "body", "h1", "h2", "h3", "p", "b",
-        "sub", "div", "table", "thead", "tbody", "tr", "th", "td", "img", "span", "ul", "li"}
+        "sub", "div", "table", "thead", "tbody", "tr", "th", "td", "img", "span", "ul", "li",
+        "dl", "dt", "dd", "i"}  # the appendix's glossary: a term, its meaning, its source
 
 
 class Tags(HTMLParser):

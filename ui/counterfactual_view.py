@@ -21,6 +21,7 @@ from forestviz.explain.counterfactual.asked import requested_change
 from forestviz.explain.counterfactual.wording import before_after, summary
 from forestviz.io.errors import DataError
 from forestviz.names import elide, elide_cells
+from forestviz.numbers import input_format
 from ui.display import as_text, show_error
 
 TOGGLE = "explain_counterfactual"
@@ -49,7 +50,8 @@ def what_would_change(bench: Workbench, explanation: Explanation):
     change = None
     if model.task == "regression":
         change = st.number_input(f"Change of the predicted {elide(model.target)} to look for",
-                                 value=None, format="%g", key=f"explain_change@{bench.label}",
+                                 value=None, format=input_format(explanation.prediction),
+                                 key=f"explain_change@{bench.label}",
                                  placeholder="e.g. -10", help="Added to the prediction: the "
                                  "nearest change that moves it at least this far.")
         if change is None:

@@ -20,7 +20,7 @@ from forestviz.glossary import help_text, used_in
 from forestviz.io.errors import DataError
 from forestviz.io.values import check_numbers
 from forestviz.names import elide
-from forestviz.numbers import outcome_text, plain_number
+from forestviz.numbers import input_format, outcome_text, plain_number
 from ui.charts import chart
 from ui.display import as_label, as_text
 
@@ -40,7 +40,8 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
             typical = plain_number(median, 4)
             values[column] = edited = cell.number_input(
                 as_label(column), value=None if pd.isna(value) else float(value),
-                key=f"{key}@{column}", format="%g", placeholder=f"missing → {typical}",
+                key=f"{key}@{column}", format=input_format(median),
+                placeholder=f"missing → {typical}",
                 help=f"Leave empty for a missing value: the model then uses the training "
                      f"median, {typical}.")
             try:

@@ -15,6 +15,7 @@ from forestviz.explain.report_names import new_patient_id
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.export import csv_bytes
 from forestviz.names import elide, elide_cells
+from forestviz.numbers import input_format
 from ui import library, upload_caps
 from ui.display import as_label, as_text, show_error
 from ui.explain_view import MISSING
@@ -44,7 +45,7 @@ def new_patient(bench: Workbench, key: str) -> tuple[pd.Series, str] | None:
             label, note = as_label(field.column), as_text(field.range_text())
             if field.numeric:
                 values[field.column] = cell.number_input(
-                    label, value=None, format="%g", placeholder="missing",
+                    label, value=None, format=input_format(field.median), placeholder="missing",
                     key=f"{key}@{field.column}", help=note)
                 cell.caption(note)
             else:
