@@ -22,4 +22,4 @@ for section in glossary.SECTIONS:
     terms = [t for t in found if t.section == section]
     if terms:
         st.subheader(section, anchor=False)
-        st.dataframe(glossary.table(terms), hide_index=True, key=f"glossary@{section}")
+        st.table(glossary.table(terms).set_index("term"))  # whole meanings, wrapped

@@ -90,11 +90,11 @@ def test_every_term_on_the_first_screen_is_in_the_glossary():
 def test_the_glossary_page_lists_every_entry_and_finds_a_term():
     at = app().switch_page("pages/glossary.py").run()
     assert not at.exception and at.title[0].value == "Glossary"
-    listed = [term for frame in at.dataframe for term in frame.value["term"]]
+    listed = [term for frame in at.table for term in frame.value.index]
     assert listed == [t.term for t in library_glossary.entries()]
     assert [s.value for s in at.subheader] == list(glossary.SECTIONS)
     at.text_input(key="glossary_find").set_value("contamination").run()
-    listed = [term for frame in at.dataframe for term in frame.value["term"]]
+    listed = [term for frame in at.table for term in frame.value.index]
     assert "ε" in listed and len(listed) < len(library_glossary.entries())
     at.text_input(key="glossary_find").set_value("no such words").run()
-    assert not at.dataframe and at.info
+    assert not at.table and at.info
