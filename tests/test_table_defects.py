@@ -107,9 +107,9 @@ def test_explain_reads_thousands_separators_as_train_does(separators, tmp_path, 
     assert main(["--quiet", "explain", str(model), str(separators), "--out", str(out),
                  "--contributions"]) == 0
     found = pd.read_csv(out)
-    batch = read_model(model)
-    dataset = training_dataset(batch, separators.read_bytes(), separators.name)
-    bench = Workbench(dataset, batch.choice)
+    file = read_model(model).file
+    dataset = training_dataset(file, separators.read_bytes(), separators.name)
+    bench = Workbench(dataset, file.choice)
     bench.load(model.read_bytes())
     for position in (0, 7, 41):
         e = bench.explain(position)
