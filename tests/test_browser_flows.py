@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from forestviz import __version__
+from forestviz.numbers import plain_number
 from tests.browser_helpers import scroll_to
 from tests.test_report_record import Document
 
@@ -319,7 +320,8 @@ def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server
     expect_report_of_the_page(page, report, row)
     expect_record(page, report, row, since)
     after = "80"  # a low glucose: the risk the page shows changes
-    before = what_if(page, "Glucose (mg/dL)", after)  # both reports say what was edited
+    box = what_if(page, "Glucose (mg/dL)", after)  # both reports say what was edited
+    before = plain_number(float(box))  # the box shows "187.0", the reports the number, "187"
     shoot(page, artifacts_dir, "1-explain-what-if")
     report = download_report(page)
     expect_report_of_the_page(page, report, f"{row} (edited)")
