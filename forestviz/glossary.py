@@ -66,8 +66,8 @@ TERMS: dict[str, Term] = dict((
     _t("calibrated risk", "calibrated",
        "how often held-out rows given this risk turned out positive: the model's probability "
        "corrected by the Venn-ABERS calibration.", "forestviz/explain/uncertainty.py"),
-    _t("split-conformal interval", "90 % interval",
-       "the range that holds the true value for 90 % of new rows, its width measured on rows "
+    _t("split-conformal interval", "90% interval",
+       "the range that holds the true value for 90% of new rows, its width measured on rows "
        "held out from training.",
        "Lei, G'Sell, Rinaldo, Tibshirani & Wasserman, \"Distribution-free predictive "
        "inference for regression\" (JASA 2018)"),

@@ -189,6 +189,21 @@ def plain_number(value, digits: int = 3, *, sign: bool = False, minus: str = MIN
     return _signed(value, text, sign, minus)
 
 
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def bound_text(value) -> str:
+    """A limit as a message says it: a power of ten past a million either way as people write
+    it, "10³⁰", "10⁻³⁰", "−10¹⁰⁰" (not "1e+30"); any other number as :func:`plain_number` at
+    :data:`MEANINGFUL_DIGITS` digits; "—" for nothing."""
+    if missing(value) or value == 0:
+        return plain_number(value)
+    exponent = round(math.log10(abs(float(value))))
+    if abs(exponent) > 6 and abs(float(value)) == 10.0 ** exponent:
+        return (MINUS if value < 0 else "") + "10" + str(exponent).translate(SUPERSCRIPTS)
+    return plain_number(value, MEANINGFUL_DIGITS)
+
+
 def outcome_text(value) -> str:
     """A recorded outcome as people read it: a number to four significant digits ("275",
     "23.52", not "23.520193194084815"), a class as its label."""
@@ -205,26 +220,26 @@ def signed_number(value, digits: int = 2) -> str:
 
 
 def percent_text(share, places: int = 0) -> str:
-    """A share of one (0.123) as a percentage with ``places`` decimals: "12.3 %"; "—" for
+    """A share of one (0.123) as a percentage with ``places`` decimals: "12.3%"; "—" for
     none."""
-    return NOTHING if missing(share) else f"{decimal_text(100 * float(share), places)} %"
+    return NOTHING if missing(share) else f"{decimal_text(100 * float(share), places)}%"
 
 
 def percent_shares(shares, places: int = 0) -> list[str]:
     """Shares of one whole (summing to 1) as percentages with ``places`` decimals that add up
     to exactly 100 % (the largest remainder method: each share is rounded down, and the
-    leftover units go to the largest remainders), so "99 %" and "2 %" of one weight never print
+    leftover units go to the largest remainders), so "99%" and "2%" of one weight never print
     side by side. Shares that do not sum to 1 are printed as they are rounded."""
     shares = [float(s) for s in shares]
     unit = 10.0 ** places
     scaled = [100 * unit * s for s in shares]
     if not shares or not math.isclose(sum(shares), 1.0, rel_tol=1e-9, abs_tol=1e-9):
-        return [f"{s / unit:.{places}f} %" for s in (round(v) for v in scaled)]
+        return [f"{s / unit:.{places}f}%" for s in (round(v) for v in scaled)]
     low = [math.floor(v + 1e-9) for v in scaled]
     order = sorted(range(len(shares)), key=lambda i: low[i] - scaled[i])
     for i in order[:round(100 * unit) - sum(low)]:
         low[i] += 1
-    return [f"{v / unit:.{places}f} %" for v in low]
+    return [f"{v / unit:.{places}f}%" for v in low]
 
 
 def input_format(typical, digits: int = 4) -> str:

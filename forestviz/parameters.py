@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 
+from forestviz.numbers import bound_text
+
 
 @dataclass(frozen=True)
 class Domain:
@@ -40,7 +42,7 @@ class Domain:
 
     def text(self, bound: float) -> str:
         """A bound as a message writes it: whole for an int domain (4294967295), else short."""
-        return str(int(bound)) if self.integer else f"{bound:g}"
+        return str(int(bound)) if self.integer else bound_text(bound)
 
     @property
     def words(self) -> str:

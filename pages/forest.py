@@ -41,7 +41,7 @@ def cleaning_rounds(bench: Workbench) -> None:
     bundle = bench.model
     rounds = st.slider("Rounds", 2, 20, 5, key="forest_rounds")
     job = bench.cleaning(rounds)
-    st.caption("Each round refits the Enhanced RF, drops the 1 % of the rows that trained that "
+    st.caption("Each round refits the Enhanced RF, drops the 1% of the rows that trained that "
                "round with the lowest s_i and the features with little importance, and scores "
                "the result on a fixed validation split. Good cleaning keeps the AUC while the "
                "data shrink.")
@@ -118,7 +118,7 @@ def trust(bench: Workbench) -> None:
     table = bench.whole().trust()
     n = int(table["similar rows"].max())
     st.caption(f"For each held-out row: how many of its {n} most similar training rows have "
-               f"the same top {TOP_REASONS} reasons, and how many columns carry 90 % of its "
+               f"the same top {TOP_REASONS} reasons, and how many columns carry 90% of its "
                "movement from the base value (fewer: an explanation easier to read whole).")
     halves = st.container(horizontal=True)
     chart(place=halves, fig=population_plots.count_bars(
@@ -127,8 +127,8 @@ def trust(bench: Workbench) -> None:
                 f"{TOP_REASONS} reasons.", x_title="similar rows with the same top reasons",
         low=0, high=n, width=plots.HALF), width=plots.HALF, key="forest_stability")
     chart(place=halves, fig=population_plots.count_bars(
-        table["compacity"], title="Columns that carry 90 % of the movement",
-        caption="The fewest columns, largest first, whose contributions make up 90 % of the "
+        table["compacity"], title="Columns that carry 90% of the movement",
+        caption="The fewest columns, largest first, whose contributions make up 90% of the "
                 "row's total.", x_title="columns", low=1,
         high=max(1, int(table["compacity"].max())), width=plots.HALF), width=plots.HALF,
         key="forest_compacity")

@@ -13,6 +13,7 @@ signin.guard("home")
 
 models.follow_jobs(progress_in_sidebar=False)
 st.title("forestviz", anchor=False)
+lesson_view.show()  # an open lesson first: the teacher's class reads it without scrolling
 st.markdown(
     "forestviz explains the predictions of random-forest-family models one sample at a time. "
     "It trains an Attention-based Random Forest, an Enhanced Random Forest or attention-weighted "
@@ -52,7 +53,6 @@ if st.button("See attention at work", key="home_attention", icon=":material/visi
              disabled=models.training_in_progress()):
     dataset = state.use_bundled(demo.dataset)
     models.start_training(dataset, st.session_state[CHOICE], demo.settings, origin="lesson")
-lesson_view.show()
 if models.training_in_progress():
     models.job_status()  # when it finishes, app.py opens the explanation
 models.show_outcome()

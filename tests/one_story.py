@@ -20,7 +20,8 @@ record's text); each quantity is found by the words it is printed with:
   its end, read off the page's chart or the record's drawing) adds up to its end, which is the
   printed risk or value, from the base the sentence names ("move the risk down by 0.087 from
   the trees' weighted base 0.47"), and the sentence's move from that base reaches the number;
-* shares of one whole: "99 % on trees favouring No, 1 % on trees favouring Yes" add to 100.
+* shares of one whole: "99% on trees favouring No, 1% on trees favouring Yes" add to 100;
+* a percentage is printed one way, "90%", never "90 %" beside it.
 
 Two prints of one quantity agree when they print the same number to the same decimals: 0.0996
 beside 0.10 is two stories. Printed numbers that must add up may differ by their rounding: half
@@ -41,6 +42,7 @@ SIGNED = r"[−+-]?\d[\d,]*(?:\.\d+)?"
 RANGE = rf"({NUMBER})\s*[–-]\s*({NUMBER})"
 SCIENTIFIC = re.compile(r"(?<![\w.])[−+-]?\d+(?:\.\d+)?[eE][−+-]?\d+(?![\w])")
 DECIMAL = re.compile(r"(?<![\w.])\d[\d,]*\.\d+")
+SPACED_PERCENT = re.compile(r"\d %")  # forestviz.numbers prints "90%"
 MEANINGFUL_DIGITS = 7  # more significant digits than this in a decimal number mean nothing
 
 QUANTITIES = {
@@ -121,10 +123,12 @@ def _printing(text: str) -> list[str]:
         digits = m.group(0).replace(",", "").replace(".", "").lstrip("0")
         if len(digits) > MEANINGFUL_DIGITS:
             said.append(f"more digits than it means: {m.group(0)!r} in {text[:80]!r}")
+    said += [f"a percentage printed with a space: {m.group(0)!r} in {text[:80]!r}"
+             for m in SPACED_PERCENT.finditer(text)]
     for m in SHARES.finditer(text):
         shares = [float(s) for s in re.findall(r"(\d+(?:\.\d+)?) ?%", m.group(1))]
         if len(shares) > 1 and abs(sum(shares) - 100) > 0.5:
-            said.append(f"shares add to {sum(shares):g} %: {m.group(1)!r}")
+            said.append(f"shares add to {sum(shares):g}%: {m.group(1)!r}")
     return said
 
 

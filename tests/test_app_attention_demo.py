@@ -65,6 +65,8 @@ def test_see_attention_at_work_is_a_lesson_walked_step_by_step():
     views = ["weights", "weights", "simplex", "tree", "plain"]
 
     assert at.title[0].value == "forestviz"  # the lesson opens on Home, at step 1
+    first = at.main.children[1]  # right under the title, above the data set and the buttons
+    assert [p.proto.text for p in first.get("progress")] == [f"Step 1 of 5: {TITLES[0]}"]
     for step, (row, view) in enumerate(zip(rows, views, strict=True), start=1):
         assert at.session_state["lesson_step"] == step
         (progress,) = at.get("progress")

@@ -89,7 +89,7 @@ def test_rows_without_a_target_are_dropped_and_reported():
     regression[[4, 5]] = [np.nan, np.nan]
     assert Dataset.from_frame(table(y=regression), "y").dropped_rows == 2
     regression[4] = np.inf  # not a missing target: refused in one line (issue 36)
-    with pytest.raises(DataError, match=r"^'y' holds inf"):
+    with pytest.raises(DataError, match=r"^'y' holds infinity:"):
         Dataset.from_frame(table(y=regression), "y")
 
 

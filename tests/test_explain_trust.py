@@ -128,7 +128,7 @@ def test_the_spread_sentence_quotes_the_weighted_quantiles_and_votes(forest):
         shown = re.search(r"of this row's tree weight, (.*?) \(", said).group(1).split(", ")
         sides = [(c, v) for c, v in zip(e.classes, votes, strict=True) if v > 0]
         assert [s.partition(" on trees favouring ")[2] for s in shown] == [str(c) for c, _ in sides]
-        percents = [int(s.partition(" %")[0]) for s in shown]
+        percents = [int(s.partition("%")[0]) for s in shown]
         # whole percentages within one point of the votes, adding up to 100 (never 99 % + 2 %)
         assert all(abs(p - 100 * v) < 1 for p, (_, v) in zip(percents, sides, strict=True))
         assert sum(percents) == 100

@@ -169,8 +169,8 @@ def test_the_form_refuses_confirms_and_names_the_patient(tmp_path, monkeypatch):
     at.button(key=f"{key}_send").click().run()
     assert not at.exception
     assert [e.value for e in at.error] == [as_text(
-        f"'{GLUCOSE}' holds 1e+308: forestviz reads numbers between -1e+30 and 1e+30. Correct "
-        "the value, or leave it empty for a missing value.")]
+        f"'{GLUCOSE}' holds a number of 309 digits: forestviz reads numbers within ±10³⁰. "
+        "Correct the value, or leave it empty for a missing value.")]
     at.number_input(key=f"{key}@{GLUCOSE}").set_value(150.0)
     at.number_input(key=f"{key}@{AGE}").set_value(0.0)
     at.button(key=f"{key}_send").click().run()

@@ -21,6 +21,7 @@ from forestviz.io.dataset import schema
 from forestviz.numbers import (
     MAX_DECIMALS,
     aligned_texts,
+    bound_text,
     decimal_text,
     difference_texts,
     distinct_texts,
@@ -54,7 +55,7 @@ def test_the_numbers_quoted_in_issue_39():
     assert signed_number(230.0) == "+230" and plain_number(230.0, 2) == "230"  # "2.3e+02"
     assert plain_number(881.2115099303014, 4) == "881.2"  # printed whole in the picker
     assert decimal_text(0.0996, 2) == "0.10"  # the waterfall's end prints as its tile
-    assert percent_shares([0.985, 0.015]) == ["99 %", "1 %"]  # not "99 %" beside "2 %"
+    assert percent_shares([0.985, 0.015]) == ["99%", "1%"]  # not "99 %" beside "2 %"
     assert card_views.number(-0.102) == "−0.102"  # the card's intercept, not "-0.102"
     assert plain_number(1234.0, 4) == "1,234" and number_text(1234.0) == "1,234"
     assert plain_number(None) == plain_number(float("nan")) == "—"
@@ -89,6 +90,29 @@ def test_no_formatter_prints_scientific_notation_where_it_did():
     assert distinct_texts(1e15, 1e15 + 2) == ["1,000,000,000,000,000", "1,000,000,000,000,002"]
 
 
+def test_a_limit_in_a_message_is_a_power_of_ten_as_people_write_it():
+    """Messages that named their limits as "±1e+30" and "at least 1e-30" (io/values.py,
+    trees/loaded.py, parameters.py)."""
+    assert [bound_text(v) for v in (1e30, 1e-30, -1e100, 1e7)] == ["10³⁰", "10⁻³⁰", "−10¹⁰⁰",
+                                                                   "10⁷"]
+    assert [bound_text(v) for v in (1e6, 0.5, 4294967295, 0, 2.5e-8)] == [
+        "1,000,000", "0.5", "4,294,967,295", "0", "0.000000025"]
+
+
+@given(st.integers(-300, 300), st.sampled_from([1.0, -1.0, 2.0, 1.5]))
+def test_a_limit_reads_back_as_the_number_it_names(exponent, mantissa):
+    value = mantissa * 10.0 ** exponent
+    text = bound_text(value)
+    assert not SCIENTIFIC.search(text) and "e" not in text
+    if "10" in text and text.lstrip("−").startswith("10") and any(c in text for c in "⁰¹²³⁴⁵⁶⁷⁸⁹"):
+        power = text.lstrip("−")[2:].translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+        assert (-1 if text.startswith("−") else 1) * 10.0 ** int(power) == value
+        assert abs(mantissa) == 1.0 and abs(exponent) > 6
+    else:
+        assert abs(mantissa) != 1.0 or abs(exponent) <= 6
+        assert people_form(text)
+
+
 def test_a_feature_value_prints_with_a_true_minus_and_grouped_thousands():
     assert number_text(-0.5, 1.0) == "−0.5"  # was "-0.5"
     assert number_text(1001.2, 350.0) == "1,001"
@@ -102,7 +126,7 @@ def test_decimals_kept_where_a_column_has_them():
     assert decimal_text(-0.102, 3) == "−0.102" and decimal_text(2.5, 1, sign=True) == "+2.5"
     assert aligned_texts(-1234.56, 12.25) == ["−1,235", "12"]
     assert aligned_texts(-234.56, 12.25) == ["−234.6", "12.2"]
-    assert percent_text(0.1234, 1) == "12.3 %" and percent_text(None) == "—"
+    assert percent_text(0.1234, 1) == "12.3%" and percent_text(None) == "—"
 
 
 def test_the_model_card_prints_nothing_as_a_dash_and_shares_adding_to_100():
@@ -110,9 +134,22 @@ def test_the_model_card_prints_nothing_as_a_dash_and_shares_adding_to_100():
     assert card_views.estimate({"value": 0.7881, "low": -0.0123, "high": 0.857}) == (
         "0.788 (−0.012 to 0.857)")
     shares = {"No": 0.6505, "Yes": 0.3495}  # 65.05 % and 34.95 %: rounded each, 65.1 + 35.0
-    assert card_views.outcome_text({"shares": shares}) == "No 65.1 %, Yes 34.9 %"
+    assert card_views.outcome_text({"shares": shares}) == "No 65.1%, Yes 34.9%"
     assert card_views.outcome_text({"mean": 152133.25, "sd": 0.000077}) == (
         "mean 152,133, standard deviation 0.000077")  # was "mean 1.521e+05, … 7.7e-05"
+
+
+def test_the_model_card_prints_an_error_in_the_outcomes_units_to_its_meaning():
+    """The card of a regression model printed its MAE as "47.111": a score's three decimals
+    on a number in the outcome's units. It now has three significant digits, its interval's
+    ends to the same decimals; R² keeps three decimals."""
+    card = {"metrics": {"values": {
+        "R²": {"value": 0.4567, "low": 0.3811, "high": 0.52},
+        "MAE": {"value": 47.1111, "low": 44.567, "high": 50.02}}}}
+    table = card_views.metrics_table(card)
+    assert table["held-out value"].tolist() == ["0.457", "47.1"]
+    assert table["95% interval"].tolist() == ["0.381 to 0.520", "44.6 to 50.0"]
+    assert card_views.estimate(card["metrics"]["values"]["MAE"], "MAE") == "47.1 (44.6 to 50.0)"
 
 
 def test_the_command_lines_tables_read_as_people_read_them():
@@ -203,9 +240,9 @@ def test_nothing_prints_as_a_dash_everywhere(nothing):
 def test_shares_always_add_to_exactly_100(weights, places):
     shares = np.asarray(weights) / np.sum(weights)
     texts = percent_shares(shares, places)
-    printed = [Decimal(t.removesuffix(" %")) for t in texts]
+    printed = [Decimal(t.removesuffix("%")) for t in texts]
     assert sum(printed) == 100  # exactly, in decimal arithmetic
-    assert all(len(t.removesuffix(" %").partition(".")[2]) == places for t in texts)
+    assert all(len(t.removesuffix("%").partition(".")[2]) == places for t in texts)
     unit = Decimal(10) ** -places  # each within one unit of its own share
     assert all(abs(p - Decimal(100 * s)) < unit for p, s in zip(printed, shares, strict=True))
 

@@ -142,7 +142,7 @@ def test_plain_numbers_of_issue_35():
 def test_percent_shares_add_up_to_a_hundred(weights, places):
     shares = np.asarray(weights) / np.sum(weights)
     texts = percent_shares(shares, places)
-    numbers = [float(t.removesuffix(" %")) for t in texts]
+    numbers = [float(t.removesuffix("%")) for t in texts]
     assert sum(numbers) == pytest.approx(100.0)
     unit = 10.0 ** -places
     assert all(abs(n - 100 * s) < unit + 1e-9 for n, s in zip(numbers, shares, strict=True))

@@ -16,7 +16,7 @@ from forestviz.app.workbench import Workbench
     ["Calibrated: 0.43", "Calibrated range: 0.42–0.43",
      "Glucose is missing; the risk would be 0.26–0.84, and the predicted class could change "
      "to Yes."],
-    ["of this row's tree weight, 99 % on trees favouring No, 2 % on trees favouring Yes ("],
+    ["of this row's tree weight, 99% on trees favouring No, 2% on trees favouring Yes ("],
     ["Decision threshold: 0.606", "Predicted No (risk 0.57; threshold 0.500)"],
     ["90% interval: 167.7–370.9", "Predicted 269.3 (90% interval 167.7–371.9)"],
 ])
@@ -28,7 +28,7 @@ def test_one_number_printed_alike_everywhere_is_one_story():
     texts = ["P(Yes): 0.57", "Predicted Yes (risk 0.57, calibrated 0.61, calibrated range "
              "0.58–0.66)", "Calibrated: 0.61", "Calibrated range: 0.58–0.66",
              "Decision threshold: 0.606", "the decision threshold 0.606",
-             "of this row's tree weight, 98 % on trees favouring No, 2 % on trees favouring Yes",
+             "of this row's tree weight, 98% on trees favouring No, 2% on trees favouring Yes",
              "Glucose is missing; the risk would be 0.59–0.64, and the predicted class could "
              "change to No.", "glucose = 0.0061437 and 1,234,567"]
     assert problems(texts) == []

@@ -62,6 +62,8 @@ def record(*blocks: str, waterfall: tuple[str, ...] = ()) -> str:
     # the sentence's move from the base does not reach the risk
     (["Predicted No (risk 0.39): this row's columns move the risk up by 0.087 from the trees' "
       "weighted base 0.47; toward No: no column."], "does not reach 0.39"),
+    # a percentage printed the computer's other way
+    (["Predicted 151 (90 % interval 98.2–204)"], "printed with a space"),
 ])
 def test_each_check_names_its_defect(texts, said):
     assert [p for p in problems(texts) if said in p] != [], problems(texts)

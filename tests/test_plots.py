@@ -290,7 +290,7 @@ def test_cleaning_rounds_in_words():
     assert table["% of features dropped"].tolist() == [0.0, 33.3]
     fig = plots.cleaning_rounds_figure(rounds, width=700)
     assert fig.layout.legend.yref == "container" and fig.layout.legend.yanchor == "top"
-    assert fig.layout.yaxis2.ticksuffix == " %" and fig.layout.xaxis.tickformat == "d"
+    assert fig.layout.yaxis2.ticksuffix == "%" and fig.layout.xaxis.tickformat == "d"
 
 
 def test_equal_weights_name_the_trees_the_explanation_shows():

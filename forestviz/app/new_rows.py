@@ -261,11 +261,11 @@ def _summary(bundle: Bundle, outputs: pd.DataFrame, rows: pd.DataFrame) -> pd.Da
 
 
 def _unfamiliar(flagged: bool, share: float, differ: str) -> str:
-    """"yes: 0.63 % of held-out rows as unusual; nearest differ in Glucose, Age" for a row
+    """"yes: 0.63% of held-out rows as unusual; nearest differ in Glucose, Age" for a row
     unlike the training rows (the glance's line, short), else "—"."""
     if not flagged:
         return "—"
-    said = "none" if share == 0 else f"{plain_number(100 * share, 2)} %"
+    said = "none" if share == 0 else f"{plain_number(100 * share, 2)}%"
     names = ", ".join(differ.split("; ")) if differ else ""
     return (f"yes: {said} of held-out rows as unusual"
             + (f"; nearest differ in {names}" if names else ""))

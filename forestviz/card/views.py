@@ -11,7 +11,14 @@ import html
 
 import pandas as pd
 
-from forestviz.numbers import NOTHING, decimal_text, percent_shares, percent_text, plain_number
+from forestviz.numbers import (
+    NOTHING,
+    aligned_texts,
+    decimal_text,
+    percent_shares,
+    percent_text,
+    plain_number,
+)
 
 NOTE = ("Intervals: {confidence:.0%} percentile bootstrap over {resamples:,} resamples of the "
         "{rows:,} held-out rows (random_state {random_state}).")
@@ -27,21 +34,36 @@ NO_CALIBRATION = "No calibration: the held-out rows hold one outcome only."
 
 
 def number(value) -> str:
-    """A measure to three decimals with a true minus ("−0.102"), "—" for none."""
+    """A score to three decimals with a true minus ("−0.102"), "—" for none."""
     return decimal_text(value, 3)
 
 
-def interval(found: dict) -> str | None:
+IN_OUTCOME_UNITS = frozenset({"MAE"})
+"""Metrics measured in the outcome's units, printed to three significant digits ("47.1", not
+"47.111"); the others are scores printed to three decimals."""
+
+
+def _texts(found: dict, metric: str | None) -> list[str]:
+    """``found``'s value, low and high end as a table prints them."""
+    ends = (found["value"], found["low"], found["high"])
+    if metric in IN_OUTCOME_UNITS:
+        return aligned_texts(*ends, digits=3)
+    return [number(v) for v in ends]
+
+
+def interval(found: dict, metric: str | None = None) -> str | None:
     """"0.718 to 0.857", or None when it has none."""
     if found["low"] is None:
         return None
-    return f"{number(found['low'])} to {number(found['high'])}"
+    _, low, high = _texts(found, metric)
+    return f"{low} to {high}"
 
 
-def estimate(found: dict) -> str:
-    """"0.788 (0.718 to 0.857)", or the value alone when it has no interval."""
-    span = interval(found)
-    return number(found["value"]) + ("" if span is None else f" ({span})")
+def estimate(found: dict, metric: str | None = None) -> str:
+    """"0.788 (0.718 to 0.857)", or the value alone when it has no interval; an MAE "47.1
+    (44.6 to 49.8)"."""
+    span = interval(found, metric)
+    return _texts(found, metric)[0] + ("" if span is None else f" ({span})")
 
 
 def title(card: dict) -> str:
@@ -85,8 +107,8 @@ def metrics_table(card: dict) -> pd.DataFrame:
     """One line per held-out metric: its value and interval."""
     values = card["metrics"]["values"]
     return pd.DataFrame({"metric": list(values),
-                         "held-out value": [number(v["value"]) for v in values.values()],
-                         "95% interval": [interval(v) or NOTHING for v in values.values()]})
+                         "held-out value": [_texts(v, m)[0] for m, v in values.items()],
+                         "95% interval": [interval(v, m) or NOTHING for m, v in values.items()]})
 
 
 def calibration_of(card: dict) -> dict | None:
@@ -134,7 +156,7 @@ def subgroup_tables(card: dict) -> list[tuple[str, pd.DataFrame]]:
                     else percent_text(group["outcome"], 1)}
             for name in names:
                 line[name] = (NOTHING if group["metrics"] is None
-                              else estimate(group["metrics"][name]))
+                              else estimate(group["metrics"][name], name))
             lines.append({**line, "note": group["note"] or ""})
         found.append((part["column"], pd.DataFrame(lines)))
     return found

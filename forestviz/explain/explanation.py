@@ -92,7 +92,7 @@ class Explanation:
     How sure and why (:mod:`forestviz.explain.uncertainty`, :mod:`.contributions`,
     :mod:`.narrative`): ``spread`` the trees' predictions under α (weighted quantiles, vote
     shares); ``interval`` (low, high) from the model's calibrated interval when one was given,
-    named ``interval_name`` ("90 % interval" of a value, "calibrated range" of a binary risk:
+    named ``interval_name`` ("90% interval" of a value, "calibrated range" of a binary risk:
     the Venn-ABERS range, :data:`forestviz.glossary.TERMS`, with ``calibrated_risk`` its
     calibrated value) and explained by ``interval_note``;
     ``warnings`` in plain words (few effective trees, ε = 1);
@@ -146,7 +146,7 @@ class Explanation:
         """Values of a regression's outcome as the page prints them beside its prediction
         (:func:`~forestviz.numbers.aligned_texts`): the decimals that show the largest of the
         prediction, its interval's ends and the trees' weighted range (a forest's) to four
-        significant digits, so that "Predicted 4.735 (90 % interval 4.600–4.879)" lines up."""
+        significant digits, so that "Predicted 4.735 (90% interval 4.600–4.879)" lines up."""
         shown = [self.prediction, *(self.interval or ())]
         if self.spread is not None and self.spread.vote_shares is None and not self.offset:
             shown.extend(np.ravel(self.spread.quantiles))

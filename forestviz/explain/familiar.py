@@ -229,7 +229,7 @@ class FamiliarGround:
 
 
 def unfamiliar_sentence(found: Familiarity, name=str) -> str | None:
-    """"Unlike the rows this model learned from: only 0.63 % of the 158 rows it held out from
+    """"Unlike the rows this model learned from: only 0.63% of the 158 rows it held out from
     training are as unusual; the most similar training rows differ most in Glucose and Age"
     when ``found`` is flagged, else None; ``name`` shows user-given column names."""
     if not found.flagged:
@@ -238,7 +238,7 @@ def unfamiliar_sentence(found: Familiarity, name=str) -> str | None:
     if found.share == 0:
         said = f"none of the {held:,} rows it held out from training is as unusual"
     else:
-        said = (f"only {plain_number(100 * found.share, 2)} % of the {held:,} rows it held "
+        said = (f"only {plain_number(100 * found.share, 2)}% of the {held:,} rows it held "
                 "out from training are as unusual")
     differ = " and ".join(name(c) for c in found.differ)
     return (f"Unlike the rows this model learned from: {said}"

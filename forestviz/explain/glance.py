@@ -106,7 +106,7 @@ def spread_sentence(e, name=str) -> str | None:
 
 
 def interval_sentence(e) -> str | None:
-    """"90 % interval 98.2–204.5: split-conformal, fitted on 200 held-out rows: …." (the
+    """"90% interval 98.2–204.5: split-conformal, fitted on 200 held-out rows: …." (the
     interval and where it comes from), None without an interval."""
     if e.interval is None:
         return None

@@ -31,7 +31,7 @@ def target_column(e) -> int | None:
 
 def headline(e, name=str) -> str:
     """"Predicted malignant (risk 0.80, calibrated 0.82, calibrated range 0.81–0.86)" or
-    "Predicted 151 (90 % interval 98.2–204)"."""
+    "Predicted 151 (90% interval 98.2–204)"."""
     shown = target_column(e)
     if shown is None:
         head = f"Predicted {e.value_texts(e.prediction)[0]}"
@@ -46,7 +46,7 @@ def headline(e, name=str) -> str:
 
 
 def interval_text(e) -> str:
-    """"90 % interval 98.2–204.5" for a value (to the decimals of
+    """"90% interval 98.2–204.5" for a value (to the decimals of
     :meth:`~forestviz.explain.explanation.Explanation.value_texts`); "calibrated 0.82,
     calibrated range 0.81–0.86" (Venn-ABERS) for a binary risk (a range with no confidence
     level: see :mod:`forestviz.explain.uncertainty`)."""
@@ -72,7 +72,7 @@ def spread_text(e, name=str) -> str | None:
         low, high = s.quantiles[s.levels.index(0.05)], s.quantiles[s.levels.index(0.95)]
         low, high = e.value_texts(low, high)
         return (f"the trees, weighted for this row, range from {low} to {high} "
-                "(5–95 %): how much they disagree, not where the outcome will fall")
+                "(5–95%): how much they disagree, not where the outcome will fall")
     shares = percent_shares(s.vote_shares)  # adding up to 100 %
     sides = ", ".join(f"{p} on trees favouring {name(c)}" for c, v, p in
                       zip(e.classes, s.vote_shares, shares, strict=True) if v > 0)

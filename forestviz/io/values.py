@@ -15,11 +15,14 @@ for the sums the models make, and its square (1e60) is far inside double precisi
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 import pandas as pd
 
 from forestviz.io.errors import DataError
 from forestviz.names import elide
+from forestviz.numbers import bound_text
 
 MAX_MAGNITUDE = 1e30
 
@@ -31,9 +34,19 @@ def check_numbers(column, values) -> None:
     bad = np.flatnonzero(~np.isnan(numbers) & ~(np.abs(numbers) <= MAX_MAGNITUDE))
     if bad.size:
         more = f" (and {bad.size - 1} more)" if bad.size > 1 else ""
-        raise DataError(f"'{elide(column)}' holds {numbers[bad[0]]:g}{more}: forestviz reads "
-                        f"numbers between -{MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g}. Correct the "
-                        "value, or leave it empty for a missing value.")
+        raise DataError(f"'{elide(column)}' holds {_size(numbers[bad[0]])}{more}: forestviz "
+                        f"reads numbers within ±{bound_text(MAX_MAGNITUDE)}. Correct the value, "
+                        "or leave it empty for a missing value.")
+
+
+def _size(value: float) -> str:
+    """A number too large to print digit by digit, in words: "infinity", "minus infinity", "a
+    number of 309 digits", "a negative number of 31 digits" (no scientific notation for the
+    people who read it)."""
+    if not np.isfinite(value):
+        return "minus infinity" if value < 0 else "infinity"
+    digits = Decimal(abs(value)).adjusted() + 1  # exact: the float 1e200 is below 10^200
+    return f"a {'negative ' if value < 0 else ''}number of {digits:,} digits"
 
 
 def check_table(frame: pd.DataFrame, columns) -> None:

@@ -19,6 +19,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.tree import BaseDecisionTree, DecisionTreeRegressor
 
+from forestviz.numbers import bound_text
+
 MAGNITUDE = 1e100
 """Saved keys, values, centres, scales and temperatures lie within [−this, this] (scales and τ
 at least 1/this): their squares summed over features and trees stay finite."""
@@ -67,10 +69,10 @@ def _array_words(shape, kind, low, high, above) -> str:
 
 def _bounds(low, high, above) -> str:
     if low is not None and high is not None and low == -high:
-        return f" within ±{high:g}"
-    return "".join([f" of at least {low}" if low is not None else "",
-                    f" above {above}" if above is not None else "",
-                    f" of at most {high:,}" if high is not None else ""])
+        return f" within ±{bound_text(high)}"
+    return "".join([f" of at least {bound_text(low)}" if low is not None else "",
+                    f" above {bound_text(above)}" if above is not None else "",
+                    f" of at most {bound_text(high)}" if high is not None else ""])
 
 
 def checked_number(value, what: str, *, low=None, high=None, above=None) -> float:

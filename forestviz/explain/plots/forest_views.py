@@ -91,7 +91,7 @@ def cleaning_rounds_figure(rounds, *, width=WIDTH) -> go.Figure:
                          ("feature_reduction", "features dropped")):
         fig.add_scatter(x=frame["round"], y=frame[column], name=f"{name} (%, right axis)",
                         yaxis="y2", mode="lines+markers", line={"dash": "dot"},
-                        hovertemplate=f"round %{{x}}: {name} %{{y:.1f}} %<extra></extra>")
+                        hovertemplate=f"round %{{x}}: {name} %{{y:.1f}}%<extra></extra>")
     return finish(fig, "Validation AUC as rows and features are cleaned",
                   "Each round refits the Enhanced RF without the rows of lowest weight and the "
                   "features of little importance; good cleaning keeps the AUC while the data "
@@ -99,5 +99,5 @@ def cleaning_rounds_figure(rounds, *, width=WIDTH) -> go.Figure:
                   xaxis={"title": {"text": "round"}, "dtick": 1, "tickformat": "d"},
                   yaxis={"title": {"text": "validation AUC"}, "tickformat": ".3f"},
                   yaxis2={"title": {"text": "% dropped"}, "overlaying": "y", "side": "right",
-                          "ticksuffix": " %", "rangemode": "tozero", "showgrid": False},
+                          "ticksuffix": "%", "rangemode": "tozero", "showgrid": False},
                   height=400)
