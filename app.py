@@ -18,19 +18,6 @@ from starlette.middleware import Middleware
 from ui import doors, launch, memory, upload_caps
 from ui.secure_cookies import SecureCookies
 
-# every page by its ui.access.PAGE_ACTIONS name: file, title, icon (in the navigation's order)
-PAGES = {
-    "home": ("pages/home.py", "Home", ":material/home:"),
-    "data": ("pages/data.py", "Data", ":material/table:"),
-    "train": ("pages/train.py", "Train", ":material/model_training:"),
-    "explain": ("pages/explain.py", "Explain", ":material/search:"),
-    "models": ("pages/models.py", "Models", ":material/inventory_2:"),
-    "forest": ("pages/forest.py", "Forest", ":material/forest:"),
-    "lab": ("pages/lab.py", "Paper lab", ":material/school:"),
-    "glossary": ("pages/glossary.py", "Glossary", ":material/menu_book:"),
-    "audit": ("pages/audit.py", "Audit", ":material/policy:"),
-}
-
 if __name__ != "__main__":  # the server's import, before it answers any request
     doors.refuse_unsafe_address()
     launch.start_preload()  # the default model, loading while the server starts (ui/launch.py)
@@ -43,7 +30,7 @@ if __name__ != "__main__":  # the server's import, before it answers any request
 else:  # a session's run
     from forestviz.store import waits
     from ui import signin
-    from ui.access import may_use
+    from ui.access import PAGES, may_use
     from ui.server import default_training
     from ui.session_end import watch_this_session
     from ui.state import ensure_dataset
@@ -56,8 +43,8 @@ else:  # a session's run
         page = st.navigation([st.Page(signin.gate, title="Sign in", icon=":material/login:")])
     else:
         page = st.navigation([
-            st.Page(path, title=title, icon=icon, default=name == "home")
-            for name, (path, title, icon) in PAGES.items() if may_use(identity.role, name)
+            st.Page(p.path, title=p.title, icon=p.icon, default=name == "home")
+            for name, p in PAGES.items() if may_use(identity.role, name)
         ])
         signin.show_identity(identity)
         ensure_dataset()

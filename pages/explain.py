@@ -3,7 +3,6 @@
 from contextlib import nullcontext
 from functools import partial
 
-import numpy as np
 import streamlit as st
 
 from forestviz.app.workbench import Workbench
@@ -11,6 +10,7 @@ from forestviz.explain import plots
 from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_names import typed_identifier
 from forestviz.explain.report_record import TRAINING_ROW, edited_values
+from forestviz.io.row_ids import row_position
 from forestviz.names import elide_cells
 from ui import (
     counterfactual_view,
@@ -57,18 +57,14 @@ def pick_row(bench: Workbench, how: str) -> int:
             st.dataframe(ranked.drop(columns="position"), hide_index=True)
         current = int(chosen)
     elif how == "id":
-        ids = dataset.ids.to_numpy(dtype=str)
-        wanted = st.text_input("ID, or row number (the table's row label)", value=ids[current],
-                               key="explain_id").strip()
-        matches = np.flatnonzero(ids == wanted)
-        labels = dataset.frame.index
-        if matches.size:
-            current = int(matches[0])
-        elif wanted.isdigit() and int(wanted) in labels:
-            current = int(labels.get_loc(int(wanted)))
-        else:
+        ids = dataset.ids
+        wanted = st.text_input("ID, or row number (the table's row label)",
+                               value=ids.iloc[current], key="explain_id").strip()
+        found = row_position(dataset.frame, dataset.id_column, wanted)
+        if found is None:
             st.warning(as_text(f"No row has the ID or row number '{wanted}'; showing "
-                               f"{ids[current]}."), icon=":material/warning:")
+                               f"{ids.iloc[current]}."), icon=":material/warning:")
+        current = current if found is None else found
     st.session_state[models.ROW] = current
     return current
 

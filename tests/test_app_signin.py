@@ -24,7 +24,7 @@ from tests.signin_helpers import (
     user,
 )
 from tests.test_display import shown
-from ui.access import PAGE_ACTIONS
+from ui.access import PAGES
 from ui.audit_view import day_bounds, query_filters
 from ui.identity import NO_SUBJECT, identity_from_user, local_user, roles_claim
 from ui.signin import LOCAL_MODE
@@ -183,16 +183,17 @@ def module_body(path) -> list[ast.stmt]:
     return ast.parse(path.read_text()).body
 
 
-def test_every_page_is_named_in_the_roles_and_navigation_and_guards_itself_first():
-    """A page file ``pages/NAME.py`` is named NAME in ``ui.access.PAGE_ACTIONS`` and in app.py's
-    PAGES table, and its first statement after the imports is ``signin.guard("NAME")``."""
-    (table,) = [node.value for node in module_body(REPO / "app.py")
-                if isinstance(node, ast.Assign) and node.targets[0].id == "PAGES"]
-    navigation = {key.value: value.elts[0].value for key, value in
-                  zip(table.keys, table.values, strict=True)}
-    for path in sorted((REPO / "pages").glob("*.py")):
+def test_every_page_is_named_in_the_one_page_table_and_guards_itself_first():
+    """A page file ``pages/NAME.py`` is named NAME in ``ui.access.PAGES`` (which app.py's
+    navigation is built from; it has no table of its own), and its first statement after the
+    imports is ``signin.guard("NAME")``."""
+    assert not [node for node in module_body(REPO / "app.py") if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "PAGES" for t in node.targets)]
+    files = sorted((REPO / "pages").glob("*.py"))
+    assert sorted(f"pages/{path.stem}.py" for path in files) == sorted(
+        page.path for page in PAGES.values())
+    for path in files:
         name = path.stem
-        assert name in PAGE_ACTIONS and navigation.get(name) == f"pages/{name}.py", name
         first = next(node for node in module_body(path)
                      if not isinstance(node, ast.Import | ast.ImportFrom) and not (
                          isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)))

@@ -2,20 +2,44 @@
 the ID token (its name is configurable, default ``roles``); without an ``[auth]`` section the
 app runs for one local user with the local role (:func:`forestviz.store.roles.local_role`).
 What a role may do is the one table of :mod:`forestviz.store.roles`; a page is open to the roles
-that may do its action."""
+that may do its action; :data:`PAGES` is the one table of the pages (``app.py`` builds the
+navigation from it)."""
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from forestviz.store.roles import ROLES, may
 
 DEFAULT_ROLES_CLAIM = "roles"
 
-# the action (forestviz.store.roles.MAY) that each page is for
-PAGE_ACTIONS = {
-    "home": "explain", "explain": "explain", "forest": "explain", "models": "open",
-    "lab": "explain", "glossary": "explain", "data": "train", "train": "train",
-    "audit": "view_trail",
-}
+
+@dataclass(frozen=True)
+class Page:
+    """A page of the dashboard: its ``name`` (its file is ``pages/<name>.py``, its first line
+    ``signin.guard("<name>")``), its title and icon in the navigation, and the action
+    (:data:`forestviz.store.roles.MAY`) a role must be allowed to open it."""
+
+    name: str
+    title: str
+    icon: str
+    action: str
+
+    @property
+    def path(self) -> str:
+        return f"pages/{self.name}.py"
+
+
+PAGES = {page.name: page for page in (  # in the navigation's order
+    Page("home", "Home", ":material/home:", "explain"),
+    Page("data", "Data", ":material/table:", "train"),
+    Page("train", "Train", ":material/model_training:", "train"),
+    Page("explain", "Explain", ":material/search:", "explain"),
+    Page("models", "Models", ":material/inventory_2:", "open"),
+    Page("forest", "Forest", ":material/forest:", "explain"),
+    Page("lab", "Paper lab", ":material/school:", "explain"),
+    Page("glossary", "Glossary", ":material/menu_book:", "explain"),
+    Page("audit", "Audit", ":material/policy:", "view_trail"),
+)}
 
 
 def claim_names(value) -> list[str] | None:
@@ -40,10 +64,10 @@ def role_from_claims(claims: Mapping, claim: str = DEFAULT_ROLES_CLAIM) -> str |
 def may_use(role: str | None, page: str) -> bool:
     """Whether ``role`` may use ``page``: may do its action (unknown pages and a missing role:
     no)."""
-    return page in PAGE_ACTIONS and may(role, PAGE_ACTIONS[page])
+    return page in PAGES and may(role, PAGES[page].action)
 
 
 def allowed_pages(role: str | None) -> list[str]:
-    """The pages ``role`` may use, in ``PAGE_ACTIONS`` order (the navigation shows only
+    """The pages ``role`` may use, in :data:`PAGES` order (the navigation shows only
     these)."""
-    return [page for page in PAGE_ACTIONS if may_use(role, page)]
+    return [page for page in PAGES if may_use(role, page)]

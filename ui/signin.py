@@ -95,7 +95,7 @@ def shown_name(identity: Identity) -> str:
 
 def guard(page: str) -> None:
     """A page's first call: stop its run unless this session's role may use ``page`` (its
-    ``ui.access.PAGE_ACTIONS`` name). The navigation leaves such a page out already, but
+    ``ui.access.PAGES`` name). The navigation leaves such a page out already, but
     Streamlit runs a page file directly, past ``app.py``, while no run of the process has
     called ``st.navigation`` yet (its multipage mode of a ``pages/`` folder: a fresh server's
     first visit by a page's URL), so the run's budget of lock waits on the library begins here
@@ -108,7 +108,7 @@ def guard(page: str) -> None:
 
 
 def page_link(path: str, label: str, icon: str) -> None:
-    """``st.page_link`` to ``path`` (``pages/NAME.py``, NAME as in ``ui.access.PAGE_ACTIONS``)
+    """``st.page_link`` to ``path`` (``pages/NAME.py``, NAME as in ``ui.access.PAGES``)
     if this session's role may use that page: a page the navigation leaves out has no link."""
     identity = admitted()
     if identity is not None and may_use(identity.role, Path(path).stem):

@@ -24,6 +24,7 @@ from forestviz.cli.main import COUNTERFACTUAL_CHUNK
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.limits import MAX_BYTES  # a table is read whole
+from forestviz.io.row_ids import row_position
 from forestviz.io.safe_write import OutputError, check_target, write_file
 from forestviz.names import elide
 from forestviz.parameters import PARAMETERS
@@ -191,8 +192,7 @@ def report(args) -> int:
         check_goal(bench.model.task == "classification", change)
     published = None if trail is None else f"{trail.model[0]}@{trail.model[1]}"
     dataset = bench.dataset
-    ids = _row_ids(frame, bench.choice.id_column)
-    wanted = [ids.get(str(row)) for row in args.rows]
+    wanted = [row_position(frame, bench.choice.id_column, row) for row in args.rows]
     if None in wanted:
         missing = args.rows[wanted.index(None)]
         raise DataError(f"No row of {where} has the ID '{missing}'.")
@@ -299,13 +299,6 @@ def _pdf_printer():
             raise DataError(f"Row '{elide(row_id)}': {err}") from err
 
     return to_pdf
-
-
-def _row_ids(frame, id_column) -> dict[str, int]:
-    """Row ID (as text) → position in ``frame``: the ID column's values when the table has
-    it, else the row labels from 0 as the app names rows."""
-    labels = frame[id_column] if id_column in frame.columns else frame.index
-    return {str(label): i for i, label in enumerate(labels)}
 
 
 def _report_folder(folder: Path, force: bool) -> Path:

@@ -16,6 +16,7 @@ import pandas as pd
 from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 from forestviz.io.csv_input import DataError, unique_names
+from forestviz.io.row_ids import row_ids
 from forestviz.io.values import check_table
 from forestviz.numbers import plain_number
 
@@ -239,9 +240,7 @@ class Dataset:
     @property
     def ids(self) -> pd.Series:
         """The ID column as text, or the row labels as text when there is no ID column."""
-        if self.id_column is not None:
-            return self.frame[self.id_column].astype(str)
-        return pd.Series(self.frame.index.astype(str), index=self.frame.index, name="row")
+        return row_ids(self.frame, self.id_column)
 
 
 def _numbers_note(column: str, text: pd.Series) -> str:
