@@ -16,7 +16,10 @@ import ast
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_classification, make_friedman1
 
@@ -24,6 +27,7 @@ from forestviz.explain.explanation import explain
 from forestviz.registry import CLASSIFICATION, FAMILIES
 from forestviz.settings import Settings
 from forestviz.trees.decision import decide
+from forestviz.trees.diagnostics import Search
 from forestviz.trees.ensemble import as_ensemble
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,11 +107,12 @@ def test_loss_and_attention_are_the_estimators_own(fitted):
     params = model.get_params()
     assert said.loss == params.get("loss", "l2")
     assert said.loss == ("l1" if key == "abrf1_lp" else "l2")
-    assert said.attention == {"eps", "tau"} <= params.keys()
+    assert said.attention == ({"eps", "tau"} <= params.keys())
     if said.attention:
         refit = clone(model).set_params(eps=0.5, tau=2.0).fit(X, y)
         chosen = as_ensemble(refit).diagnostics().search.chosen()
-        assert (chosen.eps, chosen.tau) == (0.5, 2.0) or chosen.is_base
+        # Softmax and ABRF-2 have no contamination part: their ε stays 0
+        assert chosen.is_base or (chosen.tau == 2.0 and chosen.eps in (0.5, 0.0))
 
 
 @pytest.mark.slow
@@ -235,3 +240,46 @@ def test_a_familys_label_is_written_only_in_the_registry():
     labels = {family.label for family in FAMILIES.values()}
     assert {path for path, constants in _everywhere().items()
             if constants & labels} == {"forestviz/registry.py"}
+
+
+# ----------------------------------------------------------------- the search's accessors
+@st.composite
+def search_tables(draw):
+    """A search table as the searches write it: base rows first, then attention settings, one
+    selected; losses NaN (set by hand) or drawn, with ties."""
+    n_bases, n_grid = draw(st.integers(1, 2)), draw(st.integers(1, 6))
+    n = n_bases + n_grid
+    scored = draw(st.booleans())
+    loss = st.sampled_from([0.1, 0.2, 0.3]) if scored else st.just(np.nan)
+    grid = [draw(st.sampled_from([0.0, 0.5, 1.0])) for _ in range(n_grid)]
+    return pd.DataFrame({
+        "candidate": ["base", "base (leaf means)"][:n_bases] + ["attention"] * n_grid,
+        "eps": [np.nan] * n_bases + grid, "tau": [np.nan] * n_bases + [1.0] * n_grid,
+        "validation_loss": draw(st.lists(loss, min_size=n, max_size=n)),
+        "standard_error": 0.01, "difference_to_best": 0.0, "difference_se": 0.0, "n_rows": 9,
+        "selected": np.arange(n) == draw(st.integers(0, n - 1))})
+
+
+@given(search_tables())
+@example(pd.DataFrame({"candidate": ["base", "attention", "attention"], "eps": [np.nan, 0, 1],
+                       "tau": [np.nan, 1.0, 1.0], "validation_loss": [0.2, 0.1, 0.1],
+                       "standard_error": 0.01, "difference_to_best": 0.0,
+                       "difference_se": 0.0, "n_rows": 9,
+                       "selected": [False, False, True]}))  # a tie: the first is the best
+def test_the_searchs_accessors_read_its_table(table):
+    """Each accessor against pandas on the same table: the chosen row, the base row, the
+    lowest loss among the settings and among the base models (the first of a tie), whether
+    anything was scored."""
+    search = Search(table, bool(table["selected"].iloc[0]))
+    assert search.chosen().position == int(np.flatnonzero(table["selected"])[0])
+    assert search.base().position == 0 and search.by_settings and not search.by_rounds
+    assert search.scored == bool(table["validation_loss"].notna().any())
+    for base, rows in ((False, table[table["candidate"] == "attention"]),
+                       (True, table[table["candidate"] != "attention"])):
+        best = search.best(base=base)
+        if search.scored and rows["validation_loss"].notna().any():
+            assert best.position == rows["validation_loss"].idxmin()
+        assert best.validation_loss == pytest.approx(
+            rows["validation_loss"].min(), nan_ok=True)
+    chosen = table.loc[table["selected"]].iloc[0]
+    assert search.chosen().eps == (None if np.isnan(chosen["eps"]) else chosen["eps"])

@@ -18,6 +18,7 @@ the Train and Forest pages and the models table read these fields, never a model
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -113,6 +114,10 @@ class Search:
 
     def candidates(self) -> tuple[Candidate, ...]:
         """Every candidate, in the table's order (the base models first)."""
+        return self._candidates
+
+    @cached_property
+    def _candidates(self) -> tuple[Candidate, ...]:
         return tuple(Candidate.of(i, row) for i, (_, row) in enumerate(self.table.iterrows()))
 
     def base(self) -> Candidate | None:
