@@ -30,8 +30,9 @@ class Family:
     command line's ``--model`` and its words in that option's help (None: not offered there);
     ``bases``: the base ensembles the Train page offers (Settings ``base`` → label), or None
     with ``base_note`` saying why there is no choice; ``tunes``: whether it has a search that
-    auto-tune turns on, and ``tuning_note`` what the page says when it is on; ``plain``: how a
-    sentence names its trees without attention or reweighting (the search's first candidate);
+    auto-tune turns on, and ``tuning_note`` what the page says when it is on;
+    ``cleans``: whether its fit reweighs the training rows in rounds, so that the Forest page
+    shows the rows it found hardest and offers its cleaning rounds (ERF Algorithm 2);
     ``build``: ``(settings, classify) → unfitted estimator``, importing its package when
     called; ``saves``: the classes its fitted models write to a model file (skops loader →
     full class names, :data:`forestviz.persistence.files.TRUSTED_NODES`)."""
@@ -47,7 +48,7 @@ class Family:
     base_note: str | None = None
     tunes: bool = True
     tuning_note: str | None = None
-    plain: str = "the plain forest"
+    cleans: bool = False
 
 
 def _depth(settings, default: int | None) -> int | None:
@@ -142,7 +143,8 @@ FAMILIES: dict[str, Family] = {family.key: family for family in (
                            "forestviz.trees.leaf_values.LeafTable",
                            "sklearn.tree._classes.DecisionTreeClassifier")},
            option="erf", option_words="Enhanced RF",
-           base_note="The Enhanced RF grows its own bootstrap forest of depth-limited trees."),
+           base_note="The Enhanced RF grows its own bootstrap forest of depth-limited trees.",
+           cleans=True),
     _attention_family("abrf1_qp", "Attention RF: ABRF-1, QP (L2 loss)", "abrf1", "l2",
                       option="abrf1"),
     _attention_family("abrf1_lp", "Attention RF: ABRF-1, LP (L1 loss)", "abrf1", "l1",
@@ -168,7 +170,7 @@ FAMILIES: dict[str, Family] = {family.key: family for family in (
                            "sklearn.tree._classes.ExtraTreeRegressor"),
             "RandomStateNode": ("numpy.random.mtrand.RandomState",)},
            option="agboost", option_words="attention boosting (numbers only)",
-           bases=BOOSTING_BASES, plain="the plain boosting machine"),
+           bases=BOOSTING_BASES),
 )}
 """Every model family, in the order the Train page lists them."""
 AUTO_TUNE_HELP = (

@@ -89,7 +89,7 @@ def test_diagnostics_are_the_fits_own_search_and_rounds(fitted):
         assert found.search.table is table
         assert found.selected_base == bool(model.selected_base_)
         chosen = found.search.chosen()
-        assert chosen.name == int(np.flatnonzero(table["selected"])[0])
+        assert chosen.position == int(np.flatnonzero(table["selected"])[0])
         assert found.search.discount == getattr(model, "discount_", None)
     assert (found.rounds is None) == (not isinstance(model, EnhancedForestClassifier))
 

@@ -19,6 +19,7 @@ def table(candidate="attention", *, selected_base=False, difference=0.05, smooth
     frame = pd.DataFrame({
         "candidate": ["base", candidate, candidate],
         "validation_loss": [base_loss, 0.35, 0.37],
+        "standard_error": [0.01, 0.01, 0.01],
         "n_rows": [1234, 1234, 1234],
         "difference_to_best": [difference, 0.0, 0.02],
         "difference_se": [0.02, 0.0, 0.03],

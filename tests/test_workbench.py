@@ -233,7 +233,7 @@ def test_the_train_page_says_when_the_confirmation_kept_the_machine():
     gain = f"{-base['confirmed_difference'] / variance:+.3g}".replace("-", "−")  # a true minus
     assert (f"its gain in R² was {gain} ± {base['confirmed_se'] / variance:.3g}, not above "
             "zero") in sentence
-    assert "did not beat the plain boosting machine" in sentence
+    assert "did not beat the plain gradient boosting machine" in sentence
 
 
 def test_an_explanations_figures_name_its_top_trees(erf_bench):

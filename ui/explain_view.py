@@ -123,7 +123,7 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSecti
     path drawing, the path's tests as a numbered list (it wraps in the narrow column, where a
     table cut them) and the nearest leaves."""
     tree = section.tree
-    says = "its term V is" if e.offset else "this tree says"  # tree_value_note: what V is
+    says = "its term V is" if e.boosting else "this tree says"  # tree_value_note: what V is
     st.markdown(as_text(f"{section.title}; {says} {section.says}"))
     left, right = st.columns([3, 2])
     if svg is not None:

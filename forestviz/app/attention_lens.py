@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier
 
 from forestviz.app.workflow import Bundle
 from forestviz.numbers import plain_number
+from forestviz.trees.diagnostics import Candidate
 from forestviz.trees.ensemble import as_ensemble
 
 LOSSES = {"l2": "squared error", "l1": "absolute error"}
@@ -62,7 +63,8 @@ class Lens:
         names = getattr(self.estimator, "feature_names_in_", None)
         rows = x if names is None else pd.DataFrame(x, columns=names)
         weights = as_ensemble(self.estimator).tree_weights(rows)[0]
-        predict = getattr(self.estimator, "predict_proba", None) or self.estimator.predict
+        predict = (self.estimator.predict_proba if is_classifier(self.estimator)
+                   else self.estimator.predict)
         return weights, np.asarray(predict(rows)[0])
 
 
@@ -75,21 +77,16 @@ def lens(bundle: Bundle) -> Lens | None:
     return found
 
 
-def best_setting(bundle: Bundle) -> tuple[pd.Series, pd.Series] | None:
-    """The search's best attention candidate and best plain candidate (rows of its table,
-    :class:`~forestviz.trees.diagnostics.Search`) of an attention forest that kept its plain
-    forest; None for any other model."""
-    model = bundle.estimator
-    found = as_ensemble(model).diagnostics()
-    if not found.selected_base or "eps" not in model.get_params():
+def best_setting(bundle: Bundle) -> tuple[Candidate, Candidate] | None:
+    """The search's best attention candidate and best plain candidate
+    (:meth:`~forestviz.trees.diagnostics.Search.best`) of a model with ε and τ to set that kept
+    its plain base model; None for any other model."""
+    ensemble = as_ensemble(bundle.estimator)
+    found = ensemble.diagnostics()
+    if not found.selected_base or not ensemble.describe().attention:
         return None
-    table = found.search.table
-    attention = table[table["candidate"] == "attention"]
-    base = table[table["candidate"] != "attention"]
-    if attention.empty or base.empty:
-        return None
-    return (attention.sort_values("validation_loss", kind="stable").iloc[0],
-            base.sort_values("validation_loss", kind="stable").iloc[0])
+    best, plain = found.search.best(), found.search.best(base=True)
+    return None if best is None or plain is None else (best, plain)
 
 
 def _make(bundle: Bundle) -> Lens | None:
@@ -98,11 +95,9 @@ def _make(bundle: Bundle) -> Lens | None:
         return None
     best, plain = found
     model = bundle.estimator
-    refit = clone(model).set_params(eps=float(best["eps"]), tau=float(best["tau"]))
+    refit = clone(model).set_params(eps=best.eps, tau=best.tau)
     refit.fit(bundle.X_train, bundle.y_train)
-    return Lens(estimator=refit, eps=float(best["eps"]), tau=float(best["tau"]),
-                loss=float(best["validation_loss"]), loss_se=float(best["standard_error"]),
-                base_loss=float(plain["validation_loss"]),
-                base_se=float(plain["standard_error"]),
-                loss_name=LOSSES.get(model.get_params().get("loss"), "loss"),
-                n_rows=int(best["n_rows"]))
+    return Lens(estimator=refit, eps=best.eps, tau=best.tau, loss=best.validation_loss,
+                loss_se=best.standard_error, base_loss=plain.validation_loss,
+                base_se=plain.standard_error,
+                loss_name=LOSSES[as_ensemble(model).describe().loss], n_rows=best.n_rows)

@@ -28,30 +28,28 @@ def same_split(a: Bundle, b: Bundle) -> bool:
 def chosen_in_words(bundle: Bundle) -> str:
     """What the fit chose, in words: the plain base model kept, or the attention setting
     (ε, τ, γ) or the Enhanced RF round, read from the model's own search table."""
-    found = as_ensemble(bundle.estimator).diagnostics()
+    ensemble = as_ensemble(bundle.estimator)
+    found, model = ensemble.diagnostics(), ensemble.describe()
     said = [f"{bundle.n_trees} trees"]
     search = found.search
     if found.selected_base:
-        plain = "forest" if search.discount is None else "gradient boosting machine"
-        said.append(f"the search kept the plain {plain} (equal tree weights)")
-    elif search is not None and "tau" in search.table:
+        said.append(f"the search kept {model.plain} (equal tree weights)")
+    elif search is not None and search.by_settings:
         chosen = search.chosen()
-        setting = f"ε = {chosen['eps']:.2f}, τ = {plain_number(chosen['tau'], 3)}"
+        setting = f"ε = {chosen.eps:.2f}, τ = {plain_number(chosen.tau, 3)}"
         if search.discount is not None:
             setting += f", γ = {search.discount:.2f}"
-        tuned = np.isfinite(search.table["validation_loss"]).any()
-        said.append(setting + (" (chosen on rows held out in training)" if tuned
+        said.append(setting + (" (chosen on rows held out in training)" if search.scored
                                else " (set by hand)"))
     if found.rounds is not None:
         rounds = found.rounds.history
         kept = rounds[found.rounds.best]["iteration"]  # rounds count from 1
         said.append(f"reweighting round {kept} of {len(rounds)}")
         if search is not None:
-            weighting = bool(search.chosen()["model_weighting"])
-            said.append("model weighting " + ("on" if weighting else "off"))
-    threshold = getattr(bundle.estimator, "threshold_", None)
-    if np.isscalar(threshold):
-        said.append(f"threshold {float(threshold):.3f} (Youden's J)")
+            said.append("model weighting " + ("on" if search.chosen().model_weighting
+                                              else "off"))
+    if model.threshold is not None:
+        said.append(f"threshold {model.threshold:.3f} (Youden's J)")
     return "; ".join(said)
 
 

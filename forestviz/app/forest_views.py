@@ -40,9 +40,10 @@ class GlobalViews:
 
 def global_views(model: Bundle, dataset: Dataset) -> GlobalViews:
     """The views of ``model``, trained on ``dataset``."""
-    rounds = as_ensemble(model.estimator).diagnostics().rounds
+    cleans = FAMILIES[model.settings.family].cleans
     hardest = weights = None
-    if rounds is not None:
+    if cleans:
+        rounds = as_ensemble(model.estimator).diagnostics().rounds
         hardest = hardest_rows(rounds, model, dataset)
         weights = plots.sample_weight_histogram(rounds.sample_importance)
     importance = impurity_importance(estimator_trees(model.estimator),
@@ -54,7 +55,7 @@ def global_views(model: Bundle, dataset: Dataset) -> GlobalViews:
         shown, ids = shown[keep], ids[keep]
     return GlobalViews(
         hardest=hardest, sample_weights=weights,
-        no_rounds=None if rounds is not None else no_rounds_note(model.task),
+        no_rounds=None if cleans else no_rounds_note(model.task),
         # per user column: a category's indicators together (impurity decreases add up)
         importance=plots.importance_bars(model.summary.columns.fold(importance),
                                          model.summary.columns.names),
@@ -67,7 +68,7 @@ def no_rounds_note(task: str) -> str:
     """Why a model of ``task`` without reweighting rounds shows neither the hardest rows nor
     cleaning rounds, and what to do, if anything: only an Enhanced RF has them, and only a
     classification target offers one."""
-    erf = FAMILIES["erf"]
+    erf = next(family for family in FAMILIES.values() if family.cleans)
     name = erf.option_words  # "Enhanced RF"
     said = (f"Sample importance and cleaning rounds (ERF Algorithm 2) come from the {name}'s "
             "reweighting rounds")

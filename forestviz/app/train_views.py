@@ -42,9 +42,8 @@ class Comparison:
     calibration: View | None = None  # binary risk: the reliability curve on held-out rows
 
 
-def comparison(model: Bundle, dataset: Dataset, *, plain: str) -> Comparison:
-    """The Train page's views of ``model``, trained on ``dataset``; ``plain``: the name of the
-    model's plain base model ("the plain forest")."""
+def comparison(model: Bundle, dataset: Dataset) -> Comparison:
+    """The Train page's views of ``model``, trained on ``dataset``."""
     if model.task == "classification" and len(model.class_names) == 2:
         figure = plots.roc_figure(model.y_test, model.test_predictions, model.class_names[1])
     elif model.task == "regression":
@@ -52,10 +51,10 @@ def comparison(model: Bundle, dataset: Dataset, *, plain: str) -> Comparison:
     else:
         figure = None
     higher = tuple(c for c in HIGHER_IS_BETTER if c in model.results)
-    found = as_ensemble(model.estimator).diagnostics()
-    loss = model.estimator.get_params().get("loss", "l2")
-    variance = r2_variance(model.task, loss, model.y_train)
-    note = selection_note(found.search, plain=plain, task=model.task, loss=loss,
+    ensemble = as_ensemble(model.estimator)
+    found, said = ensemble.diagnostics(), ensemble.describe()
+    variance = r2_variance(model.task, said.loss, model.y_train)
+    note = selection_note(found.search, plain=said.plain, task=model.task, loss=said.loss,
                           variance=variance)
     return Comparison(model.results.set_index("model"), higher, figure,
                       training_views(found, variance), note, calibration(model, dataset))
@@ -84,13 +83,10 @@ def training_views(found: Diagnostics, variance: float | None) -> tuple[View, ..
     search = found.search
     if search is None:
         return tuple(views)
-    table = search.table
-    if "tau" in table and table["validation_loss"].notna().any():
-        note = None
-        if search.discount is not None:  # AGBoost: the curves at the chosen discount γ
-            table = table[(table["discount"] == search.discount)
-                          | (table["candidate"] != "attention")]
+    if search.by_settings and search.scored:
+        note = None  # AGBoost: the curves at the chosen discount γ
+        if search.discount is not None:
             note = f"At the chosen discount γ = {search.discount:g}."
         views.append(View("The ε–τ search (ABRF Fig. 2)", note,
-                          plots.tau_curves(table, target_variance=variance)))
+                          plots.tau_curves(search.curves(), target_variance=variance)))
     return tuple(views)

@@ -54,7 +54,6 @@ from forestviz.names import elide
 from forestviz.numbers import outcome_text, plain_number
 from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
-from forestviz.trees.ensemble import as_ensemble
 
 MAX_MODELS = 6  # models kept per data set (a session's memory is bounded)
 TOP_K = 5
@@ -143,8 +142,7 @@ class Workbench:
     def comparison(self) -> train_views.Comparison:
         """The Train page's views (:func:`forestviz.app.train_views.comparison`)."""
         model = self._model()
-        return train_views.comparison(model, self.dataset,
-                                      plain=FAMILIES[model.settings.family].plain)
+        return train_views.comparison(model, self.dataset)
 
     def models_table(self) -> pd.DataFrame:
         """Every model trained on this data set and the current model's baselines, on the same
@@ -362,7 +360,7 @@ class Workbench:
         Enhanced RF with this model's settings and at most ``max_trees`` trees; None when the
         model is not an Enhanced RF."""
         model = self._model()
-        if as_ensemble(model.estimator).diagnostics().rounds is None:
+        if not FAMILIES[model.settings.family].cleans:
             return None
         settings = replace(model.settings,
                            n_estimators=min(model.settings.n_estimators, max_trees))

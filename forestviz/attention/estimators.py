@@ -52,6 +52,7 @@ from forestviz.trees.checks import (
 from forestviz.trees.contaminated import ContaminatedEnsemble
 from forestviz.trees.contamination import contaminate
 from forestviz.trees.decision import HeldOutDecision
+from forestviz.trees.description import Description, binary_threshold
 from forestviz.trees.diagnostics import Diagnostics, Search
 from forestviz.trees.leaf_values import tree_covers
 
@@ -245,6 +246,13 @@ class _AttentionForest(ContaminatedEnsemble, BaseEstimator):
         whether the plain forest won."""
         check_is_fitted(self)
         return Diagnostics(search=Search(self.search_results_, bool(self.selected_base_)))
+
+    def describe(self) -> Description:
+        """An attention forest of its ``loss``, with ε and τ to set; a classifier decides by
+        its held-out threshold."""
+        threshold = self.decision_threshold() if isinstance(self, HeldOutDecision) else None
+        return Description("Attention-based random forest", loss=self.loss, attention=True,
+                           threshold=binary_threshold(threshold))
 
     def _predict_values(self, X) -> np.ndarray:
         """Σ_k α_k(x)·V_k(x) (n, C): one leaf lookup (the trees' compiled ``apply`` in

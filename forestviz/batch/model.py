@@ -28,6 +28,7 @@ from forestviz.io.dataset import Dataset
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.persistence.archive import MAX_FILE_BYTES, ModelFileError
 from forestviz.persistence.model_file import ModelFile
+from forestviz.trees.ensemble import as_ensemble
 
 
 @dataclass(frozen=True)
@@ -85,13 +86,13 @@ class BatchModel:
         estimator, pre = file.estimator, file.preprocessor
         classify = is_classifier(estimator)
         classes = np.asarray(estimator.classes_) if classify else None
-        threshold = getattr(estimator, "threshold_", None)
+        threshold = as_ensemble(estimator).describe().threshold
         binary = classify and classes.size == 2
-        explicit = binary and np.isscalar(threshold)
+        explicit = binary and threshold is not None
         columns = tuple(str(c) for c in pre.feature_names_in_)
         return cls(
             file=file, task="classification" if classify else "regression", classes=classes,
-            threshold=float(threshold) if explicit else 0.5 if binary else None,
+            threshold=threshold if explicit else 0.5 if binary else None,
             argmax=not explicit,
             columns=columns, used=tuple(c for c in columns if c not in pre.dropped_columns_),
             numeric=frozenset(map(str, pre.medians_)),

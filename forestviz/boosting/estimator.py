@@ -46,6 +46,7 @@ from forestviz.trees.checks import (
 )
 from forestviz.trees.contaminated import ContaminatedEnsemble
 from forestviz.trees.contamination import contaminate
+from forestviz.trees.description import Description
 from forestviz.trees.diagnostics import Diagnostics, Search
 from forestviz.trees.leaf_stats import LeafStats
 from forestviz.trees.leaf_values import node_values, tree_covers
@@ -225,6 +226,12 @@ class AttentionBoostingRegressor(ContaminatedEnsemble, RegressorMixin, BaseEstim
         check_is_fitted(self)
         return Diagnostics(search=Search(self.search_results_, bool(self.selected_base_),
                                          discount=float(self.discount_)))
+
+    def describe(self) -> Description:
+        """Attention over a gradient boosting machine's trees: each tree's number is a
+        correction added to F_0 (:meth:`offset`); squared error; ε and τ to set."""
+        return Description("Attention-based gradient boosting (AGBoost)",
+                           base="gradient boosting machine", boosting=True, attention=True)
 
     def predict(self, X) -> np.ndarray:
         """ŷ(x) = F_0 + (1 − ε)·Σ_k D_k(x)·V_k(x) + ε·Σ_k w_k·V_k(x) (eq 14 with eq 18), with

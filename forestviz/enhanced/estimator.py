@@ -41,6 +41,7 @@ from forestviz.trees.checks import (
     parameter_check,
 )
 from forestviz.trees.decision import decide
+from forestviz.trees.description import Description, binary_threshold
 from forestviz.trees.diagnostics import Diagnostics, Rounds, Scores, Search
 from forestviz.trees.ensemble import EnsembleOutputs, WeightedEnsemble, uniform_parts
 from forestviz.trees.fitted import impurity_importance
@@ -324,6 +325,13 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
             search = Search(self.search_results_, bool(self.selected_base_),
                             score="AUC" if len(self.classes_) == 2 else "Brier score")
         return Diagnostics(search=search, rounds=rounds)
+
+    def describe(self) -> Description:
+        """An Enhanced Random Forest: binary, Youden's threshold on its validation rows (on
+        its training rows without them); one threshold per class otherwise (argmax)."""
+        check_is_fitted(self)
+        return Description("Enhanced random forest", threshold=binary_threshold(self.threshold_),
+                           held_out=self.validation_indices_ is not None)
 
     def tree_scores(self, X):
         """Tree scores S, S1, S2 of eqs (6)-(8) (see

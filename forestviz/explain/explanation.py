@@ -32,37 +32,22 @@ from forestviz.explain.summary import TrainingSummary
 from forestviz.explain.uncertainty import IntervalModel, TreeSpread, spread_warnings, tree_spread
 from forestviz.glossary import TERMS
 from forestviz.numbers import aligned_texts, plain_number
-from forestviz.trees.decision import RULE
 from forestviz.trees.diagnostics import Scores
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.paths import Alternative, PathStep
 
-MODEL_NAMES = {
-    "AttentionForestRegressor": "Attention-based random forest",
-    "AttentionForestClassifier": "Attention-based random forest",
-    "EnhancedForestClassifier": "Enhanced random forest",
-    "AttentionBoostingRegressor": "Attention-based gradient boosting (AGBoost)",
-    "RandomForestRegressor": "Random forest",
-    "RandomForestClassifier": "Random forest",
-    "ExtraTreesRegressor": "Extra trees",
-    "ExtraTreesClassifier": "Extra trees",
-    "DecidedRandomForestClassifier": "Random forest",
-    "DecidedExtraTreesClassifier": "Extra trees",
-}
-
-
-PLAIN = {"AttentionBoostingRegressor": "its plain gradient boosting machine (equal tree weights)"}
-
 
 def model_name(model) -> str:
-    """The family's name; when its search kept the plain base model, that is said too (the
-    weights are then equal, and calling it "attention" would mislead)."""
-    name = MODEL_NAMES.get(type(model).__name__, type(model).__name__)
-    if as_ensemble(model).diagnostics().selected_base:
-        plain = PLAIN.get(type(model).__name__, "its plain forest (equal tree weights)")
-        return f"{name}, which kept {plain}: nothing beat it on the rows held out in training"
-    return name
+    """The model's name (:meth:`~forestviz.trees.ensemble.WeightedEnsemble.describe`); when its
+    search kept the plain base model, that is said too (the weights are then equal, and calling
+    it "attention" would mislead)."""
+    ensemble = as_ensemble(model)
+    said = ensemble.describe()
+    if ensemble.diagnostics().selected_base:
+        return (f"{said.name}, which kept its plain {said.base} (equal tree weights): nothing "
+                "beat it on the rows held out in training")
+    return said.name
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,7 +83,9 @@ class Explanation:
     ``warnings`` in plain words (few effective trees, ε = 1);
     ``contributions`` per user column (base value + Σ = the prediction); ``why`` one sentence.
     ``spreads``: the features' training standard deviations, which set the decimals of their
-    numbers (:mod:`forestviz.numbers`, :meth:`feature_texts`).
+    numbers (:mod:`forestviz.numbers`, :meth:`feature_texts`). ``boosting``: the trees'
+    numbers are boosting corrections added to the offset (a tree's number is its term V:
+    :class:`~forestviz.trees.description.Description`).
     """
 
     model_name: str
@@ -137,6 +124,7 @@ class Explanation:
     contributions: Contributions | None = None
     why: str = ""
     spreads: np.ndarray | None = None
+    boosting: bool = False
 
     @property
     def n_trees(self) -> int:
@@ -165,7 +153,7 @@ class Explanation:
         """What one tree says for a value: a forest's tree says an outcome (to the decimals of
         :meth:`value_texts`), a boosting tree a leaf value V_k, which lives on another scale
         (four significant digits)."""
-        return plain_number(value, 4) if self.offset else self.value_texts(value)[0]
+        return plain_number(value, 4) if self.boosting else self.value_texts(value)[0]
 
     def imputed_features(self) -> frozenset[int]:
         """The encoded features whose value in :attr:`row` stood in for a missing one (every
@@ -238,15 +226,15 @@ def _missing(columns: ColumnMap, detected, original_row) -> frozenset[str]:
 
 
 def decision(model, proba, classes):
-    """(predicted class, threshold, rule in words) as the model's ``predict`` decides."""
-    threshold = getattr(model, "threshold_", None)
-    if classes.size == 2 and np.isscalar(threshold):
-        threshold = float(threshold)
+    """(predicted class, threshold, rule in words) as the model's ``predict`` decides (its
+    threshold and how it was chosen: :meth:`~forestviz.trees.ensemble.WeightedEnsemble.
+    describe`)."""
+    said = as_ensemble(model).describe()
+    threshold = said.threshold
+    if classes.size == 2 and threshold is not None:
         chosen = classes[int(proba[1] >= threshold)]
-        held_out = getattr(model, "validation_indices_", True) is not None
-        rule = RULE if held_out else "Youden's J on the training rows"
         return chosen, threshold, (f"{classes[1]} when P({classes[1]}) ≥ {threshold:.3f} "
-                                   f"({rule}), else {classes[0]}")
+                                   f"({said.rule}), else {classes[0]}")
     chosen = classes[int(np.argmax(proba))]
     if classes.size == 2:
         return chosen, 0.5, "the class with the larger probability (threshold 0.5)"
@@ -347,7 +335,8 @@ def explain(model, x, *, top_k=5, X_train=None, y_train=None, summary=None,
         warnings=tuple(spread_warnings(
             float(effective_trees(weights)), eps, weights.size,
             base_kept=ensemble.diagnostics().selected_base)),
-        contributions=found, spreads=summary.scale)
+        contributions=found, spreads=summary.scale,
+        boosting=ensemble.describe().boosting)
     return replace(e, why=why_sentence(e))
 
 

@@ -66,7 +66,7 @@ def spread_text(e, name=str) -> str | None:
     (the weighted mean of the leaves' probabilities, 0.89): the sentence names both so that the
     two numbers do not read as two answers."""
     s = e.spread
-    if s is None or e.offset:
+    if s is None or e.boosting:
         return None
     if s.vote_shares is None:
         low, high = s.quantiles[s.levels.index(0.05)], s.quantiles[s.levels.index(0.95)]
@@ -89,7 +89,7 @@ def tree_value_note(e) -> str | None:
     rate ν and the number of trees T, so that the prediction is the starting value F_0 plus the
     trees' weighted mean term, F_0 + Σ α_k·V_k. None for a forest, whose trees each say an
     outcome."""
-    if not e.offset:
+    if not e.boosting:
         return None
     start, mean, prediction = e.value_texts(e.offset, e.prediction - e.offset, e.prediction)
     return (f"A boosting tree's number is not a prediction: it is its term V = T·ν·h, its "

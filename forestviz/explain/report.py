@@ -156,7 +156,7 @@ def figures(explanation, *, width: int = WIDTH, trees=None,
 def _prediction(e, names) -> str:
     if e.task == "regression":
         card = f"Predicted value: <b>{e.value_texts(e.prediction)[0]}</b>"
-        if e.offset:
+        if e.boosting:
             card += (f" = initial value {plain_number(e.offset, 4)} + Σ<sub>k</sub> α<sub>k</sub>·"
                      "V<sub>k</sub> (weighted tree values)")
         return f'<p class="card">{card}</p>'

@@ -45,35 +45,35 @@ def selection_note(search: Search | None, *, plain: str, task: str, loss: str,
     ("l2" or "l1"), which name its losses unless the search says what it scored
     (:attr:`Search.score`); ``variance``: :func:`r2_variance` (None: losses are not said as R²).
     """
-    if search is None or search.table["candidate"].iloc[0] != "base":
+    base = None if search is None else search.base()
+    if base is None:
         return None
-    table = search.table
-    base, chosen = table.iloc[0], search.chosen()
-    if not np.isfinite(base["validation_loss"]):
+    chosen = search.chosen()
+    if not np.isfinite(base.validation_loss):
         return (f"Attention was not compared with {plain}: ε and τ were set by hand and no "
                 "rows were held out to score them.")
     name = search.score or LOSS_NAMES.get((task, loss), "mean squared error")
     by_auc = search.score == "AUC"  # the table holds 1 − AUC: a gain is in AUC
     score = _score_text(name, None if by_auc else variance)
-    methods = table[table["candidate"].isin(("attention", "enhanced"))]
-    best = methods.loc[methods["validation_loss"].idxmin()]
+    best = search.best()
     enhanced = search.by_rounds
     other = "Enhanced RF setting" if enhanced else "attention setting"
     method = "Reweighting and model weighting" if enhanced else "Attention"
-    held = (f"on the {int(base['n_rows']):,} training rows the search held out: "
+    held = (f"on the {base.n_rows:,} training rows the search held out: "
             + ("round 1 with plain averaging" if enhanced else plain) + " "
-            f"{score(base['validation_loss'])}, the best {other} "
-            f"{score(best['validation_loss'])}")
+            f"{score(base.validation_loss)}, the best {other} "
+            f"{score(best.validation_loss)}")
     # the confirmation's out-of-selection difference, in R² where the sentence speaks R²
-    gain, gain_se, unit = (-base.get("confirmed_difference", np.nan),
-                           base.get("confirmed_se", np.nan), f" in {name}")
+    confirmed = base.confirmed_se is not None
+    gain, gain_se = (-base.confirmed_difference, base.confirmed_se) if confirmed else (
+        np.nan, np.nan)
+    unit = f" in {name}"
     if variance and not by_auc:
         gain, gain_se, unit = gain / variance, gain_se / variance, " in R²"
-    confirmed = "confirmed_se" in base
-    beat = base["difference_to_best"] > base["difference_se"]  # the search's own rule
+    beat = base.difference_to_best > base.difference_se  # the search's own rule
     if search.selected_base:
         means = " (each tree reporting the mean of the training rows in its leaf)" if (
-            chosen["candidate"] == "base (leaf means)") else ""
+            chosen.kind == "base (leaf means)") else ""
         why = "a difference within its standard error"
         if beat and confirmed:
             why = ("but the search, redone without each fifth of those rows, did not beat "
@@ -85,17 +85,17 @@ def selection_note(search: Search | None, *, plain: str, task: str, loss: str,
                 "weights.")
     if not beat:
         return (f"Some settings were fixed by hand, so {plain} was not a candidate ({held}; "
-                f"this model {score(chosen['validation_loss'])}).")
+                f"this model {score(chosen.validation_loss)}).")
     simplest = "the fewest rounds" if enhanced else "the smoothest weights"
-    smoothest = ("" if chosen.name == best.name else
+    smoothest = ("" if chosen.position == best.position else
                  " Of the settings within one standard error of the best, the one with "
-                 f"{simplest} was chosen ({score(chosen['validation_loss'])}).")
+                 f"{simplest} was chosen ({score(chosen.validation_loss)}).")
     confirmation = "" if not confirmed else (
         "; redone without each fifth of those rows, it beat it on the fifth left out by "
         f"{plain_number(gain, 3)} ± {plain_number(gain_se, 3)}{unit}")
     return (f"{method} improved on {plain} ({held}; the paired difference, "
-            f"{plain_number(base['difference_to_best'], 3)}, is larger than its standard error, "
-            f"{plain_number(base['difference_se'], 3)}{confirmation}).{smoothest}")
+            f"{plain_number(base.difference_to_best, 3)}, is larger than its standard error, "
+            f"{plain_number(base.difference_se, 3)}{confirmation}).{smoothest}")
 
 
 def _score_text(name: str, variance: float | None) -> Callable[[float], str]:

@@ -83,7 +83,7 @@ def choose_trees(e, summary, *, n_alternatives: int | None = None) -> TreeChoice
     default as many as ``e`` has)."""
     k, weights = len(e.top_trees), e.tree_weights
     equal = equal_weights(weights)
-    boosting = bool(e.offset)
+    boosting = e.boosting
     corrections = weights * e.tree_predictions if boosting else None
     if e.tree_scores is not None:
         trees, criterion, values = e.top_trees, SCORE, e.tree_scores.S
@@ -157,7 +157,7 @@ def _note(e, criterion: str, equal: bool) -> str | None:
             criterion, "the trees shown are the first by number")
         said.append(f"Every tree counts the same here (equal weights, 1/{e.n_trees} each): "
                     f"{reason}.")
-    if e.offset:
+    if e.boosting:
         said.append(f"Each tree adds a correction (its weight × its value V_k) to a running "
                     f"total that starts at the initial value {plain_number(e.offset, 4)} and ends "
                     "at the prediction.")

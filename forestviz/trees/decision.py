@@ -119,4 +119,9 @@ class HeldOutDecision:
     def predict(self, X):
         """``classes_[1]`` where P(``classes_[1]``) ≥ ``threshold_``, else the most probable
         class."""
-        return decide(self.predict_proba(X), self.classes_, getattr(self, "threshold_", None))
+        return decide(self.predict_proba(X), self.classes_, self.decision_threshold())
+
+    def decision_threshold(self) -> float | None:
+        """``threshold_``, or None for a model saved before the rule (the most probable
+        class decides)."""
+        return getattr(self, "threshold_", None)

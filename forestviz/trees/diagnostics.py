@@ -18,9 +18,61 @@ the Train and Forest pages and the models table read these fields, never a model
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
+
+
+def _number(row: pd.Series, column: str) -> float | None:
+    value = row.get(column, np.nan)
+    return None if pd.isna(value) else float(value)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One row of a search table by name (:meth:`Search.candidates`).
+
+    ``kind``: "base", "base (leaf means)", "attention" or "enhanced"; ``position``: its row in
+    the table; ``validation_loss`` (NaN when nothing was held out), ``standard_error``,
+    ``difference_to_best`` and ``difference_se`` (to the best candidate), ``n_rows`` held out;
+    its setting where it has one, else None: ``eps``, ``tau``, ``discount`` (AGBoost's γ),
+    ``rounds`` and ``model_weighting`` (ERF); ``confirmed_difference`` and ``confirmed_se``:
+    the check on rows the choice was not made on (NaN when it could not be made), None when
+    the search did not confirm its choice.
+    """
+
+    kind: str
+    position: int
+    validation_loss: float
+    standard_error: float
+    difference_to_best: float
+    difference_se: float
+    n_rows: int
+    eps: float | None = None
+    tau: float | None = None
+    discount: float | None = None
+    rounds: int | None = None
+    model_weighting: bool | None = None
+    confirmed_difference: float | None = None
+    confirmed_se: float | None = None
+
+    @property
+    def is_base(self) -> bool:
+        """Whether this candidate is a plain base model (no attention, no reweighting)."""
+        return self.kind not in ("attention", "enhanced")
+
+    @classmethod
+    def of(cls, position: int, row: pd.Series) -> Candidate:
+        rounds, weighting = _number(row, "rounds"), row.get("model_weighting")
+        return cls(str(row["candidate"]), position, float(row["validation_loss"]),
+                   float(row["standard_error"]), float(row["difference_to_best"]),
+                   float(row["difference_se"]), int(row["n_rows"]), _number(row, "eps"),
+                   _number(row, "tau"), _number(row, "discount"),
+                   None if rounds is None else int(rounds),
+                   None if weighting is None else bool(weighting),
+                   *(None if column not in row else float(row[column])
+                     for column in ("confirmed_difference", "confirmed_se")))
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,6 +86,10 @@ class Search:
     base row); ``selected_base``: whether the plain base model won; ``score``: what
     ``validation_loss`` holds when it is not the model's own loss ("AUC": the table holds
     1 − AUC; "Brier score"), else None; ``discount``: AGBoost's chosen discount γ, else None.
+
+    Callers read it through its named accessors (:meth:`candidates`, :meth:`chosen`,
+    :meth:`best`, :attr:`by_rounds`, :attr:`by_settings`, :attr:`scored`, :meth:`curves`),
+    never by the table's column names: this class is the one reader of the table.
     """
 
     table: pd.DataFrame
@@ -46,9 +102,48 @@ class Search:
         """Whether the candidates are an Enhanced Random Forest's rounds (not ε–τ settings)."""
         return "rounds" in self.table
 
-    def chosen(self) -> pd.Series:
-        """The table's row of the chosen candidate."""
-        return self.table.loc[self.table["selected"]].iloc[0]
+    @property
+    def by_settings(self) -> bool:
+        """Whether the candidates are attention settings (ε, τ and, for AGBoost, γ)."""
+        return "tau" in self.table
+
+    @property
+    def scored(self) -> bool:
+        """Whether the candidates were scored on held-out rows (not set by hand)."""
+        return bool(np.isfinite(self.table["validation_loss"]).any())
+
+    def candidates(self) -> tuple[Candidate, ...]:
+        """Every candidate, in the table's order (the base models first)."""
+        return self._candidates
+
+    @cached_property
+    def _candidates(self) -> tuple[Candidate, ...]:
+        return tuple(Candidate.of(i, row) for i, (_, row) in enumerate(self.table.iterrows()))
+
+    def base(self) -> Candidate | None:
+        """The plain base model's row (always first when it was a candidate), else None."""
+        first = self.candidates()[0]
+        return first if first.kind == "base" else None
+
+    def chosen(self) -> Candidate:
+        """The chosen candidate."""
+        return self.candidates()[int(np.flatnonzero(self.table["selected"].to_numpy())[0])]
+
+    def best(self, *, base: bool = False) -> Candidate | None:
+        """The candidate of the lowest held-out loss among the attention (or Enhanced RF)
+        settings, or with ``base`` among the plain base models (the first on a tie); None when
+        there is none."""
+        found = (c for c in self.candidates() if c.is_base == base)
+        return min(found, key=lambda c: (np.isnan(c.validation_loss), c.validation_loss),
+                   default=None)
+
+    def curves(self) -> pd.DataFrame:
+        """The table the ε–τ curves draw (:func:`forestviz.explain.plots.training.tau_curves`):
+        AGBoost's at its chosen discount γ, the base rows kept; every row otherwise."""
+        if self.discount is None:
+            return self.table
+        table = self.table
+        return table[(table["discount"] == self.discount) | (table["candidate"] != "attention")]
 
 
 @dataclass(frozen=True, eq=False)

@@ -40,6 +40,8 @@ from sklearn.ensemble import (
 )
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from forestviz.trees.decision import HeldOutDecision
+from forestviz.trees.description import Description, binary_threshold
 from forestviz.trees.diagnostics import Diagnostics, Scores
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.leaf_values import (
@@ -145,6 +147,11 @@ class WeightedEnsemble:
         reweighting rounds; neither for plain forests."""
         return Diagnostics()
 
+    def describe(self) -> Description:
+        """What the model is (:class:`~forestviz.trees.description.Description`: its name,
+        plain base model, loss, decision threshold …), which every family says itself."""
+        raise NotImplementedError(f"{type(self).__name__} must implement describe")
+
     def __getstate__(self):
         """The state with every DataFrame attribute (the search tables) as plain columns
         ``{FRAME: {"names": [...], "values": [arrays]}}``, so that a model file holds only arrays
@@ -217,6 +224,15 @@ class ForestEnsemble(WeightedEnsemble):
             values = np.stack([tree.predict(X) for tree in trees], axis=1)
         weights = np.full(values.shape[:2], 1.0 / len(trees))
         return EnsembleOutputs(weights, uniform_parts(weights), values)
+
+    def describe(self) -> Description:
+        """A random forest or extra trees, deciding by its held-out threshold when it has one
+        (:class:`~forestviz.trees.decision.HeldOutDecision`)."""
+        extra = isinstance(self.forest, (ExtraTreesClassifier, ExtraTreesRegressor))
+        threshold = (self.forest.decision_threshold()
+                     if isinstance(self.forest, HeldOutDecision) else None)
+        return Description("Extra trees" if extra else "Random forest",
+                           threshold=binary_threshold(threshold))
 
     def leaf_outputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The trees' own stored values (class frequencies over the codes 0..C−1) and their

@@ -1,8 +1,9 @@
 """What a counterfactual must reach: the model's other answer, in the model's own rule.
 
 A classifier decides by :func:`forestviz.trees.decision.decide`: with two classes and a
-``threshold_`` t (Youden's J), ``classes_[1]`` exactly when P(``classes_[1]``) ≥ t; otherwise
-the most probable class (the first on a tie, as ``numpy.argmax``). Reaching the other class is
+threshold t (Youden's J, :meth:`~forestviz.trees.ensemble.WeightedEnsemble.describe`),
+``classes_[1]`` exactly when P(``classes_[1]``) ≥ t; otherwise the most probable class (the
+first on a tie, as ``numpy.argmax``). Reaching the other class is
 then a linear condition on the class probabilities p, one or more rows lo ≤ a · p ≤ hi that the
 program (:mod:`.milp`) imposes on the plain forest's p. A regression moves the prediction by a
 requested amount: ŷ ≥ ŷ0 + Δ (Δ > 0) or ŷ ≤ ŷ0 + Δ (Δ < 0).
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import is_classifier
+
+from forestviz.trees.ensemble import as_ensemble
 
 STRICT = 1e-5
 """How far past a strict inequality's bound (P(class) < t, or one class's probability above
@@ -97,10 +100,10 @@ def goal_for(model, x0, *, target=None, change: float | None = None) -> Goal:
                          f"{target!r}")
     c = int(np.flatnonzero(classes == target)[0])
     unit = np.eye(classes.size)
-    threshold = getattr(model, "threshold_", None)
+    threshold = as_ensemble(model).describe().threshold
     if classes.size == 2 and threshold is not None:  # P(classes_[1]) ≥ t
-        rows = ((unit[1], float(threshold), np.inf),) if c == 1 else (
-            (unit[1], -np.inf, float(threshold) - STRICT),)
+        rows = ((unit[1], threshold, np.inf),) if c == 1 else (
+            (unit[1], -np.inf, threshold - STRICT),)
     else:  # the most probable class; a tie goes to the first
         rows = tuple((unit[c] - unit[k], 0.0 if c < k else STRICT, np.inf)
                      for k in range(classes.size) if k != c)
