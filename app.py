@@ -15,7 +15,7 @@ module (their caches would warn that no runtime exists yet)."""
 import streamlit as st
 from starlette.middleware import Middleware
 
-from ui import doors, launch, memory, upload_caps
+from ui import doors, launch, memory, page_focus, upload_caps
 from ui.secure_cookies import SecureCookies
 
 if __name__ != "__main__":  # the server's import, before it answers any request
@@ -47,6 +47,7 @@ else:  # a session's run
             for name, p in PAGES.items() if may_use(identity.role, name)
         ])
         signin.show_identity(identity)
+        page_focus.focus_heading_after_switch()
         ensure_dataset()
         watch_this_session()  # a closed tab's session (its uploads) is dropped after its TTL
     upload_caps.showing(page.url_path)  # only this page's uploaders may receive files

@@ -3,63 +3,15 @@ rules over every page in its main states, the charts' own text (which axe does n
 is SVG) at 4.5 : 1 or more, every chart and drawing with a text alternative, and a walk with
 the keyboard alone from Home to a downloaded record."""
 
-import re
-
 import pytest
-from axe_playwright_python.base import AXE_FILE_PATH
 from playwright.sync_api import Page, expect
 
+from tests.browser_helpers import check, settled
 from tests.test_browser_flows import TIMEOUT, go_to
 from tests.test_browser_glance import summary
-from tests.test_browser_guesses import DEFAULT, SLOW, TYPED, settled, tile
+from tests.test_browser_guesses import DEFAULT, SLOW, TYPED, tile
 
 pytestmark = pytest.mark.browser
-
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-BLOCKING = ("serious", "critical")
-# Violations that come from Streamlit's own markup, each with its upstream issue
-# (docs/accessibility.md); none at Streamlit 1.67 in the states below
-UPSTREAM: dict[str, str] = {}
-RUN_AXE = """async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags},
-    resultTypes: ['violations']})).violations.map(v => [v.id, v.impact,
-    v.nodes.map(n => n.html.slice(0, 120))])"""
-# WCAG 2.1's contrast of each chart text's fill (its opacity laid over the white page)
-CHART_CONTRAST = """() => {
-  const lum = c => c.slice(0, 3).map(v => { v /= 255;
-    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
-    .reduce((s, v, i) => s + [0.2126, 0.7152, 0.0722][i] * v, 0);
-  return [...document.querySelectorAll('.js-plotly-plot text')]
-    .filter(t => t.textContent.trim() && getComputedStyle(t).visibility !== 'hidden')
-    .map(t => { const s = getComputedStyle(t); const c = (s.fill.match(/[0-9.]+/g) || [])
-        .map(Number); if (c.length < 3) return [t.textContent, 21];
-      const a = (c.length > 3 ? c[3] : 1) * Number(s.opacity) * Number(s.fillOpacity);
-      const L = a * lum(c) + (1 - a);
-      return [t.textContent.slice(0, 40), 1.05 / (L + 0.05)]; });
-}"""
-# how a computer prints a number, never a person: "2.3e+02", "881.2115099303014"
-MACHINE_NUMBER = re.compile(r"\d(?:\.\d+)?[eE][+-]?\d+\b|\d\.\d{7,}")
-DESCRIBED = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]
-    .map(e => e.getAttribute('aria-label') || '')
-    .concat([...document.querySelectorAll('[data-testid=stMain] img')]
-    .map(e => e.getAttribute('alt') || ''))"""
-
-
-def check(page: Page, state: str, seen: dict) -> None:
-    """axe-core over the page as it stands, the charts' text contrast and their text
-    alternatives; the findings kept under ``state``."""
-    settled(page)
-    if not page.evaluate("() => typeof axe !== 'undefined'"):
-        page.add_script_tag(path=AXE_FILE_PATH)
-    found = page.evaluate(RUN_AXE, TAGS)
-    seen[state] = {
-        "violations": [(rule, impact, nodes) for rule, impact, nodes in found
-                       if impact in BLOCKING and rule not in UPSTREAM],
-        "low contrast": [(text, round(ratio, 2)) for text, ratio in page.evaluate(CHART_CONTRAST)
-                         if ratio < 4.5],
-        "no text": sum(not text.strip() for text in page.evaluate(DESCRIBED)),
-        "machine numbers": MACHINE_NUMBER.findall(page.get_by_test_id("stMain").inner_text()),
-    }
-
 
 def test_every_page_in_its_main_states_passes_axe_core(page, dialogs):
     page.set_viewport_size({"width": 1400, "height": 900})

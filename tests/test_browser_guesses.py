@@ -8,6 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser_helpers import settled
 from tests.test_browser_flows import TIMEOUT
 from tests.test_browser_glance import summary
 
@@ -20,17 +21,6 @@ TYPED = {"Pregnancies": "2", "Diastolic BP (mm Hg)": "70", "Triceps skinfold (mm
 SLOW = 15 * 60_000
 DEFAULT = "Train the default model and explain a row"
 RANGE = re.compile(r"(\d+\.\d+)–(\d+\.\d+)")
-TOP = "() => { window.scrollTo(0, 0); for (const el of document.querySelectorAll('*')) " \
-      "{ if (el.scrollTop) el.scrollTop = 0; } }"
-
-
-def settled(page: Page) -> None:
-    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=3 * TIMEOUT)
-    page.wait_for_timeout(1000)
-    page.evaluate(TOP)
-    page.wait_for_timeout(300)
-
-
 def alarms_inside(page: Page, height: int) -> list[str]:
     """The alarms' texts, each asserted to lie wholly inside the first ``height`` pixels."""
     found = summary(page).get_by_test_id("stAlert").filter(has_text="could change")

@@ -1,6 +1,6 @@
 """Home's lesson walked in Debian Chromium as a student would (issue 39, item 4): the step
 indicator, each step's view for its row, Next and Back, axe-core's WCAG 2.1 A/AA rules on a
-step and on the Glossary page (tests/test_browser_accessibility.py's check), and the Paper lab's
+step and on the Glossary page (tests/browser_helpers.py's check), and the Paper lab's
 Decision Machine drawing across the page at 1400 px."""
 
 import re
@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from forestviz.app.lesson import TITLES
-from tests.test_browser_accessibility import check
+from tests.browser_helpers import check
 from tests.test_browser_flows import TIMEOUT, TRAIN_TIMEOUT, go_to
 from tests.test_browser_guesses import settled
 
