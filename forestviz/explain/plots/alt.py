@@ -21,11 +21,11 @@ def _line(table: ChartTable, cells: list[str]) -> str:
     "Tree 3: part A 0.1, part B 0.2", "round 2, validation AUC 0.873"."""
     headers = list(table.frame.columns)
     pairs = [f"{header} {cell}" for header, cell in zip(headers, cells, strict=True) if cell]
-    if not table.named:
+    if not table.named or not cells[0]:
         return ", ".join(pairs)
     if len(cells) == 2:
         return f"{cells[0]}: {cells[1]}"
-    return f"{cells[0]}: " + ", ".join(pairs[1:] if cells[0] else pairs)
+    return f"{cells[0]}: " + ", ".join(pairs[1:])
 
 
 def table_text(table: ChartTable) -> str:
