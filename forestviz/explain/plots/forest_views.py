@@ -14,10 +14,21 @@ from forestviz.explain.plots.conventions import EVERY_CATEGORY, WIDTH, finish, u
 from forestviz.explain.plots.inputs import records, vector
 
 
+def even_bins(values, n: int) -> dict:
+    """A histogram's ``xbins``: ``n`` bins of one width from the smallest value, and one more
+    that holds the largest (plotly's bins hold their start, not their end), so that the chart
+    and its table (:mod:`.chart_table`) count the same bins."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    low, high = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+    size = (high - low) / n if high > low else max(abs(low), 1.0) / n
+    return {"start": low, "size": size, "end": low + (n + 1) * size}
+
+
 def sample_weight_histogram(importance, *, width=WIDTH) -> go.Figure:
     """ERF's final sample weights s_i, scaled so that 1 is the average row (n·s_i)."""
     s = vector(importance, "importance")
-    fig = go.Figure(go.Histogram(x=s * s.size, nbinsx=40, name="rows",
+    fig = go.Figure(go.Histogram(x=s * s.size, xbins=even_bins(s * s.size, 40), name="rows",
                                  hovertemplate="n·s_i %{x}: %{y} rows<extra></extra>"))
     return finish(fig, "Final sample weights (1 = the average row)",
                   "The Enhanced RF raises the weight of the rows it gets wrong at every round; "
@@ -48,7 +59,7 @@ def importance_bars(importance, feature_names, *, width=WIDTH) -> go.Figure:
 def effective_trees_histogram(effective, n_trees: int, *, width=WIDTH) -> go.Figure:
     """The effective number of trees 1/Σα² of each row."""
     values = vector(effective, "effective")
-    fig = go.Figure(go.Histogram(x=values, nbinsx=30, name="rows",
+    fig = go.Figure(go.Histogram(x=values, xbins=even_bins(values, 30), name="rows",
                                  hovertemplate="%{x} trees: %{y} rows<extra></extra>"))
     return finish(fig, "Effective number of trees per held-out row (1 / Σ α²)",
                   f"A plain forest gives every row {n_trees}; small values mean a few trees "

@@ -104,7 +104,8 @@ def beeswarm(population, *, columns=None, random_state=0, width=WIDTH) -> go.Fig
                   width=width,
                   xaxis={"title": {"text": f"contribution to {population.target}"},
                          "zeroline": True},
-                  yaxis={"tickmode": "array", "tickvals": list(range(len(labels))),
+                  yaxis={"title": {"text": "Column"}, "tickmode": "array",
+                         "tickvals": list(range(len(labels))),
                          "ticktext": labels[::-1], "automargin": True},
                   height=max(320, 150 + 34 * len(labels)))
 

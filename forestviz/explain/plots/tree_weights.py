@@ -82,8 +82,9 @@ def tree_weight_bars(weights, *, parts=None, part_names=PART_NAMES, top_k=5, lab
                 for t in order]
         hover = head if len(parts) == 1 else [
             f"{h}<br>of which {part_name}: {part[t]:.3f}" for h, t in zip(head, order, strict=True)]
-        fig.add_trace(go.Bar(
-            x=x, y=part[order], width=widths, name=part_name, hovertext=hover, hoverinfo="text",
+        fig.add_trace(go.Bar(  # ids: each bar's tree, for the chart's table (.chart_table)
+            x=x, y=part[order], ids=[names[t] for t in order], width=widths, name=part_name,
+            hovertext=hover, hoverinfo="text",
             marker_color=np.where(top, STRONG[p % 3], PALE[p % 3]).tolist()))
     ticks, texts = x[:k].tolist(), [names[t] for t in order[:k]]
     if k < n_trees:
