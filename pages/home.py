@@ -13,7 +13,8 @@ signin.guard("home")
 
 models.follow_jobs(progress_in_sidebar=False)
 st.title("forestviz", anchor=False)
-lesson_view.show()  # an open lesson first: the teacher's class reads it without scrolling
+if lesson_view.show():  # an open lesson is Home's whole page: a class reads it from the top
+    st.stop()
 st.markdown(
     "forestviz explains the predictions of random-forest-family models one sample at a time. "
     "It trains an Attention-based Random Forest, an Enhanced Random Forest or attention-weighted "
@@ -52,7 +53,8 @@ st.caption(demo.why + f" Trains {FAMILIES[demo.settings.family].label} "
 if st.button("See attention at work", key="home_attention", icon=":material/visibility:",
              disabled=models.training_in_progress()):
     dataset = state.use_bundled(demo.dataset)
-    models.start_training(dataset, st.session_state[CHOICE], demo.settings, origin="lesson")
+    if models.start_training(dataset, st.session_state[CHOICE], demo.settings, origin="lesson"):
+        st.rerun()  # a model the server has already opens its lesson at once, on top
 if models.training_in_progress():
     models.job_status()  # when it finishes, app.py opens the explanation
 models.show_outcome()

@@ -65,8 +65,9 @@ def test_see_attention_at_work_is_a_lesson_walked_step_by_step():
     views = ["weights", "weights", "simplex", "tree", "plain"]
 
     assert at.title[0].value == "forestviz"  # the lesson opens on Home, at step 1
-    first = at.main.children[1]  # right under the title, above the data set and the buttons
+    first = at.main.children[1]  # right under the title: an open lesson is Home's whole page
     assert [p.proto.text for p in first.get("progress")] == [f"Step 1 of 5: {TITLES[0]}"]
+    assert len(at.main.children) == 2 and not at.subheader
     for step, (row, view) in enumerate(zip(rows, views, strict=True), start=1):
         assert at.session_state["lesson_step"] == step
         (progress,) = at.get("progress")
@@ -107,3 +108,17 @@ def test_see_attention_at_work_is_a_lesson_walked_step_by_step():
     assert at.session_state["explain_row"] == int(bundle.test_rows[fewest])
     assert float(metric(at, "Effective number of trees")) == pytest.approx(
         effective[fewest], abs=0.05)
+
+    # back on Home the lesson is where it was left; leaving it gives Home back
+    at.switch_page("pages/home.py").run()
+    (progress,) = at.get("progress")
+    assert progress.proto.text == f"Step 4 of 5: {TITLES[3]}"
+    at.button(key="lesson_leave").click().run()
+    assert not at.get("progress") and "lesson_step" not in at.session_state
+    assert [h.value for h in at.subheader][:2] == ["Data set in use", "See an explanation now"]
+
+    # another session: the server has the demo's model, so the click opens the lesson at once
+    other = app()
+    other.button(key="home_attention").click().run()
+    assert not other.exception and other.session_state["lesson_step"] == 1
+    assert [p.proto.text for p in other.get("progress")] == [f"Step 1 of 5: {TITLES[0]}"]

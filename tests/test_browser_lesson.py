@@ -21,7 +21,7 @@ VIEWS = {1: ".js-plotly-plot", 2: ".js-plotly-plot", 3: ".js-plotly-plot", 4: "i
 
 
 def test_a_student_walks_the_lesson_alone(page: Page, dialogs, artifacts_dir):
-    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.set_viewport_size({"width": 1400, "height": 900})  # a step is taller than the window
     page.goto("/")
     page.get_by_role("button", name="See attention at work").click(timeout=TIMEOUT)
     lesson = page.locator(".st-key-lesson")
@@ -30,6 +30,7 @@ def test_a_student_walks_the_lesson_alone(page: Page, dialogs, artifacts_dir):
     for step, title in enumerate(TITLES, start=1):
         expect(lesson).to_contain_text(f"Step {step} of 5: {title}", timeout=TRAIN_TIMEOUT)
         expect(bar).to_have_attribute("aria-valuenow", re.compile(f"^{20 * step}(\\.0)?$"))
+        expect(bar).to_be_in_viewport(ratio=1, timeout=TIMEOUT)  # the sentence in view, not Next
         expect(lesson.locator(VIEWS[step]).first).to_be_visible(timeout=TIMEOUT)
         expect(lesson.get_by_role("button", name="Back")).to_be_enabled(enabled=step > 1)
         expect(lesson.get_by_role("button", name="Next")).to_be_enabled(enabled=step < 5)

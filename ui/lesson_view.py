@@ -1,5 +1,6 @@
 """Home's lesson, laid out: a step indicator, the step's sentence, its view for its row, and
-Back, Next and "Open on Explain". The steps and their numbers are
+Back, Next, "Open on Explain" and "Leave the lesson" (while a step is open it is Home's
+whole page: Home stops after it). The steps and their numbers are
 :class:`~forestviz.app.lesson.Lesson`'s; which step is open is the session's
 :data:`ui.models.LESSON`, set to 1 when the demo's training arrives (:func:`ui.models._arrive`)."""
 
@@ -32,13 +33,29 @@ def _open(stop: Stop) -> None:
     st.session_state[models.ROW] = stop.position
 
 
-def show() -> None:
-    """The open step of the lesson, when the current model is the demo's and a step is open."""
+SHOWN = "lesson_shown_step"  # the step the last run showed: a new one is scrolled to
+# one fixed script (nothing from a file or a user in it; the step number only makes each new
+# step's element a new one, which Streamlit mounts and so runs): the lesson's box to the top of
+# the window, where Next, at its foot, left the reader below the new step's sentence
+SCROLL = """<script>/* step {step} */ setTimeout(() => {{
+  const box = document.querySelector('.st-key-lesson');
+  if (box) box.scrollIntoView({{block: 'start'}});
+}}, 200);</script>"""
+
+
+def _leave() -> None:
+    st.session_state.pop(models.LESSON, None)
+    st.session_state.pop(SHOWN, None)
+
+
+def show() -> bool:
+    """The open step of the lesson, when the current model is the demo's and a step is open;
+    whether it showed one."""
     step = st.session_state.get(models.LESSON)
     bench = models.workbench()
     lesson = None if step is None or bench is None else demo_lesson(bench.model)
     if lesson is None:
-        return
+        return False
     stop = lesson.stop(step)
     with st.container(border=True, key="lesson"):
         st.progress(step / len(lesson), text=f"Step {step} of {len(lesson)}: {stop.title}")
@@ -54,6 +71,12 @@ def show() -> None:
         if buttons.button(f"Open row {stop.row_id} on Explain", key="lesson_explain",
                           icon=":material/search:", on_click=_open, args=(stop,)):
             st.switch_page("pages/explain.py")
+        buttons.button("Leave the lesson", key="lesson_leave", icon=":material/close:",
+                       on_click=_leave)
+    if st.session_state.get(SHOWN) != step:  # a new step (or the lesson just opened)
+        st.session_state[SHOWN] = step
+        st.html(SCROLL.format(step=int(step)), unsafe_allow_javascript=True)
+    return True
 
 
 def _view(bench, stop: Stop) -> None:
