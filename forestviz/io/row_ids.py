@@ -20,11 +20,11 @@ def row_ids(frame: pd.DataFrame, id_column: str | None) -> pd.Series:
 def row_position(frame: pd.DataFrame, id_column: str | None, wanted: str) -> int | None:
     """The position in ``frame`` of the row named ``wanted``: the first row whose ID is
     ``wanted`` (surrounding spaces ignored), else the row whose label is the whole number
-    ``wanted``; None when no row is named so."""
+    ``wanted`` in ASCII digits; None when no row is named so."""
     wanted = str(wanted).strip()
     matches = (row_ids(frame, id_column) == wanted).to_numpy().nonzero()[0]
     if matches.size:
         return int(matches[0])
-    if wanted.isdigit() and int(wanted) in frame.index:
+    if wanted.isascii() and wanted.isdigit() and int(wanted) in frame.index:  # not "¹"
         return int(frame.index.get_loc(int(wanted)))
     return None
