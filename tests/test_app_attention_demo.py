@@ -67,7 +67,8 @@ def test_see_attention_at_work_is_a_lesson_walked_step_by_step():
     assert at.title[0].value == "forestviz"  # the lesson opens on Home, at step 1
     first = at.main.children[1]  # right under the title: an open lesson is Home's whole page
     assert [p.proto.text for p in first.get("progress")] == [f"Step 1 of 5: {TITLES[0]}"]
-    assert len(at.main.children) == 2 and not at.subheader
+    assert len(at.main.children) == 3 and not at.subheader  # the title, the lesson, its scroll
+    assert "scrollIntoView" in at.main.children[2].proto.body  # to the step (a fixed script)
     for step, (row, view) in enumerate(zip(rows, views, strict=True), start=1):
         assert at.session_state["lesson_step"] == step
         (progress,) = at.get("progress")
