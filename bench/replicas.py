@@ -36,15 +36,12 @@ import time
 from pathlib import Path
 
 from playwright.async_api import async_playwright, expect
-from sqlalchemy import delete
-from sqlalchemy.orm import Session
 
 from bench.appserver import CHROMIUM_ARGS, AppServer
 from bench.timing import best_time
 from forestviz.app.workbench import Workbench
 from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
 from forestviz.store import StoreConfig, open_library
-from forestviz.store.tables import PublishedModel
 from tests.postgres_server import PostgresServer
 
 TIMEOUT_MS = 180_000  # a hang guard: sessions open a model on two busy cores
@@ -97,14 +94,11 @@ async def keep_busy(page, box, rows: list[str], stop: asyncio.Event, done: list,
 
 async def seen_after(page, library, other, bench, name: str) -> tuple[float, float, float]:
     """(publish → offered by ``page``, untouched; one reload of it; publish → listed by
-    ``other``: a library of its own connections, as B's) seconds. The bench's database starts
-    each publish empty (its versions deleted: a session's choice box keeps the version it
-    shows, so a second version would be listed, not offered)."""
-    with Session(library.engine) as session, session.begin():  # the page's choice box keeps
-        session.execute(delete(PublishedModel))  # its version: each publish on an empty list
+    ``other``: a library of its own connections, as B's) seconds; ``name`` sorts before every
+    name published before it, so the page's list chooses it."""
     await page.reload()
-    await expect(page.get_by_text("No model has been published yet")).to_be_visible(
-        timeout=TIMEOUT_MS)
+    await expect(page.get_by_test_id("stMain").get_by_role("heading", name="Models", exact=True)
+                 ).to_be_visible(timeout=TIMEOUT_MS)
     button = page.get_by_test_id("stMain").get_by_role(
         "button", name=re.compile(rf"^Open {name}@\u2060?1$"))
     await asyncio.sleep(1.5)  # the page settled: its watcher's next look is the one timed
