@@ -13,7 +13,6 @@ st.title("Models", anchor=False)
 st.caption("Models published from the Train page. Opening one explains its held-out rows, new "
            "patients or a CSV of patients at once: no upload, no training.")
 catalog.open_asked()  # before the list: it may have changed since the click
-catalog.follow_changes()  # read before the list: a change made elsewhere reruns the page
 versions = catalog.visible_versions()
 if versions is None:
     st.info("No published models can be opened while the model library is unavailable.",

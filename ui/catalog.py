@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from forestviz.store import ModelVersion, OpenedModel
 
 ASKED = "catalog_open_asked"  # the version whose Open button was clicked (:func:`open_asked`)
-WATCH_SECONDS = 1.0  # how often a page that lists the versions asks whether they changed
 METRICS = ("AUC", "accuracy", "F1", "R²", "MAE", "RMSE")  # shown in the table, when present
 
 
@@ -41,31 +40,6 @@ def visible_versions() -> list[ModelVersion] | None:
     except StoreError as err:
         show_error(err)
         return None
-
-
-def _stamp() -> tuple | None:
-    """:meth:`~forestviz.store.ModelLibrary.stamp`, or None when the library cannot be read
-    (the page has said so already)."""
-    found = library.library()
-    try:
-        return None if found is None else found.stamp()
-    except StoreError:
-        return None
-
-
-def follow_changes() -> None:
-    """Rerun this page within about :data:`WATCH_SECONDS` of a version published or retired
-    anywhere on the database (issue 38: "publishing on A is visible on B within 2 s"): a
-    fragment that Streamlit reruns on its own every :data:`WATCH_SECONDS` compares the library's
-    stamp with the one read here, one small query, and reruns the page once it moved. Called
-    before the page reads the list, so a change between the two reruns it (never lost)."""
-    _watch(_stamp())
-
-
-@st.fragment(run_every=WATCH_SECONDS)
-def _watch(listed: tuple | None) -> None:
-    if _stamp() != listed:
-        st.rerun()
 
 
 def metrics_text(info: ModelVersion) -> str:

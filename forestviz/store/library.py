@@ -231,15 +231,6 @@ class ModelLibrary:
         with reached(), Session(self.engine) as session:
             return [ModelVersion.of(row) for row in session.scalars(statement)]
 
-    def stamp(self) -> tuple:
-        """What changes whenever a version is published or retired, anywhere on the database
-        (another replica, the command line): the number of versions, the newest id and the
-        number retired, in one small query for pages that watch the list."""
-        statement = select(func.count(), func.max(PublishedModel.id),
-                           func.count(PublishedModel.retired_at))
-        with reached(), Session(self.engine) as session:
-            return tuple(session.execute(statement).one())
-
     def show(self, name: str, version: int | None = None) -> ModelVersion:
         """``name@version`` (retired ones too: they stay on the record), or the newest
         version of ``name`` that is not retired; StoreError when there is none."""
