@@ -25,7 +25,7 @@ import streamlit as st
 
 from forestviz.app.families import Settings
 from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
-from forestviz.app.training_plan import plan_training
+from forestviz.app.training_plan import Follow, Reuse, decide_training
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.persistence.model_file import ModelFile
@@ -130,27 +130,24 @@ def start_training(dataset: Dataset, choice: DataChoice, settings: Settings,
         st.warning("A model is training already: wait for it or cancel it first.",
                    icon=":material/hourglass:")
         return False
-    trained = None if file is not None else shared_models().get(choice, settings)
-    if trained is not None:
-        _keep(trained, SHARED_DONE)
-        _arrive(origin)
-        return True
-    job, *default = default_training()
-    if file is None and default == [choice, settings]:  # the server has it, or will soon
-        if _wait_with_progress(job, FOLLOW_WAIT) and job.finished_ok:
-            _keep(job.result(), SHARED_DONE)
-            _arrive(origin)
-            return True
-        if job.state in ("queued", "running"):  # follow it
-            st.session_state[TRAINING] = SessionJob(job, FAMILIES[settings.family].label, choice,
-                                                    settings, origin)
-            st.session_state.pop(OUTCOME, None)
-            return True
+    decide = partial(decide_training, dataset, choice, settings, limits(), file=file,
+                     shared=shared_models(), default=default_training())
     try:
-        plan = plan_training(dataset, choice, settings, limits(), file)
+        plan = decide()
+        if isinstance(plan, Follow) and _wait_with_progress(plan.job, FOLLOW_WAIT):
+            plan = decide()  # it finished meanwhile: its model, or a training of this session's
     except ValueError as err:
         st.error(as_text(err), icon=":material/error:")
         return False
+    if isinstance(plan, Reuse):
+        _keep(plan.bundle, SHARED_DONE)
+        _arrive(origin)
+        return True
+    if isinstance(plan, Follow):
+        st.session_state[TRAINING] = SessionJob(plan.job, FAMILIES[settings.family].label,
+                                                choice, settings, origin)
+        st.session_state.pop(OUTCOME, None)
+        return True
     record = partial(SessionJob, warning=warning)
     started = submit(TRAINING, record, plan.task, plan.args, plan.title, choice, settings,
                      origin)

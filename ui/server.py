@@ -11,14 +11,13 @@ under a plain ``streamlit run app.py`` the first page's run starts it once the p
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
-import cachetools
 import streamlit as st
 
 from forestviz.app.families import Settings, default_settings
-from forestviz.app.jobs import Job, JobPool, in_thread
+from forestviz.app.jobs import JobPool, in_thread
+from forestviz.app.training_plan import DefaultTraining, SharedModels
 from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice
 from forestviz.io.dataset import DataChoice, Dataset
 from ui.state import bundled_dataset, limits
@@ -26,7 +25,6 @@ from ui.state import bundled_dataset, limits
 if TYPE_CHECKING:
     from forestviz.app.workflow import Bundle
 
-SHARED_MODELS = 4  # models kept for the whole server (by data set and settings)
 RENEW_SECONDS = 1.0  # how often the server, waiting for its own training, renews its lease
 # s from the default model's arrival to the start of the training workers' forkserver: its
 # imports and warm-up (2-3 s of CPU) would otherwise share the two cores with the first
@@ -49,47 +47,28 @@ def job_pool() -> JobPool:
 
 
 @st.cache_resource(show_spinner=False)
-def shared_models() -> _SharedModels:
-    """The models trained on this server's bundled data sets, by (data set choice, settings),
-    the last :data:`SHARED_MODELS`; every session that uses one keeps it as its own."""
-    return _SharedModels()
-
-
-class _SharedModels:
-    """A small LRU cache behind a lock (sessions run in threads of their own). Models of
-    uploaded tables are not kept: an upload and what was learnt from it end with its session,
-    and a bundled table's models are small."""
-
-    def __init__(self):
-        self._lock, self._models = threading.Lock(), cachetools.LRUCache(SHARED_MODELS)
-
-    def get(self, choice: DataChoice, settings: Settings) -> Bundle | None:
-        with self._lock:
-            return self._models.get((choice, settings))
-
-    def put(self, bundle: Bundle) -> None:
-        if bundle.choice.source.startswith("bundled:"):
-            with self._lock:
-                self._models[bundle.choice, bundle.settings] = bundle
+def shared_models() -> SharedModels:
+    """The models trained on this server's bundled data sets (:class:`SharedModels`); every
+    session that uses one keeps it as its own."""
+    return SharedModels()
 
 
 @st.cache_resource(show_spinner=False)
-def default_training() -> tuple[Job, DataChoice, Settings]:
+def default_training() -> DefaultTraining:
     """The default model on the default data set, once per server, in the background from the
     server's start (:mod:`ui.launch`) or its first page on (issue 16: "train the default model
     once and cache it across sessions"):
     loaded from the installation's model file when there is one (``make run`` builds it;
     :mod:`forestviz.app.model_cache`), else trained on the pool and then stored. Its model goes
-    to :func:`shared_models`; a session that asks for it meanwhile follows this job. Returns the
-    job with its data choice and settings."""
+    to :func:`shared_models`; a session that asks for it meanwhile follows this job."""
     dataset = bundled_dataset(DEFAULT_DATASET)
     choice, settings = bundled_choice(DEFAULT_DATASET, dataset), default_settings(dataset.task)
     job = in_thread(_load_or_train, dataset, choice, settings, job_pool(), shared_models())
-    return job, choice, settings
+    return DefaultTraining(job, choice, settings)
 
 
 def _load_or_train(dataset: Dataset, choice: DataChoice, settings: Settings, pool: JobPool,
-                   shared: _SharedModels, progress) -> Bundle:
+                   shared: SharedModels, progress) -> Bundle:
     from forestviz.app import model_cache
 
     bundle = model_cache.load(dataset, choice, settings, progress)
