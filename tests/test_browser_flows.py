@@ -407,7 +407,7 @@ def test_two_sessions_at_once_see_only_their_own(browser, base_url, artifacts_di
         go_to(page, "Explain")
         expect_explanation(page, "P(yes)")
         features = main.get_by_test_id("stDataFrame").filter(has_text="percentile").first
-        expect(features).to_contain_text(feature)
+        expect(features).to_contain_text(feature, timeout=TIMEOUT)  # drawn last, under load
         expect(features).not_to_contain_text(other_feature)
         expect(main).not_to_contain_text(other_target)
         shoot(page, artifacts_dir, f"4-session-{target}")

@@ -6,8 +6,10 @@ Streamlit keeps the script's element mounted across runs and page switches (its 
 changes), so the script runs once per tab and watches: when the URL's path has changed, the
 page's run has ended (a heading focused while it runs may be drawn anew, and the focus lost to
 the body) and the main area shows a heading other than the last page's (the new page's), it
-gives that ``h1`` ``tabindex="-1"`` (focusable from a script, no Tab stop) and focuses it once. A
-rerun inside a page (a widget changed) keeps its path: focus stays on the widget."""
+gives that ``h1`` ``tabindex="-1"`` (focusable from a script, no Tab stop) and focuses it. Until
+the user moves the focus elsewhere, a heading drawn anew (a fragment's run, a late part of the
+page) that drops the focus to the body gets it back, without scrolling. A rerun inside a page (a
+widget changed) keeps its path: focus stays on the widget."""
 
 import streamlit as st
 
@@ -18,15 +20,22 @@ SCRIPT = """<script>
   const heading = () => document.querySelector('[data-testid="stMain"] h1');
   const running = () => document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
   const text = h => (h ? h.textContent : null);
-  let path = location.pathname, title = text(heading());
+  let path = location.pathname, title = text(heading()), holding = false;
+  const hold = (h, options) => { h.setAttribute('tabindex', '-1'); h.focus(options); };
   setInterval(() => {
     const h = heading();
-    if (location.pathname === path) { if (h) title = text(h); return; }
+    if (location.pathname === path) {
+      if (h) title = text(h);
+      const lost = document.activeElement === document.body;
+      if (holding && h && lost && text(h) === title) hold(h, {preventScroll: true});
+      else if (holding && !lost && document.activeElement !== h) holding = false;
+      return;
+    }
     if (!h || text(h) === title || h.closest('[data-stale="true"]') || running()) return;
     path = location.pathname;
     title = text(h);
-    h.setAttribute('tabindex', '-1');
-    h.focus();
+    hold(h);
+    holding = true;
   }, 150);
 })();
 </script>"""
