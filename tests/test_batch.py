@@ -139,6 +139,7 @@ def test_output_does_not_depend_on_chunks_format_or_threads(trained, rows, pima,
                                   check_exact=True)
 
 
+@pytest.mark.slow
 def test_a_chunk_of_many_rows_equals_its_rows_one_at_a_time(trained, pima, tmp_path):
     """Chunks of more rows than the single-row look-ups take (bit masks or the compiled
     descent for the leaves, tree by tree distances, the block neighbour search) write what

@@ -190,6 +190,7 @@ def test_a_bad_file_or_argument_is_one_plain_line_and_exit_2(case, cli_model, ta
     assert not list(tmp_path.glob("o.*")) and not list(tmp_path.glob("m.skops"))
 
 
+@pytest.mark.slow
 def test_a_pdf_past_its_time_limit_is_one_plain_line_and_exit_2(cli_model, table, tmp_path,
                                                                capsys, monkeypatch):
     """``report --pdf`` prints within the app's limit (forestviz.app.printing): here a 0.5 s

@@ -44,6 +44,7 @@ def test_global_tables_are_the_pages_numbers(cli_model, table, tmp_path, kind):
     assert "<script src=\"http" not in page  # plotly's script embedded, nothing fetched
 
 
+@pytest.mark.slow
 def test_global_refuses_a_link_at_its_output(cli_model, table, tmp_path, capsys):
     victim = tmp_path / "victim.csv"
     victim.write_text("mine")

@@ -96,6 +96,7 @@ def test_a_job_nobody_asks_about_is_cancelled():
     wait_for(lambda: not alive(worker), timeout=CANCEL_CEILING)
 
 
+@pytest.mark.slow
 def test_a_job_past_the_pools_time_limit_is_stopped_with_its_children(tmp_path):
     """The limit counts from the worker's start; the worker and its grandchild end within the
     kill grace (SIGTERM, then SIGKILL) after it; a job within the limit is untouched."""

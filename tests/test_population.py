@@ -25,6 +25,7 @@ def bench():
     return bench
 
 
+@pytest.mark.slow
 def test_importance_is_the_mean_of_the_rows_own_contributions(bench):
     population = bench.whole().population()
     model = bench.model

@@ -197,6 +197,7 @@ def test_a_pdf_past_the_time_limit_is_refused_in_one_line_and_its_worker_killed(
     assert not alive(job.pid)
 
 
+@pytest.mark.slow
 def test_no_report_text_outgrows_its_bound_for_many_columns():
     """A table of 120 columns with long names and values: every table of the report is capped,
     and the HTML stays small."""

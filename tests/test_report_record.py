@@ -283,6 +283,7 @@ def test_hostile_record_fields_stay_text(whatif):
     assert record["Data set"] == evil and record["forestviz version"] == evil
 
 
+@pytest.mark.slow
 def test_similar_rows_stand_side_by_side_however_many_columns():
     """40 columns: the similar rows' table has a line per column and a column per row."""
     rng = np.random.default_rng(3)

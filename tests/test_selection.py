@@ -86,6 +86,7 @@ def test_pure_noise_chooses_the_plain_forest(seed):
         np.testing.assert_allclose(model.predict(X_new), model.forest_.predict(X_new))
 
 
+@pytest.mark.slow
 def test_an_explanation_says_when_the_plain_forest_was_kept():
     rng = np.random.RandomState(0)
     X, y = rng.uniform(size=(600, 5)), rng.normal(size=600)
@@ -119,6 +120,7 @@ def test_interchangeable_trees_choose_the_plain_forest():
     assert model.selected_base_
 
 
+@pytest.mark.slow
 def test_friedman_2_chooses_attention_and_beats_the_forest_held_out():
     """Friedman 2 at the ABRF paper's size (100 rows, Table 1), where attention must help: on
     most draws it is chosen, confirmed on rows it was not chosen on, and beats the same trees'
@@ -194,6 +196,7 @@ def test_enhanced_forest_keeps_the_plain_forest_on_noise_and_scores_it_by_auc():
     np.testing.assert_allclose(model.tree_weights(X[:5]), 1.0 / T)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_agboost_on_noise_is_never_worse_than_its_boosting_machine(seed):
     """On pure noise a GBM overfits; AGBoost either keeps it (ε = 1, w uniform: the same

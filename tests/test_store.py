@@ -55,6 +55,7 @@ def test_an_opened_model_explains_the_same_numbers_without_the_upload(bench, lib
     assert info.settings["n_estimators"] == 10 and info.published_by == "local"
 
 
+@pytest.mark.slow
 def test_a_restarted_process_opens_the_model_and_explains_the_same_numbers(bench, tmp_path,
                                                                            database):
     folder = tmp_path / "var"

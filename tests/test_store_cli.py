@@ -95,6 +95,7 @@ def published(request, trained, table) -> Library:
     return library
 
 
+@pytest.mark.slow
 def test_publishing_without_the_training_table_is_refused_in_a_fresh_process(published):
     refused = forestviz(published.folder, "models", "publish", published.model, "--name",
                         "Pima risk", "--intended-use", "Screening", code=2, url=published.url)
@@ -104,6 +105,7 @@ def test_publishing_without_the_training_table_is_refused_in_a_fresh_process(pub
     assert [v.version for v in library.versions(include_retired=True)] == [2, 1]
 
 
+@pytest.mark.slow
 def test_published_models_are_listed_shown_and_retired(published, monkeypatch, capsys):
     listed = json.loads(forestviz(published.folder, "models", "list", "--json",
                                   url=published.url).stdout)

@@ -114,6 +114,7 @@ def test_a_long_text_is_refused_before_any_work(bench, library, field):
     assert library.versions() == []
 
 
+@pytest.mark.slow
 def test_an_identical_re_publication_makes_no_version(bench, library):
     first = library.publish(bench, name="Pima risk", description="Diabetes risk",
                             intended_use="Screening")

@@ -56,6 +56,7 @@ PAUSE_IN_TRANSACTION = """
 """
 
 
+@pytest.mark.slow
 def test_two_processes_publishing_one_name_get_versions_1_and_2(tmp_path, database):
     folder = tmp_path / "var"
     library_at(folder, database)  # migrated once; each child opens it as a server would
@@ -81,6 +82,7 @@ def test_two_processes_publishing_one_name_get_versions_1_and_2(tmp_path, databa
 
 @pytest.mark.parametrize("pause", [PAUSE_AFTER_BLOB, PAUSE_IN_TRANSACTION],
                          ids=["after the blob", "inside the transaction"])
+@pytest.mark.slow
 def test_a_publisher_killed_mid_way_leaves_no_half_model(tmp_path, pause, database):
     folder, ready = tmp_path / "var", tmp_path / "ready"
     library_at(folder, database)

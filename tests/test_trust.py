@@ -78,6 +78,7 @@ def test_a_rows_stability_against_its_neighbours_own_explanations(bench):
     assert row["compacity"] == trust.compacity(e.contributions.total[None, :, 1])[0]
 
 
+@pytest.mark.slow
 def test_robustness_to_the_fit(bench):
     from forestviz.app import whole_model
 

@@ -7,6 +7,7 @@ import gc
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from forestviz.app.uploads import table_bytes
 from tests.apptest_helpers import app, upload_csv
@@ -35,6 +36,7 @@ def session_tables(at) -> int:
     return table_bytes(upload.frame) + table_bytes(dataset.frame)
 
 
+@pytest.mark.slow  # an AppTest session: seconds
 def test_a_session_gives_its_tables_back_on_another_upload_and_on_a_bundled_data_set():
     at = app()
     before = held()
