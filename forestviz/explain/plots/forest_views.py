@@ -13,15 +13,22 @@ import plotly.graph_objects as go
 from forestviz.explain.plots.conventions import EVERY_CATEGORY, WIDTH, finish, unique_labels
 from forestviz.explain.plots.inputs import records, vector
 
+SAME = 1e-9
+"""Values closer than this share of their size are one value to a histogram (float rounding)."""
+
 
 def even_bins(values, n: int) -> dict:
     """A histogram's ``xbins``: ``n`` bins of one width from the smallest value, and one more
     that holds the largest (plotly's bins hold their start, not their end), so that the chart
-    and its table (:mod:`.chart_table`) count the same bins."""
+    and its table (:mod:`.chart_table`) count the same bins. Values that differ only by float
+    rounding (by less than :data:`SAME` of their size: 40 and 39.99999999999999) are one value,
+    whose bins are as wide as a single value's: bins narrower than that would be a few units of
+    the last place wide, and their ends print alike ("40–40")."""
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values)]
     low, high = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
-    size = (high - low) / n if high > low else max(abs(low), 1.0) / n
+    one = high - low <= SAME * max(abs(low), abs(high), 1.0)
+    size = max(abs(low), 1.0) / n if one else (high - low) / n
     return {"start": low, "size": size, "end": low + (n + 1) * size}
 
 
