@@ -183,6 +183,7 @@ def test_as_text_escapes_every_markdown_character():
     assert not re.search(r"[!-/:-@\[-`{-~]", re.sub(r"\\.", "", escaped))
 
 
+@pytest.mark.slow
 def test_an_uploads_target_is_the_column_named_as_the_outcome_or_a_guess_said_so(data_page):
     """Issue 26: the breast-cancer CSV (text column of three values last, 5 % blanks) had its
     last column as target; its "diagnosis" is, and the page says why. Without such a name

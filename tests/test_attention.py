@@ -293,6 +293,7 @@ def test_classification_gram_stacks_rows_and_classes():
     np.testing.assert_allclose(ctx.Vty, sum(V[:, :, c].T @ Y[:, c] for c in range(3)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["softmax", "abrf1", "abrf2", "abrf3"])
 def test_reproducible_with_random_state(data, mode):
     X, y, X_test = data
@@ -317,6 +318,7 @@ def test_trained_attention_parameters(data, mode):
 
 @pytest.mark.parametrize("kwargs", [{"base": "extra"}, {"cv": 3}, {"loss": "l1"},
                                     {"distance": "raw", "eps": 0.5}])
+@pytest.mark.slow
 def test_other_selection_schemes_and_losses(data, kwargs):
     X, y, X_test = data
     model = AttentionForestRegressor(**SMALL, **kwargs).fit(X, y)
@@ -406,5 +408,6 @@ def test_zero_parameters_are_the_softmax_model():
             "RandomForest*, which fails this check too) and leaf means are unweighted",
         "check_classifiers_train": "binary predict uses the Youden threshold chosen on "
             "held-out rows (forestviz.trees.decision), not argmax of predict_proba"})
+@pytest.mark.slow
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)

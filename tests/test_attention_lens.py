@@ -20,6 +20,7 @@ def bench():
     return bench
 
 
+@pytest.mark.slow
 def test_the_lens_is_the_attention_model_refitted_at_the_best_setting(bench):
     model = bench.model.estimator
     assert model.selected_base_  # the plain forest was kept: equal weights

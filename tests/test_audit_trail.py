@@ -56,6 +56,7 @@ def test_pages_are_slices_of_the_whole_filtered_trail(trail, filters, size):
         assert found["at"].tolist() == expected["at"].tolist()
 
 
+@pytest.mark.slow
 @given(st.sampled_from(FILTERS), st.integers(1, 60))
 @example({}, 5)
 @settings(max_examples=25, deadline=None)

@@ -62,6 +62,7 @@ def ready(path, pima, contributions=True):
     return model.with_contributions() if contributions else model
 
 
+@pytest.mark.slow
 def test_every_output_row_is_the_explain_page_s_explanation(trained, rows, pima, tmp_path):
     bench, path = trained
     frame, data = rows

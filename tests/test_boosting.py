@@ -192,6 +192,7 @@ def test_simplex_nnls_matches_cvxpy(n, T):
         assert f(w_nnls) <= f(w.value) + 1e-7 * (1 + abs(f(w.value)))
 
 
+@pytest.mark.slow
 def test_search_table_and_choice(data, searched):
     """The machine itself and every (ε, γ, κ); one chosen, by the one-standard-error rule read
     off the table (simplest first: the machine, then the largest τ, ε and γ)."""
@@ -286,6 +287,7 @@ def test_fixed_parameters_skip_the_search(data):
     assert not model.selected_base_
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("base", ["gbm", "extra"])
 def test_reproducible_with_random_state(data, base):
     X, y, X_test = data
@@ -334,5 +336,6 @@ def test_invalid_parameters_name_the_parameter(data, name, value):
         "check_sample_weight_equivalence_on_dense_data":
             "(ε, τ, γ) are chosen on a random row split, which can differ between weighted "
             "and repeated rows (passes on the check's current data)"})
+@pytest.mark.slow
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)

@@ -25,6 +25,7 @@ names = st.text(alphabet="abcdefghij", min_size=1, max_size=6)
 @settings(deadline=None)
 @given(st.lists(st.tuples(names, st.floats(-1e3, 1e3, allow_nan=False)), min_size=1,
                 max_size=30, unique_by=lambda pair: pair[0]))
+@pytest.mark.slow
 def test_named_bars_are_listed_the_largest_first_beyond_the_limit(bars):
     labels = [label for label, _ in bars]
     values = [value for _, value in bars]

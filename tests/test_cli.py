@@ -48,6 +48,7 @@ def test_help_reads_like_the_readme(capsys):
     assert "forestviz explain MODEL.skops ROWS.csv|ROWS.parquet" in run.stdout
 
 
+@pytest.mark.slow
 def test_a_model_trained_here_loads_in_the_app(cli_model, table, capsys):
     dataset, choice = app_choice(table)
     bundle = Workbench(dataset, choice).load(cli_model.read_bytes())
@@ -59,6 +60,7 @@ def test_a_model_trained_here_loads_in_the_app(cli_model, table, capsys):
         columns="fit seconds").equals(metrics)
 
 
+@pytest.mark.slow
 def test_train_prints_the_train_page_s_metrics(table, tmp_path, capsys):
     out = tmp_path / "m.skops"
     assert main(["--quiet", "train", str(table), "--target", TARGET, "--id", ID, "--drop",
@@ -70,6 +72,7 @@ def test_train_prints_the_train_page_s_metrics(table, tmp_path, capsys):
         assert name in printed and f"{auc:.3f}" in printed
 
 
+@pytest.mark.slow
 def test_explain_of_the_training_table_gives_the_explain_page_s_numbers(cli_model, table,
                                                                         tmp_path):
     out = tmp_path / "explained.parquet"

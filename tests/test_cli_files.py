@@ -61,6 +61,7 @@ def one_error_line(capsys, message: str) -> None:
 
 @pytest.mark.parametrize("command", [pytest.param("train", marks=pytest.mark.slow),
                                      "explain to Parquet", "explain to CSV"])
+@pytest.mark.slow
 def test_an_output_planted_as_a_link_is_refused_and_the_victim_unchanged(
         command, cli_model, table, victim, tmp_path, capsys):
     out = tmp_path / {"train": "m.skops", "explain to Parquet": "o.parquet",

@@ -21,6 +21,7 @@ def bench():
     return bench
 
 
+@pytest.mark.slow
 def test_one_table_of_every_model_on_the_same_rows(bench):
     table = bench.models_table()
     labels = list(bench.trained)
@@ -73,6 +74,7 @@ def test_one_row_under_every_model(bench):
     bench.use(current)
 
 
+@pytest.mark.slow
 def test_a_model_on_another_split_is_listed_apart_and_the_oldest_goes_first():
     bench = Workbench(load_dataset("breast_cancer"))
     first = bench.train(Settings(family="vanilla", n_estimators=5))

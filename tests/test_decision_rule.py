@@ -148,6 +148,7 @@ class _ArgmaxAttentionForest(AttentionForestClassifier):
         return self
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("readonly_memmap", [False, True])
 def test_the_only_failure_of_check_classifiers_train_is_the_youden_threshold(readonly_memmap):
     check_classifiers_train("AttentionForestClassifier",

@@ -75,6 +75,7 @@ def fitted(request):
     return request.param, model, X, y, summary, rows
 
 
+@pytest.mark.slow
 def test_prediction_equals_the_models_own(fitted):
     _, model, _, _, summary, rows = fitted
     for x in rows:

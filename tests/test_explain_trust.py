@@ -82,6 +82,7 @@ def test_spread_is_the_weighted_trees_and_the_warning_says_few_trees():
     assert any("ε is 1" in w for w in e.warnings)
 
 
+@pytest.mark.slow
 def test_a_model_that_kept_its_plain_base_says_so_once():
     """AGBoost that keeps its GBM (ε = 1, equal weights; here on a pure-noise target, where
     it does on most draws: an overfitting GBM can also be honestly beaten by discounted
@@ -96,6 +97,7 @@ def test_a_model_that_kept_its_plain_base_says_so_once():
     assert not any("ε" in w for w in e.warnings)
 
 
+@pytest.mark.slow
 def test_the_interval_is_the_calibrated_one_and_the_sentence_quotes_it():
     X, y = make_classification(600, 6, n_informative=4, random_state=3)
     model = EnhancedForestClassifier(20, n_iterations=2, random_state=0).fit(X[:300], y[:300])
@@ -148,6 +150,7 @@ def test_the_trees_sides_are_not_said_as_a_second_risk(forest):
         assert (f"% on trees favouring {e.classes[1]}" in said) == (e.spread.vote_shares[1] > 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_a_nearest_other_leaf_says_what_the_model_s_tree_says_there(name):
     """"If …, this tree would say v": v is what the model itself makes that tree say for the

@@ -83,6 +83,7 @@ def test_no_piece_of_a_neutralised_cell_starts_a_formula(text):
     assert neutralise(safe) == safe or unsafe_starts(safe) == []
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(cells, cells), min_size=1, max_size=6), cells)
 @example([(CALC, "x")], "=name\r+1")
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -121,6 +122,7 @@ def test_the_train_page_s_held_out_predictions(hostile_bench):
     assert any("\r'=cmd" in i for i in ids) and "'=cmd" not in rows[0][0]
 
 
+@pytest.mark.slow
 def test_the_several_patients_download(hostile_bench):
     new = hostile_bench.dataset.frame.head(len(HOSTILE)).copy()
     new["id"] = HOSTILE

@@ -266,6 +266,7 @@ def search_tables(draw):
                        "standard_error": 0.01, "difference_to_best": 0.0,
                        "difference_se": 0.0, "n_rows": 9,
                        "selected": [False, False, True]}))  # a tie: the first is the best
+@pytest.mark.slow
 def test_the_searchs_accessors_read_its_table(table):
     """Each accessor against pandas on the same table: the chosen row, the base row, the
     lowest loss among the settings and among the base models (the first of a tie), whether

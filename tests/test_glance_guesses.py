@@ -35,6 +35,7 @@ def risks_over_deciles(bench, values, column, used):
     return model.estimator.predict_proba(model.preprocessor.transform(pd.DataFrame(rows)))[:, 1]
 
 
+@pytest.mark.slow
 def test_the_range_over_the_guesses_covers_every_alarm(pima):
     X = pima.dataset.X
     for position in pima.model.test_rows[:40]:

@@ -91,6 +91,7 @@ def test_every_package_is_on_one_line_of_the_list():
     assert set(listed) == packages
 
 
+@pytest.mark.slow
 def test_imports_run_only_downward():
     rank = {name: i for i, line in enumerate(layers()) for name in line}
     upward = {f"{a} imports {b}": sorted(where) for (a, b), where in imports().items()

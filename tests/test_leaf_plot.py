@@ -59,6 +59,7 @@ def _check_size(image, inches):
     assert width / height == pytest.approx(inches[0] / inches[1], rel=0.03)
 
 
+@pytest.mark.slow
 def test_a_boosting_trees_leaves_are_drawn_readable_in_path_and_full_drawings(require_dot):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 4))

@@ -73,6 +73,7 @@ def test_the_metrics_equal_scikit_learns():
         rel=1e-12)
 
 
+@pytest.mark.slow
 def test_a_trained_models_card_holds_the_train_pages_metrics(bench):
     card = build_card(bench, intended_use="Screening", subgroups=["Age (years)"])
     table = bench.model.results.set_index("model").loc[bench.model.name]

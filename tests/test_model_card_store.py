@@ -37,6 +37,7 @@ def test_the_card_round_trips_through_the_store(bench, library, tmp_path, databa
     assert reread.as_json()["card_sha256"] == digest(reread.card)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("use", ["", "   ", "\n \t\n"])
 def test_a_blank_intended_use_is_refused(bench, library, use):
     with pytest.raises(StoreError) as refused:

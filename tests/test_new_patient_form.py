@@ -96,6 +96,7 @@ INVISIBLE = st.sampled_from(["\u200b", "\u2060", "\ufeff", "\u00ad", "\U000e0041
                              "\u034f", "\ufe0f", "\x00", "\r", "\n", "\t"])
 
 
+@pytest.mark.slow
 @given(st.lists(st.one_of(st.text(max_size=4), INVISIBLE), max_size=12).map("".join))
 @example("P\u200b-17")
 @example("<b>P-17</b>")

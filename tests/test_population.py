@@ -63,6 +63,7 @@ def test_interaction_finds_the_column_a_contribution_follows():
     np.testing.assert_array_equal(found["contribution"], contributions[:, 0])
 
 
+@pytest.mark.slow
 def test_partial_dependence_equals_scikit_learns_brute_force(bench):
     model = bench.model
     rows = bench.dataset.X.iloc[model.test_rows]

@@ -77,6 +77,7 @@ def without_plotly(report: str) -> str:
     return report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["erf", "abrf"])
 def test_report_is_self_contained_and_escapes_user_text(hostile, hostile_reports, key):
     _, e, *_ = hostile[key]
@@ -230,6 +231,7 @@ def long_report(long_named):
     return long_named[1].to_html(appendix=True)
 
 
+@pytest.mark.slow
 def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named, long_report):
     e = long_named[1]
     report = long_report

@@ -122,6 +122,7 @@ def hostile(request):
     return request.param, bench, e, bench.report(e, appendix=True)
 
 
+@pytest.mark.slow
 def test_the_hostile_reports_cut_every_text_and_say_its_length(hostile):
     kind, _, e, report = hostile
     body = re.sub(r'src="data:[^"]*"', "", report)  # the pictures: their texts are cut apart
@@ -176,6 +177,7 @@ def test_the_hostile_reports_pdf_is_made_in_bounded_time_or_refused(hostile):
     print(f"{kind}: PDF {'refused' if pdf is None else f'{len(pages)} pages'} in {seconds:.1f} s")
 
 
+@pytest.mark.slow
 def test_a_pdf_past_the_time_limit_is_refused_in_one_line_and_its_worker_killed():
     """A document that takes minutes (the issue's unbounded table) against a limit of 1 s of
     CPU: the caller is told in one line, the worker is gone."""

@@ -175,6 +175,7 @@ def test_version_is_the_projects():
         assert ReportContext().version == tomllib.load(f)["project"]["version"]
 
 
+@pytest.mark.slow
 def test_the_record_names_data_set_model_settings_date_version_and_row(clinic, whatif):
     before, after, e, context, edited, report = whatif
     record = Document(report).record()

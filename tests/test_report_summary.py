@@ -87,6 +87,7 @@ def test_the_appendix_follows_only_when_asked_for(case):
         assert section in text
 
 
+@pytest.mark.slow
 def test_the_report_renders_the_glance_it_is_given(case):
     """The page hands the report its own Glance: the report says its sentences, not others."""
     bench, e, g = case

@@ -101,6 +101,7 @@ def test_an_explanation_says_when_the_plain_forest_was_kept():
         "Attention-based random forest")
 
 
+@pytest.mark.slow
 def test_pure_noise_classes_choose_the_plain_forest():
     rng = np.random.RandomState(3)
     X, y = rng.uniform(size=(600, 4)), rng.choice(["a", "b"], size=600)

@@ -36,6 +36,7 @@ def held_out(bench, count=6):
     return bench.model.test_rows[:count]
 
 
+@pytest.mark.slow
 def test_an_opened_model_explains_the_same_numbers_without_the_upload(bench, library):
     info = library.publish(bench, name="Pima risk", description="Diabetes risk",
                            intended_use="Screening")

@@ -132,6 +132,7 @@ def test_published_models_are_listed_shown_and_retired(published, monkeypatch, c
     assert "model_retired,Pima risk,2" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_explain_and_report_with_model_give_the_model_file_s_numbers(published, table,
                                                                        tmp_path, monkeypatch):
     published.use(monkeypatch)

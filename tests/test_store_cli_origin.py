@@ -54,6 +54,7 @@ def test_unsigned_and_foreign_files_are_refused_in_one_line(trained_file, table,
     assert trained_file.open().versions(include_retired=True) == []
 
 
+@pytest.mark.slow
 def test_a_signed_file_publishes_once_and_again_says_where_it_is(trained_file, table, capsys):
     model = trained_file.model
     assert publish(trained_file, model, table, "--description", "Diabetes risk") == 0

@@ -60,6 +60,7 @@ def test_a_corrupt_database_file_is_one_line_and_nothing_escapes(tmp_path):
         open_library(StoreConfig(folder))
 
 
+@pytest.mark.slow
 def test_a_lock_held_by_another_process_is_waited_for_briefly_and_once(tmp_path, monkeypatch):
     folder = tmp_path / "var"
     library = library_at(folder)
@@ -102,6 +103,7 @@ def test_an_in_memory_database_url_is_refused_in_one_line(tmp_path, url):
     assert "in-memory SQLite database" in one_line(refused.value)
 
 
+@pytest.mark.slow
 def test_a_signing_key_that_cannot_be_used_is_one_line(bench, tmp_path):
     folder = tmp_path / "var"
     library = library_at(folder)

@@ -83,6 +83,7 @@ def test_references_are_read_in_the_normal_form():
         parse_ref("Pima risk@\u00b2x")
 
 
+@pytest.mark.slow
 def test_a_look_alike_name_is_one_name_or_refused(bench, library):
     first = library.publish(bench, name="Pima risk", description="first", intended_use="Screening")
     for kind, name in INVISIBLE.items():  # the same name: a new version of it

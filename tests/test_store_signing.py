@@ -19,6 +19,7 @@ def model_file(bench):
     return bench.save()
 
 
+@pytest.mark.slow
 def test_a_signed_file_verifies_and_loads_unchanged(bench, model_file, tmp_path):
     library = library_at(tmp_path / "var")
     signed = library.sign_download(model_file)

@@ -2,6 +2,7 @@
 explanation's own, the same sections follow a tree choice, and the report renders them."""
 
 import numpy as np
+import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 
@@ -20,6 +21,7 @@ def _explained(model, row=0):
     return explain(model, x, summary=summary, n_alternatives=2), summary
 
 
+@pytest.mark.slow
 def test_each_section_holds_the_explanations_numbers():
     e, _ = _explained(EnhancedForestClassifier(12, n_iterations=2, random_state=0))
     sections = tree_sections(e)

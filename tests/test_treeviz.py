@@ -144,6 +144,7 @@ def test_eight_threads_render_at_once(require_dot, clinic):
         assert texts(svg) == expected  # this row's drawing, not another thread's
 
 
+@pytest.mark.slow
 def test_errors_come_back_as_tree_render_errors(require_dot, clinic, monkeypatch, tmp_path):
     forest, context, X = clinic
     bad = X[0].copy()

@@ -46,6 +46,7 @@ def bench():
     return bench
 
 
+@pytest.mark.slow
 def test_a_rows_stability_against_its_neighbours_own_explanations(bench):
     model = bench.model
     position = int(model.test_rows[0])

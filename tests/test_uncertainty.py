@@ -268,6 +268,7 @@ def dataset(task):
     return data, DataChoice("upload:x", "y", None, (), "auto")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["regression", "binary"])
 def test_a_trained_bundle_calibrates_on_its_held_out_rows_and_a_restored_one_alike(task):
     data, choice = dataset(task)

@@ -215,6 +215,7 @@ def test_the_reliability_curve_is_scikit_learns_on_the_held_out_rows(erf_bench, 
     assert model.intervals.n_calibration == len(model.test_rows)
 
 
+@pytest.mark.slow
 def test_the_train_page_says_when_the_confirmation_kept_the_machine():
     """Pure noise: the best of AGBoost's 462 settings beats its machine on the held-out rows by
     more than the paired standard error (the winner's curse), and the confirmation on rows the
