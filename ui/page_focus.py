@@ -27,7 +27,7 @@ SCRIPT = """<script>
     if (location.pathname === path) {
       if (h) title = text(h);
       const lost = document.activeElement === document.body;
-      if (holding && h && lost && text(h) === title) hold(h, {preventScroll: true});
+      if (holding && h && lost) hold(h, {preventScroll: true});
       else if (holding && !lost && document.activeElement !== h) holding = false;
       return;
     }
