@@ -41,6 +41,12 @@ def test_the_lens_is_the_attention_model_refitted_at_the_best_setting(bench):
     assert np.ptp(weights) > 0  # attention: unequal weights, unlike the model's
     assert "not the model's prediction" in lens.sentence()
     assert bench.attention_lens() is lens  # refitted once
+    # its loss named as the Train page's note names the same search's losses: a classifier's
+    # squared error is its Brier score (the lens said "squared error" beside the note's name)
+    assert lens.loss_name == "Brier score"
+    assert "validation loss (Brier score) of" in lens.sentence()
+    note = bench.comparison().selection
+    assert "Brier score" in note and "squared error" not in note
 
 
 def test_no_lens_for_a_model_that_kept_attention_or_has_none():

@@ -21,11 +21,11 @@ import pandas as pd
 from sklearn.base import clone, is_classifier
 
 from forestviz.app.workflow import Bundle
+from forestviz.explain.selection_note import loss_name
 from forestviz.numbers import plain_number
 from forestviz.trees.diagnostics import Candidate
 from forestviz.trees.ensemble import as_ensemble
 
-LOSSES = {"l2": "squared error", "l1": "absolute error"}
 NOT_USED = "attention lens: not used for the prediction"
 _LENSES: weakref.WeakKeyDictionary[Bundle, Lens | None] = weakref.WeakKeyDictionary()
 
@@ -95,9 +95,11 @@ def _make(bundle: Bundle) -> Lens | None:
         return None
     best, plain = found
     model = bundle.estimator
+    ensemble = as_ensemble(model)
     refit = clone(model).set_params(eps=best.eps, tau=best.tau)
     refit.fit(bundle.X_train, bundle.y_train)
     return Lens(estimator=refit, eps=best.eps, tau=best.tau, loss=best.validation_loss,
                 loss_se=best.standard_error, base_loss=plain.validation_loss,
                 base_se=plain.standard_error,
-                loss_name=LOSSES[as_ensemble(model).describe().loss], n_rows=best.n_rows)
+                loss_name=loss_name(ensemble.diagnostics().search, bundle.task,
+                                    ensemble.describe().loss), n_rows=best.n_rows)

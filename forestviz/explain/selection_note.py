@@ -36,6 +36,13 @@ def r2_variance(task: str, loss: str, y_train) -> float | None:
     return None
 
 
+def loss_name(search: Search, task: str, loss: str) -> str:
+    """What the search's validation losses are, as every sentence about them names them: what
+    it scored (:attr:`Search.score`), else the model's ``loss`` ("l2" or "l1") for its ``task``
+    (:data:`LOSS_NAMES`: a classifier's squared error is its Brier score)."""
+    return search.score or LOSS_NAMES.get((task, loss), "mean squared error")
+
+
 def selection_note(search: Search | None, *, plain: str, task: str, loss: str,
                    variance: float | None) -> str | None:
     """Which candidate won the search and by how much, on the rows it held out; None when the
@@ -52,7 +59,7 @@ def selection_note(search: Search | None, *, plain: str, task: str, loss: str,
     if not np.isfinite(base.validation_loss):
         return (f"Attention was not compared with {plain}: ε and τ were set by hand and no "
                 "rows were held out to score them.")
-    name = search.score or LOSS_NAMES.get((task, loss), "mean squared error")
+    name = loss_name(search, task, loss)
     by_auc = search.score == "AUC"  # the table holds 1 − AUC: a gain is in AUC
     score = _score_text(name, None if by_auc else variance)
     best = search.best()
