@@ -6,7 +6,7 @@ The Explain page's tiles take their help from it (:func:`help_text`), the Glossa
 it and the record's appendix carries it (:mod:`forestviz.explain.report`). The papers' terms
 and the explanation's are written here (:data:`TERMS`); the model families, what each role may
 do and the audit trail's events are read off their own tables (:data:`forestviz.registry.
-FAMILIES` with its words in :data:`FAMILY_WORDS`; :data:`forestviz.store.roles.MAY`
+FAMILIES`, each family with its words; :data:`forestviz.store.roles.MAY`
 and :data:`forestviz.store.audit.ACTIONS` with theirs in :mod:`forestviz.store.glossary`, which
 sits with the tables it reads and gives the whole glossary), so that a new family or action
 without words is an error, not a gap.
@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from forestviz.registry import ABRF, AGB, ERF
+
 EXPLANATION = "The explanation"
 PAPERS = "The papers' symbols"
 FAMILY = "Model families"
@@ -26,9 +28,6 @@ SECTIONS = (EXPLANATION, PAPERS, FAMILY, RIGHT, EVENT)
 RECORD_SECTIONS = (EXPLANATION, PAPERS, FAMILY)  # what the record's appendix carries
 LIBRARY_FREE = RECORD_SECTIONS  # the sections with no term of the model library
 
-ABRF = "Utkin & Konstantinov, \"Attention-based random forest and contamination model\""
-ERF = "Bertsimas & Stoumpou, \"Binary classification: is boosting stronger than bagging?\""
-AGB = "\"AGBoost: attention-based modification of gradient boosting machine\""
 DM = "Zhang, \"Decision Machines\" (both papers; docs/algorithms.md §4)"
 
 
@@ -168,34 +167,12 @@ TERMS: dict[str, Term] = dict((
 """The papers' and the explanation's terms, by term."""
 
 
-FAMILY_WORDS = {
-    "vanilla": ("plain random forest", "every tree counts the same: the prediction is the "
-                "average of the trees (scikit-learn's random forest or extra trees).",
-                "Breiman, \"Random Forests\" (2001)"),
-    "erf": ("Enhanced RF", "a forest retrained over rounds that give more weight to the "
-            "training rows it misjudges, deciding by Youden's J; each row's tree scores S "
-            "show which trees explain it.", ERF),
-    "abrf1_qp": ("attention forest, ABRF-1", "the tree weights α = (1 − ε)·D + ε·w, with w "
-                 "trained by a quadratic program (squared error).", f"{ABRF}, eqs 13–21"),
-    "abrf1_lp": ("attention forest, ABRF-1 (LP)", "as ABRF-1, with w trained by a linear "
-                 "program (absolute error).", f"{ABRF}, eq 22"),
-    "abrf2": ("attention forest, ABRF-2", "Softmax attention with a trained temperature per "
-              "tree and a trained weight per column (ε = 0).", f"{ABRF}, eq 23"),
-    "abrf3": ("attention forest, ABRF-3", "ABRF-2's attention mixed with trained weights w by "
-              "the contamination ε.", f"{ABRF}, eq 24"),
-    "softmax": ("attention forest without training", "the Softmax weights D alone: nothing is "
-                "trained (ε = 0).", f"{ABRF}, eq 14"),
-    "agboost": ("attention over boosting", "gradient-boosted trees whose trees get per-row "
-                "attention weights, discounted by γ for later trees (numbers only).", AGB),
-}
-
-
 def families() -> list[Term]:
     """One entry per model family, in the registry's order."""
     from forestviz.registry import FAMILIES
 
-    return [Term(family.label, FAMILY_WORDS[key][0], FAMILY_WORDS[key][1],
-                 FAMILY_WORDS[key][2], FAMILY) for key, family in FAMILIES.items()]
+    return [Term(family.label, family.plain, family.means, family.source, FAMILY)
+            for family in FAMILIES.values()]
 
 
 def help_text(term: str) -> str:
@@ -205,9 +182,9 @@ def help_text(term: str) -> str:
 
 def entries(sections: tuple[str, ...] = LIBRARY_FREE) -> list[Term]:
     """The terms of ``sections`` that sit below the model library, in :data:`SECTIONS` order:
-    :data:`TERMS`, then one entry per model family (:data:`FAMILY_WORDS`, read off the
-    registry). The roles' rights and the audit trail's events are the library's own
-    (:func:`forestviz.store.glossary.entries` gives the whole glossary)."""
+    :data:`TERMS`, then one entry per model family (its words on the registry's
+    :class:`~forestviz.registry.Family`). The roles' rights and the audit trail's events are the
+    library's own (:func:`forestviz.store.glossary.entries` gives the whole glossary)."""
     found = [*TERMS.values(), *(families() if FAMILY in sections else ())]
     return [t for section in SECTIONS if section in sections for t in found
             if t.section == section]

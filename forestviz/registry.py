@@ -21,6 +21,12 @@ FOREST_BASES = {"random": "Random Forest", "extra": "Extra Trees"}
 BOOSTING_BASES = {"random": "Gradient-boosted trees", "extra": "Extra-trees boosting"}
 
 
+ABRF = "Utkin & Konstantinov, \"Attention-based random forest and contamination model\""
+ERF = "Bertsimas & Stoumpou, \"Binary classification: is boosting stronger than bagging?\""
+AGB = "\"AGBoost: attention-based modification of gradient boosting machine\""
+"""The papers the families come from, as the glossary cites them."""
+
+
 @dataclass(frozen=True)
 class Family:
     """A model family.
@@ -35,13 +41,18 @@ class Family:
     shows the rows it found hardest and offers its cleaning rounds (ERF Algorithm 2);
     ``build``: ``(settings, classify) → unfitted estimator``, importing its package when
     called; ``saves``: the classes its fitted models write to a model file (skops loader →
-    full class names, :data:`forestviz.persistence.files.TRUSTED_NODES`)."""
+    full class names, :data:`forestviz.persistence.files.TRUSTED_NODES`); ``plain``, ``means``
+    and ``source``: its glossary entry (:func:`forestviz.glossary.families`): the plain name
+    the first screen uses, what it does, and the paper and equations it comes from."""
 
     key: str
     label: str
     tasks: frozenset[str]
     build: Callable[[object, bool], object]
     saves: Mapping[str, tuple[str, ...]]
+    plain: str
+    means: str
+    source: str
     option: str | None = None
     option_words: str | None = None
     bases: Mapping[str, str] | None = None
@@ -124,9 +135,12 @@ _ATTENTION_SAVES = {"ObjectNode": (
     "forestviz.trees.leaf_stats.LeafStats", *_FORESTS)}
 
 
-def _attention_family(key: str, label: str, mode: str, loss: str, option: str | None = None,
-                      option_words: str = "attention RF", tuning_note: str | None = None):
-    return Family(key, label, BOTH, _attention(mode, loss), _ATTENTION_SAVES, option=option,
+def _attention_family(key: str, label: str, mode: str, loss: str, words: tuple[str, str, str],
+                      option: str | None = None, option_words: str = "attention RF",
+                      tuning_note: str | None = None):
+    plain, means, source = words
+    return Family(key, label, BOTH, _attention(mode, loss), _ATTENTION_SAVES, plain=plain,
+                  means=means, source=source, option=option,
                   option_words=option_words if option else None, bases=FOREST_BASES,
                   tuning_note=tuning_note)
 
@@ -135,6 +149,10 @@ FAMILIES: dict[str, Family] = {family.key: family for family in (
     Family("vanilla", "Vanilla RF (plain average of the trees)", BOTH, _vanilla,
            {"ObjectNode": (*_FORESTS, "forestviz.trees.plain.DecidedExtraTreesClassifier",
                            "forestviz.trees.plain.DecidedRandomForestClassifier")},
+           plain="plain random forest",
+           means="every tree counts the same: the prediction is the average of the trees "
+                 "(scikit-learn's random forest or extra trees).",
+           source="Breiman, \"Random Forests\" (2001)",
            option="rf", option_words="vanilla random forest",
            bases=FOREST_BASES, tunes=False),
     Family("erf", "Enhanced RF (ERF)", frozenset({CLASSIFICATION}), _erf,
@@ -142,20 +160,35 @@ FAMILIES: dict[str, Family] = {family.key: family for family in (
                            "forestviz.enhanced.neighbors.TrainingNeighbors",
                            "forestviz.trees.leaf_values.LeafTable",
                            "sklearn.tree._classes.DecisionTreeClassifier")},
-           option="erf", option_words="Enhanced RF",
+           plain="Enhanced RF",
+           means="a forest retrained over rounds that give more weight to the training rows it "
+                 "misjudges, deciding by Youden's J; each row's tree scores S show which trees "
+                 "explain it.",
+           source=ERF, option="erf", option_words="Enhanced RF",
            base_note="The Enhanced RF grows its own bootstrap forest of depth-limited trees.",
            cleans=True),
     _attention_family("abrf1_qp", "Attention RF: ABRF-1, QP (L2 loss)", "abrf1", "l2",
-                      option="abrf1"),
+                      ("attention forest, ABRF-1", "the tree weights α = (1 − ε)·D + ε·w, with "
+                       "w trained by a quadratic program (squared error).",
+                       f"{ABRF}, eqs 13–21"), option="abrf1"),
     _attention_family("abrf1_lp", "Attention RF: ABRF-1, LP (L1 loss)", "abrf1", "l1",
+                      ("attention forest, ABRF-1 (LP)", "as ABRF-1, with w trained by a linear "
+                       "program (absolute error).", f"{ABRF}, eq 22"),
                       tuning_note="The LP variant solves one linear program per grid point: "
                                   "several times slower than the QP."),
     _attention_family("abrf2", "Attention RF: ABRF-2 (trained temperatures and feature "
-                      "weights)", "abrf2", "l2", option="abrf2"),
+                      "weights)", "abrf2", "l2",
+                      ("attention forest, ABRF-2", "Softmax attention with a trained "
+                       "temperature per tree and a trained weight per column (ε = 0).",
+                       f"{ABRF}, eq 23"), option="abrf2"),
     _attention_family("abrf3", "Attention RF: ABRF-3 (ABRF-1 and ABRF-2 together)", "abrf3",
-                      "l2", option="abrf3"),
+                      "l2", ("attention forest, ABRF-3", "ABRF-2's attention mixed with trained "
+                             "weights w by the contamination ε.", f"{ABRF}, eq 24"),
+                      option="abrf3"),
     _attention_family("softmax", "Attention RF: Softmax (no training of the weights)",
-                      "softmax", "l2", option="softmax",
+                      "softmax", "l2",
+                      ("attention forest without training", "the Softmax weights D alone: "
+                       "nothing is trained (ε = 0).", f"{ABRF}, eq 14"), option="softmax",
                       option_words="attention RF without trained weights"),
     Family("agboost", "AGBoost (attention over gradient-boosted trees)",
            frozenset({REGRESSION}), _agboost,
@@ -169,7 +202,10 @@ FAMILIES: dict[str, Family] = {family.key: family for family in (
                            "sklearn.tree._classes.DecisionTreeRegressor",
                            "sklearn.tree._classes.ExtraTreeRegressor"),
             "RandomStateNode": ("numpy.random.mtrand.RandomState",)},
-           option="agboost", option_words="attention boosting (numbers only)",
+           plain="attention over boosting",
+           means="gradient-boosted trees whose trees get per-row attention weights, discounted "
+                 "by γ for later trees (numbers only).",
+           source=AGB, option="agboost", option_words="attention boosting (numbers only)",
            bases=BOOSTING_BASES),
 )}
 """Every model family, in the order the Train page lists them."""

@@ -13,7 +13,7 @@ from sklearn.datasets import make_classification
 from forestviz import glossary
 from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import explain
-from forestviz.registry import FAMILIES
+from forestviz.registry import FAMILIES, Family
 from forestviz.store import glossary as library_glossary
 from forestviz.store.audit import ACTIONS
 from forestviz.store.roles import MAY
@@ -27,9 +27,13 @@ def test_every_family_role_action_and_audit_event_has_an_entry():
 
 
 def test_a_family_without_words_is_an_error_not_a_gap(monkeypatch):
-    monkeypatch.setitem(FAMILIES, "new", replace(FAMILIES["erf"], key="new", label="New"))
-    with pytest.raises(KeyError, match="new"):
-        library_glossary.entries()
+    erf = FAMILIES["erf"]
+    with pytest.raises(TypeError, match="'plain', 'means', and 'source'"):
+        Family(erf.key, erf.label, erf.tasks, erf.build, erf.saves)  # its words are its own
+    monkeypatch.setitem(FAMILIES, "new", replace(erf, key="new", label="New", plain="new",
+                                                 means="a new family.", source="its paper"))
+    assert [(t.plain, t.definition, t.source) for t in library_glossary.entries()
+            if t.term == "New"] == [("new", "a new family.", "its paper")]
 
 
 def test_each_entry_is_whole_and_named_once_per_section():
