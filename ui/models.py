@@ -28,7 +28,6 @@ from forestviz.app.jobs import Job, JobCancelled, PoolBusy, WorkerDied
 from forestviz.app.training_plan import Follow, Reuse, decide_training
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
-from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
 from ui import library
 from ui.display import as_text
@@ -38,6 +37,7 @@ from ui.state import CHOICE, DATASET, MODEL, MODELS, limits
 if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
     from forestviz.app.workflow import Bundle
+    from forestviz.persistence.model_file import ModelFile
 
 ROW = "explain_row"  # position in the data set of the row the Explain page shows
 LESSON = "lesson_step"  # the open step of Home's lesson (ui.lesson_view), from 1

@@ -4,8 +4,9 @@ default training under way (:class:`Follow`), or a new plan (:class:`TrainingPla
 worker task (a new training, or a loaded model file's restoring), with which arguments, under
 which title, within the server's caps (:class:`~forestviz.app.limits.Limits`).
 
-Importing it imports no model package: the task is named (``"module:function"``), imported by
-the worker alone (:meth:`forestviz.app.jobs.JobPool.submit`).
+Importing it imports no model package, nor scikit-learn (the first page imports it): the task
+is named (``"module:function"``), imported by the worker alone
+(:meth:`forestviz.app.jobs.JobPool.submit`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ from forestviz.app.families import Settings
 from forestviz.app.jobs import Job
 from forestviz.app.limits import Limits
 from forestviz.io.dataset import DataChoice, Dataset
-from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
-from forestviz.trees.rows import held_out_count
 
 if TYPE_CHECKING:
     from forestviz.app.workflow import Bundle
+    from forestviz.persistence.model_file import ModelFile
 
 TRAIN = "forestviz.app.workflow:train_bundle"
 RESTORE = "forestviz.app.model_file:restore"
@@ -47,6 +47,8 @@ def plan_training(dataset: Dataset, choice: DataChoice, settings: Settings, limi
                   file: ModelFile | None = None) -> TrainingPlan:
     """The plan for training ``settings`` on ``dataset`` (or, with a model ``file``,
     restoring it); ValueError in one plain sentence when it is over one of ``limits``' caps."""
+    from forestviz.trees.rows import held_out_count  # scikit-learn: not on the first page
+
     n_rows = len(dataset.frame)
     n_train = n_rows - held_out_count(n_rows, settings.test_size)
     limits.check_training(n_rows=n_train, n_trees=settings.n_estimators,
