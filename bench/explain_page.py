@@ -29,7 +29,8 @@ import ui.summary_view
 from bench.timing import best_time
 from forestviz.app.workbench import Workbench
 from forestviz.explain.plots.conventions import WIDTH
-from forestviz.explain.report import FIGURES, WEIGHT_FIGURES
+from forestviz.explain.row_figures import figures
+from forestviz.explain.view import figure_names
 from tests.apptest_helpers import app, finish_jobs
 from ui.state import CHOICE
 
@@ -96,15 +97,16 @@ def main() -> None:
               f"to the summary {statistics.median(summary) / reference:.1f}")
     e = bench.explain(values=dataset.X.iloc[ids.index(rows[1])], row_id=rows[1])
     choice = bench.tree_choice(e)
-    every = best_time(lambda: e.figures(width=WIDTH, trees=choice.trees), 3, time.process_time)
-    names = FIGURES - WEIGHT_FIGURES if choice.equal_weights else FIGURES
-    shown = best_time(lambda: e.figures(width=WIDTH, trees=choice.trees, names=names), 3,
+    every = best_time(lambda: figures(e, width=WIDTH, trees=choice.trees), 3, time.process_time)
+    names = figure_names(choice.equal_weights)
+    shown = best_time(lambda: figures(e, width=WIDTH, trees=choice.trees, names=names), 3,
                       time.process_time)
-    bench.page_figures(e, choice, WIDTH)
-    kept = best_time(lambda: bench.page_figures(e, choice, WIDTH), 3, time.process_time)
+    glance = bench.glance(e)
+    bench.explain_view(e, glance, width=WIDTH)
+    kept = best_time(lambda: bench.explain_view(e, glance, width=WIDTH), 3, time.process_time)
     print(f"a row's figures: every one built, as the page did before issue 38's change "
           f"{every:.3f} CPU-s; those shown {shown:.3f} ({every / shown:.1f}x less); kept "
-          f"(the row again) {kept * 1000:.2f} ms ({every / kept:.0f}x less)")
+          f"(the row's whole view again) {kept * 1000:.2f} ms ({every / kept:.0f}x less)")
     if profiler is not None:
         profiler.dump_stats(str(Path(tempfile.gettempdir()) / "explain_page.prof"))
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile)

@@ -7,11 +7,9 @@ import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
-from forestviz.explain.narrative import tree_value_note
 from forestviz.explain.report_names import typed_identifier
 from forestviz.explain.report_record import TRAINING_ROW, edited_values
 from forestviz.io.row_ids import row_position
-from forestviz.names import elide_cells
 from ui import (
     counterfactual_view,
     dispute_view,
@@ -22,7 +20,6 @@ from ui import (
     summary_view,
 )
 from ui import explain_view as view
-from ui.charts import chart
 from ui.display import as_text
 
 signin.guard("explain")
@@ -109,7 +106,6 @@ def explained_row() -> None:
     typed = typed_identifier(row_id) if how == "new" else None  # the patient's identifier
     glance = bench.glance(explanation)
     edited = edited_values(dataset.X.iloc[position], original) if how == "whatif" else {}
-    svgs = {}  # the drawings below, for the report (made when a button is clicked)
     asked = {}  # what would change the answer, laid out last, for the report
     disputes = []  # the disagreements recorded with this row, for the report
     explained = {}  # what the trail records of this explanation, for the report's event
@@ -123,7 +119,7 @@ def explained_row() -> None:
                  for kind in ("html", "pdf")}
         made = library.audited_report(  # on click
             lambda **options: bench.report(
-                explanation, glance=glance, appendix=appendix, tree_svgs=svgs, edited=edited,
+                explanation, glance=glance, appendix=appendix, edited=edited, actual=actual,
                 training_row=training_row, counterfactual=asked.get("found"),
                 published=None if published is None else published.ref,
                 card=None if published is None else published.card_sha256,
@@ -151,45 +147,20 @@ def explained_row() -> None:
     dispute_view.record(asked.get("dispute"), bench, explained or None)
     disputes += library.disputes(explained or None)
 
-    st.header("How the forest reached it", anchor=False)
-    choice = bench.tree_choice(explanation)  # after the summary: it is on screen meanwhile
-    view.prediction_card(explanation, glance, actual)
-    view.warnings(explanation)
-    view.attention_lens(bench, explanation)
-    if len(bench.trained) > 1:
-        with st.expander("This row under every trained model"):
-            if st.toggle("Compare the models on this row", key="explain_compare"):
-                st.dataframe(bench.row_across_models(values=original), key="explain_across")
-    charts = bench.page_figures(explanation, choice, plots.WIDTH)
-    halves = st.container(horizontal=True)  # two side by side on a wide window, else one a line
-    for name in ("weights", "scores", "kde", "contributions", "contributions_by_tree"):
-        if name in charts:
-            chart(place=halves, fig=charts[name], width=plots.HALF, key=f"explain_{name}")
-    if "simplex" in charts:
-        chart(charts["simplex"], key="explain_simplex")
-    st.subheader(choice.heading, anchor=False)
-    if choice.note:
-        st.caption(as_text(choice.note))
-    if choice.corrections is not None:
-        st.dataframe(choice.corrections, hide_index=True, key="explain_corrections")
-    st.caption("Each drawing shows only this row's path; open a tree's expander for the whole "
-               "tree.")
-    note = tree_value_note(explanation)
-    if note is not None:
-        st.caption(as_text(note))
-    for rank, section in enumerate(bench.tree_sections(explanation, choice)):
-        svg = view.draw(bench, explanation, section.tree)
-        if svg is not None:
-            svgs[section.tree] = svg
-        view.tree_section(bench, explanation, rank, section, svg)
+    def interactive(section) -> None:  # the page's own additions to the view's sections
+        if section.key != "forest":
+            return
+        view.attention_lens(bench, explanation)
+        if len(bench.trained) > 1:
+            with st.expander("This row under every trained model"):
+                if st.toggle("Compare the models on this row", key="explain_compare"):
+                    st.dataframe(bench.row_across_models(values=original),
+                                 key="explain_across")
 
-    st.subheader("This row beside the training rows", anchor=False)
-    view.feature_table(explanation)
-    if "features" in charts:
-        chart(charts["features"], key="explain_features_chart")
-    st.subheader("Most similar training rows", anchor=False)
-    st.dataframe(elide_cells(explanation.neighbors.drop(columns="row")), hide_index=True,
-                 key="explain_neighbours")
+    # after the summary: it is on screen meanwhile
+    view.sections(bench, explanation, bench.explain_view(explanation, glance, actual=actual,
+                                                         edited=edited, width=plots.WIDTH),
+                  interactive)
     with changes:  # seconds of search, after everything else is on the page
         asked["found"] = counterfactual_view.what_would_change(bench, explanation)
     if asked["found"] is not None and asked["found"].best is not None:

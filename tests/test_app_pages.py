@@ -4,6 +4,7 @@ Streamlit's AppTest, with real training on small settings.
 Numbers shown on the pages are checked against the trained estimator itself (scikit-learn
 metrics, ``predict_proba``, ``tree_weights``), never against values the page computed."""
 
+import html
 import io
 import re
 
@@ -15,6 +16,10 @@ from sklearn.metrics import accuracy_score, mean_absolute_error, r2_score, roc_a
 from streamlit.testing.v1 import AppTest
 
 from forestviz.app import workflow
+from forestviz.app.workbench import Workbench
+from forestviz.explain.plots.alt import chart_text
+from forestviz.explain.report_markup import SENTENCE_LIMIT, plain
+from forestviz.explain.view import Chart, Tree
 from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 from tests.apptest_helpers import (
@@ -229,6 +234,32 @@ def test_each_model_family_trains_and_scores_on_held_out_rows(dataset, family, a
         ends = re.search(r"interval (-?[\d.]+)–(-?[\d.]+)", interval).groups()
         assert [len(end.partition(".")[2]) for end in ends] == [places, places]
     assert len(at.get("image")) == 5
+    page_and_record_agree(at, bundle, position)
+
+
+def page_and_record_agree(at: AppTest, bundle: workflow.Bundle, position: int) -> None:
+    """Below the summary, the Explain page and the record's appendix list the same sections
+    under the same titles, the same charts and the same trees, in the same words (issue 40:
+    the record drew the weights' charts the page hid, and said "This tree says" where the
+    page said what a boosting tree's number is)."""
+    bench = Workbench(at.session_state["dataset"], bundle.choice, model=bundle)
+    dataset = bench.dataset
+    e = bench.explain(values=dataset.X.iloc[position], row_id=str(dataset.ids.iloc[position]))
+    view = bench.explain_view(e, bench.glance(e))
+    record = bench.report(e, appendix=True)
+    printed = [html.unescape(t) for t in re.findall(r'<h2 class="view">(.*?)</h2>', record)]
+    assert [h.value.replace("\\", "") for h in at.header] == printed == list(view.titles)
+    charts = [c for s in view for c in s.parts if isinstance(c, Chart)]
+    assert [plain(chart_text(c.figure), SENTENCE_LIMIT) for c in charts] == [
+        html.unescape(alt) for alt in re.findall(
+        r'<img class="chart" alt="([^"]*)"', record)]
+    assert len(at.get("plotly_chart")) == len(charts) + (bench.glance(e).reasons is not None)
+    trees = [t.sentence for s in view for t in s.parts if isinstance(t, Tree)]
+    assert [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("Tree ")] == trees
+    assert [html.unescape(t) for t in re.findall(r"<h3>(Tree \d+: [^<]*)</h3>", record)] == trees
+    assert all(("its term V is" in t) == e.boosting for t in trees)
+    weights = {"weights", "kde", "simplex"} & {c.name for c in charts}
+    assert (not weights) == bench.tree_choice(e).equal_weights
 
 
 def test_upload_with_hostile_names_trains_and_explains_as_text():

@@ -88,8 +88,8 @@ def test_the_record_gives_each_picture_the_page_s_text(table):
     assert waterfall in alts  # the glance's waterfall: each bar and its push
     for step in glance.reasons.raising + glance.reasons.lowering:
         assert step.column in waterfall
-    figures = e.figures(trees=bench.tree_choice(e).trees).values()
-    drawn = [chart_text(fig) for fig in figures if drawable(fig)]
+    shown = bench.explain_view(e, glance).charts().values()  # the page's, the record's
+    drawn = [chart_text(fig) for fig in shown if drawable(fig)]
     assert drawn and all(text in alts for text in drawn)
 
 

@@ -13,6 +13,7 @@ from sklearn.datasets import make_classification
 from forestviz import glossary
 from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import explain
+from forestviz.explain.report import to_html
 from forestviz.registry import FAMILIES, Family
 from forestviz.store import glossary as library_glossary
 from forestviz.store.audit import ACTIONS
@@ -77,7 +78,7 @@ def test_the_records_appendix_carries_the_glossary():
                                random_state=0)
     model = AttentionForestClassifier(8, max_depth=3, random_state=0).fit(X, y)
     e = explain(model, X[0], X_train=X, y_train=y, top_k=2)
-    with_appendix, without = e.to_html(appendix=True), e.to_html()
+    with_appendix, without = to_html(e, appendix=True), to_html(e)
     body = with_appendix[with_appendix.index("<h2>Glossary</h2>"):]
     record = glossary.entries(glossary.RECORD_SECTIONS)
     assert {t.section for t in record} == set(glossary.RECORD_SECTIONS)

@@ -12,6 +12,7 @@ import pytest
 from forestviz.explain import plots
 from forestviz.explain.plots import conventions
 from forestviz.explain.plots.tree_weights import weight_order
+from forestviz.explain.row_figures import figures
 from forestviz.names import HOVER_WIDTH, NAME_LIMIT, elide
 from tests.plot_helpers import axis_titles, dirichlet, strings
 
@@ -320,7 +321,7 @@ def test_every_figure_looks_plotly_white_for_what_it_draws():
     X = rng.normal(size=(80, 3))
     e = explain(RandomForestRegressor(5, random_state=0).fit(X, X[:, 0]), X[0], X_train=X,
                 y_train=X[:, 0])
-    figures = {**make_every_figure(("a", "b")), **e.figures(),
+    every = {**make_every_figure(("a", "b")), **figures(e),
                "roc": plots.roc_figure(np.array(["n", "y"] * 5), {"m": np.arange(10.0)}, "y"),
                "scatter": plots.predicted_vs_actual(np.arange(3.0), {"a": np.ones(3)}, "dose"),
                "histogram": plots.effective_trees_histogram(np.array([2.0, 3.5, 3.0]), 5)}
@@ -329,7 +330,7 @@ def test_every_figure_looks_plotly_white_for_what_it_draws():
     kept["font"] = {**kept["font"], "family": conventions.FONT}
     kept["title"] = {**kept["title"], "font": {"size": 16}}
     drawn = set()
-    for key, fig in figures.items():
+    for key, fig in every.items():
         template = fig.layout.template
         assert template.layout.to_plotly_json() == kept, key
         assert not set(fig.layout.to_plotly_json()) & conventions.UNDRAWN_LAYOUT, key
@@ -340,5 +341,5 @@ def test_every_figure_looks_plotly_white_for_what_it_draws():
             theirs = [t.to_plotly_json() for t in (white.data[trace.type] or ())]
             assert ours == theirs, (key, trace.type)
     assert drawn == conventions.TRACE_TYPES  # every kind kept is one drawn here
-    assert len(figures["roc"].to_json()) < len(figures["roc"].update_layout(
+    assert len(every["roc"].to_json()) < len(every["roc"].update_layout(
         template="plotly_white").to_json()) - 2000  # and the figures are lighter

@@ -18,9 +18,12 @@ from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
 from forestviz.explain.glance import glance
 from forestviz.explain.plots.alt import chart_text
+from forestviz.explain.report import to_html
 from forestviz.explain.report_markup import FULL_NAME_LIMIT
 from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.tree_choice import equal_weights
 from forestviz.explain.tree_drawings import tree_drawings
+from forestviz.explain.view import explain_view
 from forestviz.names import NAME_LIMIT, elide, with_length
 
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
@@ -68,7 +71,12 @@ def hostile():
 @pytest.fixture(scope="module")
 def hostile_reports(hostile):
     """Each explanation's report without tree drawings (the charts take a second to draw)."""
-    return {key: e.to_html(appendix=True) for key, (_, e, *_) in hostile.items()}
+    return {key: to_html(e, appendix=True) for key, (_, e, *_) in hostile.items()}
+
+
+def view_charts(e) -> dict:
+    """The charts of the Explain view the report prints by default (the top trees)."""
+    return explain_view(e, glance(None, e, None)).charts()
 
 
 def without_plotly(report: str) -> str:
@@ -92,12 +100,17 @@ def test_report_is_self_contained_and_escapes_user_text(hostile, hostile_reports
             {"src"} if tag == "img" else set())
         assert attrs.get("src", "data:image/svg+xml;base64,").startswith(
             "data:image/svg+xml;base64,")
-    figures = e.figures()
-    common = {"weights", "kde", "simplex", "features", "contributions", "contributions_by_tree"}
-    assert set(figures) == (common | {"scores"} if key == "erf" else common)
+    shown = view_charts(e)
+    equal = equal_weights(e.tree_weights)
+    assert equal == (key == "erf")  # this ERF's weights are equal, the attention forest's not
+    common = {"features", "contributions", "contributions_by_tree"}
+    # the weights' own three only where the weights differ (the page hid them; the record drew
+    # a hundred equal bars)
+    assert set(shown) == (common | {"scores"} if equal else common | {"weights", "kde",
+                                                                     "simplex"})
     charts = [attrs for tag, attrs in tags if tag == "img" and attrs.get("class") == "chart"]
-    assert len(charts) == len(figures)  # one picture per figure, in figures' order
-    assert [c["alt"] for c in charts] == [chart_text(f) for f in figures.values()]
+    assert len(charts) == len(shown)  # one picture per chart, in the Explain view's order
+    assert [c["alt"] for c in charts] == [chart_text(f) for f in shown.values()]
     for markup in ("<script>alert", "<img src=x", "<img src=y", "<svg onload", "<b>healthy",
                    "<i>p", "<u>ward"):
         assert markup not in rest
@@ -138,15 +151,15 @@ def test_report_embeds_tree_drawings(hostile, require_dot):
     assert drawings[int(e.top_trees[0])] == render_tree(model, int(e.top_trees[0]), X[5],
                                                         context=context, fancy=False)
     svgs = {k: drawings[k] for k in e.top_trees[:2].tolist()}
-    report = e.to_html(appendix=True, tree_svgs=svgs)
+    report = to_html(e, appendix=True, tree_svgs=svgs)
     for svg in svgs.values():
         assert base64.b64encode(svg.encode()).decode() in report
     rest = without_plotly(report)
     assert EXTERNAL.search(rest) is None
     assert rest.count('<img class="tree"') == 2
-    assert rest.count('<img class="chart"') == len(e.figures())
+    assert rest.count('<img class="chart"') == len(view_charts(e))
     with pytest.raises(ValueError, match="not shown"):
-        e.to_html(tree_svgs={int(np.setdiff1d(np.arange(12), e.top_trees)[0]): "<svg/>"})
+        to_html(e, tree_svgs={int(np.setdiff1d(np.arange(12), e.top_trees)[0]): "<svg/>"})
 
 
 @pytest.mark.browser
@@ -164,7 +177,7 @@ def test_report_renders_offline_in_chromium(hostile, hostile_reports, browser, t
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
     charts = page.locator("img.chart")
-    assert charts.count() == len(e.figures())
+    assert charts.count() == len(view_charts(e))
     widths = charts.evaluate_all("imgs => imgs.map(img => img.complete && img.naturalWidth)")
     assert all(width > 0 for width in widths), widths  # every picture decoded
     assert charts.first.is_visible()
@@ -228,7 +241,7 @@ def long_named():
 
 @pytest.fixture(scope="module")
 def long_report(long_named):
-    return long_named[1].to_html(appendix=True)
+    return to_html(long_named[1], appendix=True)
 
 
 @pytest.mark.slow
@@ -248,7 +261,7 @@ def test_long_names_are_cut_and_whole_only_in_titles_and_the_appendix(long_named
     assert elide(LONG + " (mmol/L)", NAME_LIMIT - 3) + " #2" in shown  # alike names differ
     assert all(name == "title" for _, name, value in layout.attrs
                if LONG[:FULL_NAME_LIMIT] in value)
-    assert f"Decision rule: {elide(SICK)} when P({elide(SICK)})" in shown
+    assert f"Rule: {elide(SICK)} when P({elide(SICK)})" in shown
     alike = {elide(LONG), elide(LONG, NAME_LIMIT - 3) + " #2"}  # the two long features
     long_steps = [step for steps in e.paths for step in steps if len(step.feature_name) > 40]
     assert long_steps
@@ -278,14 +291,14 @@ def test_report_with_long_names_fits_a4_in_chromium(long_named, browser, tmp_pat
     context = TreeContext.from_data(X, labels, feature_names=names,
                                     class_names=list(model.classes_))
     path = tmp_path / "report.html"
-    path.write_text(e.to_html(appendix=True,
+    path.write_text(to_html(e, appendix=True,
                               tree_svgs=tree_drawings(model, e, context, mode="full")),
                     encoding="utf-8")
     page = browser.new_context(viewport={"width": A4_PX, "height": 1200}).new_page()
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
     assert page.locator("img.tree").count() == 2
-    assert page.locator("img.chart").count() == len(e.figures())
+    assert page.locator("img.chart").count() == len(view_charts(e))
     widths = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth,"
                            " ...[...document.querySelectorAll('table, img')]"
                            ".map(el => el.getBoundingClientRect().right)]")

@@ -16,7 +16,9 @@ from forestviz.explain import explain
 from forestviz.explain.plots.contributions import contribution_waterfall
 from forestviz.explain.plots.tree_weights import tree_weight_bars
 from forestviz.explain.report_charts import UndrawableFigure, figure_svg, plain_text
+from forestviz.explain.row_figures import figures
 from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.view import Chart, ExplainView, Section
 
 NAMES = ("$x$ & <b>y</b>", "cost in $", "_hidden?")
 
@@ -46,7 +48,7 @@ def explanation():
 
 
 def test_every_figure_is_drawn_with_its_texts(explanation):
-    for key, fig in explanation.figures().items():
+    for key, fig in figures(explanation).items():
         svg = figure_svg(fig)
         assert svg.lstrip().startswith("<?xml") and "<script" not in svg
         lines = svg_lines(svg)
@@ -69,7 +71,7 @@ def test_every_figure_is_drawn_with_its_texts(explanation):
 def test_names_stay_literal_text(explanation):
     """Plotly's escaped names come back as the names themselves: no mathtext, no markup, and
     a leading underscore does not hide a category."""
-    fig = explanation.figures()["contributions"]
+    fig = figures(explanation)["contributions"]
     lines = svg_lines(figure_svg(fig))
     for name in NAMES:
         assert name in lines
@@ -92,13 +94,14 @@ def test_stacked_bars_show_the_legend_of_their_parts():
     assert tick_labels(svg, "x") == ["Tree 2", "the other 2 trees"]  # largest weight first
 
 
-def test_an_undrawable_figure_raises_and_the_report_says_so(explanation, monkeypatch):
+def test_an_undrawable_figure_raises_and_the_report_says_so(explanation):
     from forestviz.explain import report
 
     heatmap = go.Figure(go.Heatmap(z=[[1, 2], [3, 4]]), layout={"title": {"text": "A <map>"}})
     with pytest.raises(UndrawableFigure, match="heatmap"):
         figure_svg(heatmap)
-    monkeypatch.setattr(report, "figures", lambda e, **options: {"map": heatmap})
-    document = report.to_html(explanation, appendix=True)
+    view = ExplainView((Section("forest", "How the forest reached it",
+                                (Chart("map", heatmap, True),)),))
+    document = report.to_html(explanation, appendix=True, view=view)
     assert "The chart “A &lt;map&gt;” is on the Explain page only." in document
     assert '<img class="chart"' not in document

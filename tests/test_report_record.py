@@ -26,6 +26,7 @@ from forestviz.explain.narrative import interval_note
 from forestviz.explain.report import to_html
 from forestviz.explain.report_record import ReportContext, edited_values, settings_text
 from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.tree_choice import equal_weights
 from forestviz.io.dataset import Dataset
 from forestviz.numbers import number_text
 
@@ -222,15 +223,17 @@ def test_prediction_interval_and_contributions_are_the_explanations(whatif):
         str(c): shown(p) for c, p in zip(e.classes, e.prediction, strict=True)}
     low, high = e.interval
     said = [t for t in doc.text if t.startswith("Calibrated ")]
-    assert said == [f"Calibrated {e.calibrated_risk:.2f}, {e.interval_name} {low:.2f}–"
-                    f"{high:.2f}: {interval_note(e)}."]
-    table = doc.table("contributions")  # largest first
+    # on the first page, and under "How the forest reached it" as the page says it there
+    assert said == 2 * [f"Calibrated {e.calibrated_risk:.2f}, {e.interval_name} {low:.2f}–"
+                        f"{high:.2f}: {interval_note(e)}."]
+    table = doc.table("numbers-contributions")  # the waterfall's numbers, as the page's
     total = e.contributions.total[:, 1]
-    order = np.argsort(-np.abs(total), kind="stable")
-    assert [row[0] for row in table["rows"]] == [e.contributions.feature_names[j] for j in order]
-    assert [read(row[2]) for row in table["rows"]] == [shown(total[j]) for j in order]
+    steps = {row[0]: row[1] for row in table["rows"]}
     base = float(e.contributions.base_value[1])
-    sentence = next(t for t in doc.text if t.startswith("What each column adds"))
+    assert read(steps["base value"]) == float(f"{base:.3g}")
+    assert {c: read(steps[c]) for c in e.contributions.feature_names} == {
+        c: float(f"{t:.3g}") for c, t in zip(e.contributions.feature_names, total, strict=True)}
+    sentence = next(t for t in doc.text if t.startswith("Contributions: what each column adds"))
     numbers = re.search(r"tree weights\), ([0-9.e-]+), to ([0-9.e-]+)", sentence)
     assert float(numbers[1]) == shown(base)
     assert float(numbers[2]) == shown(e.prediction[1])  # base + Σ = the prediction
@@ -333,8 +336,10 @@ def test_pdf_holds_the_record(whatif):
                  f"edited (was {before[BMI]:.4g})", f"edited (was {before['ward']})",
                  f"{e.interval_name} {e.interval[0]:.2f}–{e.interval[1]:.2f}",
                  f"sick {e.prediction[list(e.classes).index('sick')]:.4g}",
-                 "ABRF Fig. 1", "page 1 of", "training median"):
+                 "page 1 of", "training median"):
         assert said in text, said  # a header breaks only between words ("trainin g" no more)
+    # the simplex (ABRF Fig. 1) where the page shows it: only when the tree weights differ
+    assert ("ABRF Fig. 1" in text) == (not equal_weights(e.tree_weights))
     for metric, values in context.metrics.items():  # a line per metric, a column per model
         assert f"{metric} {' '.join(f'{v:.4g}' for v in values)}" in text, metric
     print(f"PDF: {len(pdf):,} bytes, {len(reader.pages)} pages, {seconds:.1f} s")

@@ -12,7 +12,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.explain.plots.conventions import WIDTH
 from forestviz.explain.plots.reasons import fitted_waterfall
-from forestviz.explain.report import WEIGHT_FIGURES
+from forestviz.explain.row_figures import WEIGHT_FIGURES, figures
 from forestviz.io.bundled import load_dataset
 
 pytestmark = pytest.mark.slow  # three models trained
@@ -43,7 +43,7 @@ def fresh(bench: Workbench, position: int) -> tuple[dict[str, str], object, obje
     figure, less the weights' when they are equal), its explanation and tree choice."""
     e = bench.explain(position)
     choice = bench.tree_choice(e)
-    built = e.figures(width=WIDTH, trees=choice.trees)
+    built = figures(e, width=WIDTH, trees=choice.trees)
     return ({name: fig.to_json() for name, fig in built.items()
              if not (choice.equal_weights and name in WEIGHT_FIGURES)}, e, choice)
 
@@ -57,10 +57,11 @@ def fresh_summary(bench: Workbench, position: int) -> tuple[str, str]:
 
 def shown(bench: Workbench, position: int) -> dict[str, str]:
     e = bench.explain(position)  # a new explanation object each time, as each page run has
-    figures = {name: fig.to_json()
-               for name, fig in bench.page_figures(e, bench.tree_choice(e), WIDTH).items()}
-    reasons = bench.reasons_figure(bench.glance(e), e, width=290, height=400)
-    return {**figures, "reasons": reasons.to_json(),
+    glance = bench.glance(e)
+    charts = {name: fig.to_json()
+              for name, fig in bench.explain_view(e, glance, width=WIDTH).charts().items()}
+    reasons = bench.reasons_figure(glance, e, width=290, height=400)
+    return {**charts, "reasons": reasons.to_json(),
             "stability": bench.whole().stability(e).sentence()}
 
 
@@ -74,15 +75,13 @@ def test_a_cache_hit_is_the_fresh_build_and_the_weights_figures_only_when_they_d
         benches, name):
     bench = benches[name]
     expected, e, choice = fresh(bench, 3)
-    first = bench.page_figures(e, choice, WIDTH)
+    first = bench.explain_view(e, bench.glance(e), width=WIDTH).charts()
     assert {k: fig.to_json() for k, fig in first.items()} == expected
     assert choice.equal_weights == (name == "plain 0")
     assert WEIGHT_FIGURES.isdisjoint(first) == choice.equal_weights  # not built when hidden
     again = bench.explain(3)
-    hit = bench.page_figures(again, bench.tree_choice(again), WIDTH)
+    hit = bench.explain_view(again, bench.glance(again), width=WIDTH).charts()
     assert all(hit[k] is first[k] for k in first) and hit.keys() == first.keys()
-    hit.pop("scores", None)  # each call gives its own dict: the caller's changes stay its own
-    assert bench.page_figures(e, choice, WIDTH).keys() == first.keys()
     # the summary's waterfall and stability line: the fresh build's, then the same objects
     reasons = bench.reasons_figure(bench.glance(e), e, width=290, height=400)
     stability = bench.whole().stability(e)

@@ -10,6 +10,7 @@ from forestviz.attention import AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
+from forestviz.explain.row_figures import figures
 from forestviz.explain.tree_choice import (
     CORRECTION,
     PUSH,
@@ -53,7 +54,7 @@ def test_the_per_tree_contributions_chart_shows_the_trees_drawn():
     X, y = make_classification(300, 5, n_informative=3, random_state=0)
     e, summary = _explained(RandomForestClassifier(T, random_state=0), X, y)
     choice = choose_trees(e, summary)
-    figure = e.figures(trees=choice.trees)["contributions_by_tree"]
+    figure = figures(e, trees=choice.trees)["contributions_by_tree"]
     assert [trace.name for trace in figure.data] == [f"Tree {k + 1}" for k in choice.trees]
     assert figure.layout.title.text.startswith("Contributions through the trees drawn below")
     column = list(e.classes).index(e.classes[-1])

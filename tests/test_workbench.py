@@ -11,6 +11,7 @@ from sklearn.metrics import mean_absolute_error, r2_score, roc_auc_score
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.explain.plots.tree_weights import weight_order
+from forestviz.explain.row_figures import figures
 from forestviz.io.bundled import load_dataset
 from forestviz.io.dataset import Dataset
 from forestviz.persistence import ModelFileError
@@ -111,7 +112,7 @@ def test_explanations_carry_what_the_page_showed_from_the_model(abrf_bench):
     for tree, others in zip(e.top_trees, e.alternatives, strict=True):
         assert [a.leaf for a in others] == [
             a.leaf for a in machine.alternatives(e.row, int(tree), max_flips=1)[:3]]
-    simplex = e.figures()["simplex"]
+    simplex = figures(e)["simplex"]
     assert {trace.name for trace in simplex.data} >= {"learned tree weights w"}
 
 
@@ -241,7 +242,7 @@ def test_an_explanations_figures_name_its_top_trees(erf_bench):
     """The bars name the heaviest trees, ties broken by the explanation's own top trees, and the
     simplex's corners are the two first of them."""
     e = erf_bench.explain(int(erf_bench.model.test_rows[0]))
-    figs = e.figures()
+    figs = figures(e)
     k = len(e.top_trees)
     order = weight_order(e.tree_weights, e.top_trees)
     assert list(figs["weights"].layout.xaxis.ticktext)[:k] == [f"Tree {t + 1}" for t in order[:k]]

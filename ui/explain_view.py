@@ -1,8 +1,10 @@
-"""Streamlit pieces of the Explain page: the what-if editor, the prediction card, a top tree's
-section and the tree drawings (through forestviz.explain.treeviz's locked, content-keyed
-cache). What they show comes from :class:`~forestviz.app.workbench.Workbench`."""
+"""Streamlit pieces of the Explain page: the what-if editor, the Explain view's sections (a
+top tree's among them) and the tree drawings (through forestviz.explain.treeviz's locked,
+content-keyed cache). What they show comes from :class:`~forestviz.app.workbench.Workbench`."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -11,16 +13,16 @@ import streamlit as st
 from forestviz.app.printing import PDF_SECONDS, PdfRefused
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
-from forestviz.explain.columns import NOT_APPLICABLE, text_table_note
+from forestviz.explain.columns import NOT_APPLICABLE
 from forestviz.explain.drawing_files import TreeRenderError
-from forestviz.explain.glance import Glance
 from forestviz.explain.tree_drawings import draw_tree
-from forestviz.explain.tree_section import MARGIN, TreeSection
+from forestviz.explain.tree_section import MARGIN
+from forestviz.explain.view import Chart, ExplainView, Note, Section, Tiles, Tree
 from forestviz.glossary import help_text, used_in
 from forestviz.io.errors import DataError
 from forestviz.io.values import check_numbers
-from forestviz.names import elide
-from forestviz.numbers import input_format, outcome_text, plain_number
+from forestviz.names import elide, elide_cells
+from forestviz.numbers import input_format, plain_number
 from ui.charts import chart
 from ui.display import as_label, as_text
 
@@ -58,46 +60,62 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
     return pd.Series(values, dtype=object)
 
 
-def prediction_card(e: Explanation, g: Glance, actual) -> None:
-    """How concentrated the forest's attention is for the row, how the trees disagree and the
-    interval's origin (the Glance's sentences, as the report says them), and the model's
-    rule."""
-    tiles = st.container(horizontal=True, gap="medium", key="explain_forest_tiles")
-    tiles.metric("Effective number of trees", f"{e.effective_trees:.1f}", width="content",
-                 help=as_text(help_text("effective number of trees")))
-    tiles.metric("Weight of the top 5 trees", f"{e.top5_share:.0%}", width="content",
-                  help=as_text(help_text("top 5 share")))
-    for sentence in (g.spread, g.interval):
-        if sentence is not None:
-            st.caption(as_text(sentence))
-    notes = [f"Model: {e.model_name}", f"{e.n_trees} trees"]
-    if e.decision_rule:
-        notes.append(f"Rule: {e.decision_rule}")
-    if actual is not None:
-        notes.append(f"Recorded outcome: {outcome_text(actual)}")
-    line = " · ".join(notes)
-    st.caption(as_text(line), help=as_text(" ".join(t.help for t in used_in(line))) or None)
+def sections(bench: Workbench, e: Explanation, view: ExplainView,
+             extras: Callable[[Section], None]) -> None:
+    """The Explain view (:class:`~forestviz.explain.view.ExplainView`, the sections the report's
+    appendix prints too), laid out: each section's title and parts in order, the half-width
+    charts side by side on a wide window (one a line on a narrow one), long tables folded,
+    then ``extras(section)``, the page's own interactive additions to it."""
+    for section in view:
+        st.header(as_text(section.title), anchor=False)
+        halves = None  # the current row of half-width charts
+        for part in section.parts:
+            if isinstance(part, Chart) and part.half:
+                halves = halves or st.container(horizontal=True)
+                chart(place=halves, fig=part.figure, width=plots.HALF,
+                      key=f"explain_chart_{part.name}")
+                continue
+            halves = None
+            _part(bench, e, part)
+        extras(section)
 
 
-def warnings(e: Explanation) -> None:
-    """Plain warnings about how far to trust this prediction (the reasons are argued in the
-    summary, :mod:`ui.summary_view`)."""
-    for warning in e.warnings:
-        st.warning(as_text(warning), icon=":material/warning:")
+def _part(bench: Workbench, e: Explanation, part) -> None:
+    if isinstance(part, Tiles):
+        tiles = st.container(horizontal=True, gap="medium", key="explain_forest_tiles")
+        for tile in part.tiles:
+            tiles.metric(tile.label, tile.value, width="content",
+                         help=as_text(help_text(tile.term)))
+    elif isinstance(part, Note):
+        st.caption(as_text(part.text),
+                   help=as_text(" ".join(t.help for t in used_in(part.text))) or None)
+    elif isinstance(part, Chart):
+        chart(part.figure, key=f"explain_chart_{part.name}")
+    elif isinstance(part, Tree):
+        tree_section(bench, e, part)
+    elif part.name == "features":
+        feature_table(e, part.frame)
+    elif part.folded:
+        with st.expander(as_label(part.title)):
+            st.dataframe(elide_cells(part.frame), hide_index=True, key=f"explain_{part.name}")
+    else:
+        if part.title is not None:
+            st.subheader(as_text(part.title), anchor=False)
+        frame = part.frame.set_axis(list(part.heads)) if part.heads else part.frame
+        st.dataframe(elide_cells(frame), hide_index=not part.heads, key=f"explain_{part.name}")
 
 
-def feature_table(e: Explanation) -> None:
-    """The row per column beside the training rows, every cell text (numbers to their
-    feature's digits, "—" where a measure does not apply), and what its columns mean."""
-    table = e.feature_texts()
-    st.caption(text_table_note(table))
-    # the percentile and the share as numbers, so that a click on their header sorts them by
-    # size (as text, "100.0" sorts before "9.9"), shown as text with "—" where they do not
-    # apply, as the note says (a bare number column shows "None" there)
+def feature_table(e: Explanation, table: pd.DataFrame) -> None:
+    """The row per column beside the training rows (the view's text ``table``, numbers to
+    their feature's digits, "—" where a measure does not apply), its percentile and share as
+    numbers, so that a click on their header sorts them by size (as text, "100.0" sorts
+    before "9.9"), shown as text with "—" where they do not apply (a bare number column shows
+    "None" there)."""
+    table = table.copy()
     formats = {"percentile": "{:.1f}"}
-    table["percentile"] = e.features["percentile"].round(1)
+    table["percentile"] = e.features["percentile"].round(1).to_numpy()
     if "share with this level" in table:
-        table["share with this level"] = (100 * e.features["share"]).round(1)
+        table["share with this level"] = (100 * e.features["share"]).round(1).to_numpy()
         formats["share with this level"] = "{:.1f} %"
     styled = table.style
     for column, shown in formats.items():
@@ -117,14 +135,14 @@ def draw(bench: Workbench, e: Explanation, tree: int, *, mode: str = "path",
         return None
 
 
-def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSection,
-                 svg: str | None) -> None:
-    """One chosen tree (a :class:`~forestviz.explain.tree_section.TreeSection`): weight, its
+def tree_section(bench: Workbench, e: Explanation, part: Tree) -> None:
+    """One chosen tree (a :class:`~forestviz.explain.view.Tree`): the sentence heading it, its
     path drawing, the path's tests as a numbered list (it wraps in the narrow column, where a
-    table cut them) and the nearest leaves."""
+    table cut them), the nearest leaves and, on request, the whole tree."""
+    section = part.section
     tree = section.tree
-    says = "its term V is" if e.boosting else "this tree says"  # tree_value_note: what V is
-    st.markdown(as_text(f"{section.title}; {says} {section.says}"))
+    svg = draw(bench, e, tree)
+    st.markdown(as_text(part.sentence))
     left, right = st.columns([3, 2])
     if svg is not None:
         left.image(svg, width="content", caption=f"Path of this row through tree {tree + 1}",
@@ -141,7 +159,7 @@ def tree_section(bench: Workbench, e: Explanation, rank: int, section: TreeSecti
         right.caption(as_text(f"Nearest other leaf: {alternative}"))
     with st.expander(f"Full drawing of tree {tree + 1}"):
         if st.toggle("Draw the whole tree (may take a few seconds the first time)",
-                     key=f"full@{rank}"):
+                     key=f"full@{tree}"):
             full = draw(bench, e, tree, mode="full", fancy=None)
             if full is not None:
                 st.image(full, width="content", alt=f"The whole of tree {tree + 1}, every "

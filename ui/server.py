@@ -91,8 +91,9 @@ def _load_or_train(dataset: Dataset, choice: DataChoice, settings: Settings, poo
 
 def _prepare_first_explanation(bundle: Bundle, dataset: Dataset) -> None:
     """What Home's button opens, made once in advance, as the Explain page makes it: the
-    riskiest held-out row's tree drawings go to the drawing cache, and its figures are built
-    once (plotly's first figures in a process take a few hundred ms)."""
+    riskiest held-out row's Explain view (its figures go to the row cache,
+    :mod:`forestviz.app.row_cache`, which the page's run then finds) and its tree drawings (to
+    the drawing cache)."""
     from forestviz.app.workbench import Workbench
     from forestviz.explain import plots
     from forestviz.explain.tree_drawings import tree_drawings
@@ -101,6 +102,5 @@ def _prepare_first_explanation(bundle: Bundle, dataset: Dataset) -> None:
     position = bench.highest_risk_row()
     explanation = bench.explain(values=dataset.X.iloc[position],
                                 row_id=str(dataset.ids.iloc[position]))
-    explanation.figures(width=plots.WIDTH)
-    tree_drawings(bundle.estimator, explanation, bundle.context,
-                  trees=bench.tree_choice(explanation).trees)  # the trees the page draws
+    shown = bench.explain_view(explanation, bench.glance(explanation), width=plots.WIDTH)
+    tree_drawings(bundle.estimator, explanation, bundle.context, trees=shown.trees)

@@ -64,7 +64,7 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
             waterfall: go.Figure | None) -> None:
     """The summary block: ``title`` (the row) with what is predicted, the tiles (with the
     range the guessed values span, when one could change the answer), the alarms of those
-    missing values, then the sentence arguing both sides,
+    missing values, the warnings about the weights, then the sentence arguing both sides,
     the quiet notes about the other missing values, the similar rows, ``notes`` (short
     facts such as the stability line) and, through ``buttons``, the report buttons; the
     compact two-sided ``waterfall`` beside them (laid out for :data:`WATERFALL_WIDTH` ×
@@ -77,6 +77,8 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
         tiles(e, g)
         for check in g.alarms:  # under the tiles, on the first screen
             st.warning(as_text(check.sentence), icon=":material/warning:")
+        for warning in g.warnings:  # how far to trust the weights (the record's too)
+            st.warning(as_text(warning), icon=":material/warning:")
         left, right = st.columns([11, 10], gap="medium")
         with left:
             if g.unfamiliar is not None:  # the row is unlike those the model learned from:

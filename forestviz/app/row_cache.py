@@ -21,7 +21,7 @@ from collections.abc import Callable
 import cachetools
 
 from forestviz.explain.explanation import Explanation
-from forestviz.explain.report import figures
+from forestviz.explain.row_figures import figures
 
 ROWS = 64  # entries kept per model (a row's figures take about 100 KB)
 
@@ -51,7 +51,7 @@ def kept(model, key: tuple, build: Callable[[], object]):
 
 def row_figures(model, explanation: Explanation, **options) -> dict:
     """``figures(explanation, **options)`` of ``model``'s row
-    (:func:`~forestviz.explain.report.figures`), kept; ``options`` hashable (``trees`` a tuple,
+    (:func:`~forestviz.explain.row_figures.figures`), kept; ``options`` hashable (``trees`` a tuple,
     ``names`` a frozenset). Each call returns a new dict of the kept figures."""
     return dict(kept(model, ("figures", *row_key(explanation, **options)),
                      lambda: figures(explanation, **options)))

@@ -5,7 +5,7 @@ every view the pages lay out, without a user interface.
     bench.train(Settings(family="abrf1_qp"))          # split, fit, baselines, summary
     bench.comparison().table                           # held-out metrics of all models
     e = bench.explain(bench.highest_risk_row())        # one row, as the Explain page shows it
-    e.to_html()                                        # the report
+    bench.report(e)                                    # the report (HTML; pdf=True)
     data = bench.save(); Workbench(dataset).load(data) # through forestviz.persistence
 
 The pages call the same methods (their training runs in a worker process through
@@ -42,15 +42,16 @@ from forestviz.enhanced.cleaning import clean
 from forestviz.explain.counterfactual.asked import space_of
 from forestviz.explain.explanation import Explanation, explain
 from forestviz.explain.glance import Glance, glance
+from forestviz.explain.plots.conventions import WIDTH
 from forestviz.explain.plots.reasons import fitted_waterfall
-from forestviz.explain.report import FIGURES, WEIGHT_FIGURES, to_html
+from forestviz.explain.report import to_html
 from forestviz.explain.report_names import report_file_name
 from forestviz.explain.report_record import ReportContext, settings_text
 from forestviz.explain.tree_choice import TreeChoice, choose_trees
 from forestviz.explain.tree_drawings import tree_drawings
-from forestviz.explain.tree_section import TreeSection, tree_sections
+from forestviz.explain.view import ExplainView, explain_view, figure_names
 from forestviz.io.dataset import DataChoice, Dataset
-from forestviz.names import elide
+from forestviz.names import DisplayNames, elide
 from forestviz.numbers import outcome_text, plain_number
 from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
@@ -169,22 +170,24 @@ class Workbench:
         return compare.row_across_models(explanations)
 
     def report(self, explanation: Explanation, *, pdf: bool = False, appendix: bool = False,
-               glance: Glance | None = None, tree_svgs=None, edited=None,
+               glance: Glance | None = None, edited=None, actual=None,
                published: str | None = None, card: str | None = None,
                training_row: bool = False, counterfactual=None, disputes=()) -> str | bytes:
         """The report of ``explanation`` for the record, HTML (or PDF), dated now: on its first
         page the summary of ``glance`` (the one the Explain page shows; by default
         :meth:`glance`) with the current model's data set; when ``appendix``, the technical
-        appendix (settings in words, held-out metrics next to the baselines, the trees of
-        :meth:`tree_choice`, drawn here unless ``tree_svgs`` holds them). ``published``: the
-        model library's "NAME@VERSION" of the model, when opened from there, and ``card`` the
-        SHA-256 of its model card (the record names both); the model's origin
-        warning, if it has one, under the title; ``training_row``: the model learned from
-        the row (the record says its prediction is optimistic); ``counterfactual``: what would
-        change the answer (:meth:`counterfactual`), when one was asked for the row;
-        ``disputes``: the disagreements recorded with the row, one sentence each
-        (:meth:`forestviz.store.disputes.Dispute.sentence`), listed in the record. The PDF
-        is printed in a worker process within a time limit
+        appendix (settings in words, held-out metrics next to the baselines, then the
+        :meth:`explain_view` the page shows below its summary, its trees drawn: drawings are
+        cached by content, so the page's cost nothing here). ``edited``: the columns a what-if
+        changed, each with its value before the edit; ``actual``: the row's recorded outcome,
+        if known. ``published``: the model library's "NAME@VERSION" of the model, when opened
+        from there, and ``card`` the SHA-256 of its model card (the record names both); the
+        model's origin warning, if it has one, under the title; ``training_row``: the model
+        learned from the row (the record says its prediction is optimistic);
+        ``counterfactual``: what would change the answer (:meth:`counterfactual`), when one
+        was asked for the row; ``disputes``: the disagreements recorded with the row, one
+        sentence each (:meth:`forestviz.store.disputes.Dispute.sentence`), listed in the
+        record. The PDF is printed in a worker process within a time limit
         (:func:`~forestviz.app.printing.print_pdf`: :class:`~forestviz.app.printing.PdfRefused`
         when it is not made)."""
         model = self._model()
@@ -195,15 +198,18 @@ class Workbench:
                                 card=card,
                                 origin_warning=model.origin_warning,
                                 training_row=training_row, disputes=tuple(disputes))
-        choice = self.tree_choice(explanation) if appendix else None
-        if appendix and tree_svgs is None:
+        glance = replace(self.glance(explanation) if glance is None else glance,
+                         counterfactual=counterfactual)
+        names = DisplayNames()  # remembers the names it cut, for the report's table of them
+        view, tree_svgs = None, None
+        if appendix:
+            view = self.explain_view(explanation, glance, actual=actual, edited=edited,
+                                     name=names)
             tree_svgs = tree_drawings(model.estimator, explanation, model.context,
-                                      trees=choice.trees)
-        glance = self.glance(explanation) if glance is None else glance
-        document = to_html(explanation, glance=replace(glance, counterfactual=counterfactual),
-                           appendix=appendix,
-                           tree_svgs=tree_svgs if appendix else None, context=context,
-                           edited=edited or {}, choice=choice)
+                                      trees=view.trees)
+        document = to_html(explanation, glance=glance, appendix=appendix, view=view,
+                           names=names, tree_svgs=tree_svgs, context=context,
+                           edited=edited or {})
         return print_pdf(document) if pdf else document
 
     # ------------------------------------------------------------------ the Explain page
@@ -298,15 +304,19 @@ class Workbench:
                                               change=change, time_limit=time_limit,
                                               progress=progress)
 
-    def page_figures(self, explanation: Explanation, choice: TreeChoice,
-                     width: int) -> dict[str, go.Figure]:
-        """The figures the Explain page shows for the row (:func:`~forestviz.explain.report
-        .figures` for a page ``width`` pixels wide, the contributions of ``choice``'s trees),
-        none of the tree weights when they are equal (a hundred equal bars say nothing); built
-        once per model and row (:mod:`forestviz.app.row_cache`)."""
-        names = FIGURES - WEIGHT_FIGURES if choice.equal_weights else FIGURES
-        return row_figures(self._model(), explanation, width=width, trees=tuple(choice.trees),
-                           names=names)
+    def explain_view(self, explanation: Explanation, glance: Glance, *, actual=None,
+                     edited=None, width: int = WIDTH, name=elide) -> ExplainView:
+        """What the Explain page shows below the summary ``glance``, and the report's appendix
+        prints (:func:`forestviz.explain.view.explain_view`): the trees of :meth:`tree_choice`,
+        the figures for a page ``width`` pixels wide built once per model and row
+        (:mod:`forestviz.app.row_cache`; none of the tree weights' when they are equal);
+        ``actual`` the recorded outcome, ``edited`` a what-if's changed columns with their
+        values before the edit, ``name`` how names are shown."""
+        choice = self.tree_choice(explanation)
+        charts = row_figures(self._model(), explanation, width=width, trees=tuple(choice.trees),
+                             names=figure_names(choice.equal_weights))
+        return explain_view(explanation, glance, choice=choice, actual=actual, edited=edited,
+                            charts=charts, width=width, name=name)
 
     def reasons_figure(self, glance: Glance, explanation: Explanation, *, width: int,
                        height: int) -> go.Figure | None:
@@ -323,12 +333,6 @@ class Workbench:
         """Which trees to draw for the row and under what name
         (:func:`forestviz.explain.tree_choice.choose_trees`)."""
         return choose_trees(explanation, self._model().summary)
-
-    def tree_sections(self, explanation: Explanation,
-                      choice: TreeChoice) -> tuple[TreeSection, ...]:
-        """The chosen trees' sections (:func:`forestviz.explain.tree_section.tree_sections`),
-        names cut for display."""
-        return tree_sections(explanation, choice, name=elide)
 
     def report_name(self, explanation: Explanation, suffix: str, *, edited: bool = False) -> str:
         """The report's file name: row ID, model, date (:func:`report_file_name`)."""

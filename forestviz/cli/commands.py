@@ -210,11 +210,11 @@ def report(args) -> int:
             found = bench.counterfactual(e, change=change) if args.counterfactual else None
             items = None if trail is None else trail.facts(
                 bench, e, glance, counterfactual=found is not None and found.best is not None)
-            # with the appendix, the trees it draws
+            mine = frame is dataset.frame  # a row of the model's own data: its outcome is known
             document = bench.report(e, appendix=args.appendix, published=published,
                                     glance=glance, card=None if trail is None else trail.card,
-                                    training_row=frame is dataset.frame
-                                    and bench.is_training_row(position),
+                                    training_row=mine and bench.is_training_row(position),
+                                    actual=dataset.y.iloc[position] if mine else None,
                                     counterfactual=found,
                                     disputes=() if trail is None else trail.disputes(items))
             files = {target: document.encode("utf-8")}

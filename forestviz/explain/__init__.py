@@ -2,8 +2,10 @@
 
 ``explanation`` (:func:`explain`, :class:`Explanation`) reads a fitted model of any family
 through the weighted-ensemble protocol (:mod:`forestviz.trees.ensemble`); ``summary``
-(:class:`TrainingSummary`) holds what it needs from the training data; ``plots`` draws the
-figures, ``report`` the self-contained HTML page, ``treeviz`` one tree with the row's path (over
+(:class:`TrainingSummary`) holds what it needs from the training data; ``view``
+(:class:`ExplainView`) is what the Explain page shows below a row's summary, as sections that
+the page and ``report`` (the self-contained HTML page) both render; ``plots`` draws the
+figures, ``treeviz`` one tree with the row's path (over
 ``shadow``, the fitted tree as dtreeviz reads it). ``glance`` (:class:`Glance`) sums one
 explanation up for a clinician: the reasons both ways (``reasons``), the alarm when a guessed
 value decides the case (``imputed``) and the similar rows' outcomes; ``tree_choice`` and
@@ -18,7 +20,9 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "Explanation": "forestviz.explain.explanation",
     "Glance": "forestviz.explain.glance",
     "TrainingSummary": "forestviz.explain.summary",
-    "figures": "forestviz.explain.report",
+    "figures": "forestviz.explain.row_figures",
+    "ExplainView": "forestviz.explain.view",
+    "explain_view": "forestviz.explain.view",
     "to_html": "forestviz.explain.report",
     "tree_drawings": "forestviz.explain.tree_drawings",
 })

@@ -17,7 +17,6 @@ none of its own, decision paths) comes from a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -188,21 +187,6 @@ class Explanation:
         columns = self.columns or ColumnMap.identity(self.feature_names,
                                                      np.zeros(len(self.feature_names)))
         return columns.text_table(self.features, self.spreads)
-
-    def figures(self, **layout) -> dict:
-        """The standard plotly figures of this row (:func:`forestviz.explain.report.figures`,
-        e.g. ``width=`` the page's pixels)."""
-        from forestviz.explain.report import figures
-
-        return figures(self, **layout)
-
-    def to_html(self, *, appendix: bool = False,
-                tree_svgs: Mapping[int, str] | None = None) -> str:
-        """A self-contained HTML report (:func:`forestviz.explain.report.to_html`): the
-        summary, and the technical appendix when ``appendix``."""
-        from forestviz.explain.report import to_html
-
-        return to_html(self, appendix=appendix, tree_svgs=tree_svgs)
 
 
 def _check_row(x, n_features) -> np.ndarray:

@@ -83,6 +83,15 @@ def spread_text(e, name=str) -> str | None:
             "weighted mean of their leaves' probabilities)")
 
 
+def rule_words(e, name=str) -> str:
+    """The model's decision rule in words, its class names shown through ``name`` (longest
+    first, so that a name inside another is not cut twice)."""
+    rule = e.decision_rule
+    for c in sorted(map(str, e.classes), key=len, reverse=True):
+        rule = rule.replace(c, name(c))
+    return rule
+
+
 def tree_value_note(e) -> str | None:
     """What a boosting tree's number is (AGBoost, algorithms.md §2): no prediction of the
     outcome but its term V_k = T·ν·h_k(x), the tree's fit to the residuals times the learning

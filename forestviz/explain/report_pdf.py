@@ -14,11 +14,11 @@ limit) starts without the report's own imports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from forestviz.explain.report_record import ReportContext
+    pass
 
 
 def html_to_pdf(document: str, *, progress: Callable[[str, float], None] | None = None
@@ -34,13 +34,9 @@ def html_to_pdf(document: str, *, progress: Callable[[str, float], None] | None 
     return HTML(string=document, url_fetcher=fetcher).write_pdf()
 
 
-def to_pdf(explanation, *, glance=None, appendix: bool = False,
-           tree_svgs: Mapping[int, str] | None = None, context: ReportContext | None = None,
-           edited: Mapping[str, object] | None = None, choice=None) -> bytes:
+def to_pdf(explanation, **options) -> bytes:
     """The report of ``explanation`` as PDF bytes, printed in this process (no time limit);
-    the arguments are :func:`~forestviz.explain.report.to_html`'s."""
+    ``options`` are :func:`~forestviz.explain.report.to_html`'s."""
     from forestviz.explain.report import to_html
 
-    return html_to_pdf(to_html(explanation, glance=glance, appendix=appendix,
-                               tree_svgs=tree_svgs, context=context, edited=edited,
-                               choice=choice))
+    return html_to_pdf(to_html(explanation, **options))

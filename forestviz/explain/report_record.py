@@ -18,6 +18,7 @@ from datetime import datetime
 import pandas as pd
 
 from forestviz import __version__
+from forestviz.explain.narrative import rule_words
 from forestviz.explain.report_markup import listing, name, plain, sentence, side_by_side, text
 from forestviz.names import DisplayNames
 from forestviz.numbers import plain_number
@@ -140,12 +141,8 @@ def _edited_list(e, names, edited) -> str:
 
 def rule_text(e, names: DisplayNames) -> str:
     """The decision rule in words (escaped), with the class names in it cut as everywhere
-    else (longest first, so a name inside another is not cut twice)."""
-    rule = e.decision_rule
-    for c in sorted(map(str, e.classes), key=len, reverse=True):
-        if names.is_shortened(c):
-            rule = rule.replace(c, names(c))
-    return sentence(rule)
+    else (:func:`~forestviz.explain.narrative.rule_words`)."""
+    return sentence(rule_words(e, names))
 
 
 def threshold_text(e, names: DisplayNames) -> str:
