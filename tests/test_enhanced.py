@@ -117,8 +117,8 @@ def test_large_batches_use_the_block_search_once_per_batch(monkeypatch):
     model = EnhancedForestClassifier(n_estimators=12, n_iterations=1, n_neighbors=8, top_trees=4,
                                      model_weighting=True, random_state=0, n_jobs=2).fit(X, y)
     calls = []
-    query = model._neighbors.blocks.query
-    monkeypatch.setattr(model._neighbors.blocks, "query",
+    query = model.neighbor_index_.blocks.query
+    monkeypatch.setattr(model.neighbor_index_.blocks, "query",
                         lambda Z, n_jobs: calls.append(len(Z)) or query(Z, n_jobs))
     Q = np.vstack([X[:100], X[:40] + 0.3])
     scores = model.tree_scores(Q)

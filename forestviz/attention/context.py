@@ -77,7 +77,7 @@ def held_out_folds(model, X, y, rng):
     ``cv`` or ``validation_fraction`` split (shuffled with ``rng``), or None when the one
     forest's out-of-bag rows score the grid (a bootstrap ``base="random"`` without ``cv``)."""
     if model.cv is not None:
-        return check_cv(model.cv, y, classifier=model._task == "classification").split(X, y)
+        return check_cv(model.cv, y, classifier=model.task == "classification").split(X, y)
     if model.base == "random":
         return None
     return ShuffleSplit(1, test_size=model.validation_fraction,
@@ -174,11 +174,11 @@ def fit_context(model, X, y, Y, weight, fit_rows, val_rows, rng, *, oob) -> Cont
     """The attention forest ``model``'s base forest fitted on ``fit_rows`` (seeded from
     ``rng``), its leaf statistics and Gram reduction, and the validation part: ``val_rows``,
     the out-of-bag rows (``oob``) or none (:func:`make_context`)."""
-    forest = model._make_forest(rng.randint(2**31 - 1))
+    forest = model.make_forest(rng.randint(2**31 - 1))
     forest.fit(X[fit_rows], y[fit_rows], sample_weight=weight[fit_rows])
-    stats = LeafStats.from_forest(forest, X[fit_rows], y[fit_rows], task=model._task,
+    stats = LeafStats.from_forest(forest, X[fit_rows], y[fit_rows], task=model.task,
                                   standardize=model.distance == "standardized",
                                   n_jobs=model.n_jobs)
-    classes = model.classes_ if model._task == "classification" else None
+    classes = model.classes_ if model.task == "classification" else None
     return make_context(forest, stats, classes, X, Y, weight, fit_rows, val_rows, rng,
                         oob=oob, loss=model.loss)

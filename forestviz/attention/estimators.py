@@ -57,13 +57,14 @@ from forestviz.trees.diagnostics import Diagnostics, Search
 from forestviz.trees.leaf_values import tree_covers
 
 _MODES = ("abrf1", "abrf2", "abrf3", "softmax")
-_DERIVED = ("_values", "_leaf_norms")  # rebuilt from the saved state, never saved
+_DERIVED = ("_values", "_leaf_norms")  # prediction_tables(), rebuilt on load, never saved
 _BASES = {"random": (RandomForestRegressor, RandomForestClassifier),
           "extra": (ExtraTreesRegressor, ExtraTreesClassifier)}
 
 
 class _AttentionForest(ContaminatedEnsemble, BaseEstimator):
-    """Shared fit/predict machinery of the attention forests (see the module docstring)."""
+    """Shared fit/predict machinery of the attention forests (see the module docstring and
+    :class:`AttentionForestRegressor` for the surface its helper modules use)."""
 
     _task = "regression"
     _check_params = parameter_check({
@@ -157,30 +158,42 @@ class _AttentionForest(ContaminatedEnsemble, BaseEstimator):
         self.estimators_ = main.forest.estimators_
         self.leaf_stats_ = main.stats
         self._own_leaf_values = base_kind == "base"
-        self._derive()
+        self._values, self._leaf_norms = self.prediction_tables()
         report("done", 1.0)
         return self
 
-    def _derive(self) -> None:
-        """The per-node tables prediction reads, from the fitted state: the leaf values it
-        combines (N, C) and Σ_j z_j²·A_j² per node (N,)."""
+    @property
+    def task(self) -> str:
+        """``"regression"`` or ``"classification"``: what the leaf statistics hold."""
+        return self._task
+
+    @property
+    def own_leaf_values_(self) -> bool:
+        """Whether prediction combines the trees' own leaf values (the search kept candidate
+        ``"base"``) rather than the means of all training rows in each leaf."""
+        return self._own_leaf_values
+
+    def prediction_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """The per-node tables prediction reads, computed from the fitted state: the leaf
+        values it combines (N, C) and Σ_j z_j²·A_j² per node (N,)."""
         classes = self.classes_ if self._task == "classification" else None
         values, own = leaf_value_tables(self.forest_, self.leaf_stats_, classes)
-        self._values = own if self._own_leaf_values else values
-        self._leaf_norms = (self.leaf_stats_.leaf_means**2) @ (self.z_**2)
+        return (own if self._own_leaf_values else values,
+                (self.leaf_stats_.leaf_means**2) @ (self.z_**2))
 
     def __getstate__(self):
-        """The fitted state without the tables :meth:`_derive` rebuilds."""
+        """The fitted state without the tables :meth:`prediction_tables` rebuilds."""
         return {name: value for name, value in super().__getstate__().items()
                 if name not in _DERIVED}
 
     def __setstate__(self, state):
-        """A fitted state is checked against its trees and the derived tables are rebuilt
+        """A fitted state is checked against its trees and the tables of
+        :meth:`prediction_tables` are rebuilt and checked
         (:func:`~forestviz.attention.saved.check_loaded`); DamagedState when something does not
         fit."""
         super().__setstate__(state)
         if "w_" in state:
-            check_loaded(self, self._forest_class())
+            self._values, self._leaf_norms = check_loaded(self, self._forest_class())
 
     def _forest_class(self):
         """The forest class ``base`` names for the task (None for an unknown ``base``)."""
@@ -192,7 +205,9 @@ class _AttentionForest(ContaminatedEnsemble, BaseEstimator):
             return np.zeros(1)
         return EPS_GRID if self.eps == "auto" else np.array([float(self.eps)])
 
-    def _make_forest(self, seed):
+    def make_forest(self, seed):
+        """An unfitted forest of the class ``base`` names for the task, with the estimator's
+        tree parameters and ``random_state=seed``."""
         forest_class = self._forest_class()
         return forest_class(n_estimators=self.n_estimators, min_samples_leaf=self.min_samples_leaf,
                             max_depth=self.max_depth, max_features=self.max_features,
@@ -277,7 +292,15 @@ class AttentionForestRegressor(RegressorMixin, _AttentionForest):
     ``v_`` (tree temperatures, 1/τ unless trained), ``z_`` (feature weights, 1 unless trained),
     ``search_results_`` (every candidate: ``candidate``, ``eps``, ``kappa``, ``tau``,
     ``validation_loss``, ``standard_error``, ``difference_to_best``, ``difference_se``,
-    ``n_rows``, ``selected``), ``selected_base_`` (the plain forest won the search).
+    ``n_rows``, ``selected``), ``selected_base_`` (the plain forest won the search),
+    ``own_leaf_values_`` (prediction combines the trees' own leaf values).
+
+    For its helper modules (:mod:`~forestviz.attention.context` grows the forests,
+    :mod:`~forestviz.attention.saved` checks a loaded model), besides the parameters and the
+    fitted attributes above: ``task`` ("regression" or "classification"),
+    :meth:`make_forest` (an unfitted base forest for a seed) and :meth:`prediction_tables`
+    (the per-node tables prediction reads, rebuilt from the fitted state). They read nothing
+    else of the estimator and write only the numbers they check back as floats.
     """
 
     def predict(self, X) -> np.ndarray:
@@ -289,7 +312,8 @@ class AttentionForestClassifier(HeldOutDecision, ClassifierMixin, _AttentionFore
     """Attention-based random forest classifier: p(x) = Σ_k α_k(x)·p_k(x) (Eq. 27; w fitted by
     the QP of Eq. 30).
 
-    Same parameters and fitted attributes as :class:`AttentionForestRegressor`, plus
+    Same parameters, fitted attributes and surface for the helper modules as
+    :class:`AttentionForestRegressor`, plus
     ``classes_`` and ``threshold_``, the product's decision rule for two classes chosen on
     held-out rows (:mod:`forestviz.trees.decision`); ``max_features`` defaults to "sqrt" as in
     scikit-learn's forests.

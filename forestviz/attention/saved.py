@@ -28,17 +28,18 @@ TEMPERATURE_FACTOR = 1e30
 """v_k·τ = exp(θ_k) lies within [1/this, this] in a saved model (it is 1 untrained)."""
 
 
-def check_loaded(model, forest_class) -> None:
-    """A loaded ``model``'s learned parameters checked (:func:`check_state`) and the tables
-    prediction reads rebuilt from them (``model._derive()``) and checked against the nodes."""
+def check_loaded(model, forest_class) -> tuple[np.ndarray, np.ndarray]:
+    """A loaded ``model``'s learned parameters checked (:func:`check_state`), and the tables
+    prediction reads (``model.prediction_tables()``: leaf values, weighted key norms) rebuilt
+    from them, checked against the nodes and returned."""
     check_state(model, forest_class)
     try:
-        model._derive()
+        values, norms = model.prediction_tables()
     except (ValueError, IndexError) as err:
         raise DamagedState("its leaf values do not fit its classes") from err
     n_nodes = model.leaf_stats_.counts.size
-    checked_array(model._values, "leaf values", (n_nodes, None))
-    checked_array(model._leaf_norms, "weighted key norms", (n_nodes,))
+    return (checked_array(values, "leaf values", (n_nodes, None)),
+            checked_array(norms, "weighted key norms", (n_nodes,)))
 
 
 def check_state(model, forest_class) -> None:
@@ -50,7 +51,7 @@ def check_state(model, forest_class) -> None:
     trees, stats = model.estimators_, model.leaf_stats_
     if not (type(model.forest_) is forest_class and isinstance(stats, LeafStats)
             and same_trees(model.forest_.estimators_, trees) and same_trees(stats.trees, trees)
-            and stats.task == model._task):
+            and stats.task == model.task):
         raise DamagedState("its forest and leaf statistics are not built on its trees")
     T, m = len(trees), trees[0].tree_.n_features  # trees the leaf statistics checked
     checked_count(model.n_features_in_, "number of features", low=m, high=m)
@@ -63,9 +64,9 @@ def check_state(model, forest_class) -> None:
     checked_array(model.v_, "tree temperatures v", (T,), above=0.0)
     checked_array(model.v_ * model.tau_, "tree temperatures v·τ", (T,),
                   low=1 / TEMPERATURE_FACTOR, high=TEMPERATURE_FACTOR)
-    checked_flag(model._own_leaf_values, "choice of leaf values")
+    checked_flag(model.own_leaf_values_, "choice of leaf values")
     checked_flag(model.selected_base_, "choice of the plain forest")
-    if model._task == "classification" and not (
+    if model.task == "classification" and not (
             isinstance(model.classes_, np.ndarray) and model.classes_.ndim == 1
             and model.classes_.size and np.array_equal(np.unique(model.classes_),
                                                        model.classes_)):

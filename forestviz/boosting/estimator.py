@@ -71,6 +71,10 @@ class AttentionBoostingRegressor(ContaminatedEnsemble, RegressorMixin, BaseEstim
     ``eps_``, ``tau_``, ``discount_``, ``leaf_stats_``, ``search_results_`` (every candidate
     with its held-out loss, standard error and paired difference to the best; the machine's row
     has ``candidate == "base"``), ``selected_base_``.
+
+    For its helper modules (:mod:`~forestviz.boosting.search` scores the held-out rows,
+    :mod:`~forestviz.boosting.saved` checks a loaded model): the parameters and the fitted
+    attributes above, nothing else.
     """
 
     _check_params = parameter_check({

@@ -14,12 +14,13 @@ measured on Pima, is in :mod:`forestviz.enhanced.rounds`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from forestviz.enhanced.rounds import run_rounds
+from forestviz.enhanced.rounds import Round, run_rounds
 from forestviz.selection import (
     Selection,
     confirmed_auc_one_standard_error,
@@ -40,15 +41,16 @@ class Choice:
     history: list
 
 
-def choose_rounds(model, X, X32, y_enc, weight, train, val, rng, report) -> Choice:
+def choose_rounds(model, X32, y_enc, weight, train, val, rng, report,
+                  weighted: Callable[[Round], np.ndarray]) -> Choice:
     """Algorithm 1 on the ``train`` rows with ``model``'s settings, every round scored on the
-    ``val`` rows, and the choice among the :func:`candidates` (model weighting fitted on a
-    kept round by ``model._weighted_validation_proba``)."""
+    ``val`` rows, and the choice among the :func:`candidates`; ``weighted(kept)`` gives the
+    ``val`` rows' probabilities under model weighting fitted on the kept round."""
     rounds = run_rounds(model, X32[train], y_enc[train], weight[train], X32[val], y_enc[val],
                         weight[val], model.n_iterations, rng, report, model.early_stopping)
     options = candidates(rounds, model.model_weighting)
     probas = [rounds[k - 1].val_proba if not mw else
-              model._weighted_validation_proba(rounds[k - 1], X, X32, y_enc, train, val, rng)
+              weighted(rounds[k - 1])
               for k, mw in options]
     selection, table = choose(y_enc[val], weight[val], probas, options, rng.randint(2**31 - 1))
     n_rounds, model_weighting = options[selection.chosen]

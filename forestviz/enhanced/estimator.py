@@ -89,7 +89,13 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
     (Youden's J of the chosen candidate on the validation rows, or of the final model on the
     training rows without them: a float for binary problems, used by ``predict``; one
     one-vs-rest threshold per class otherwise), ``tree_rankings_`` (top-L trees of every
-    training row, best first), ``classes_``.
+    training row, best first), ``classes_``, ``leaf_table_``, ``neighbor_index_`` and
+    ``scaling_`` (read-only: the leaf table of the forest, the index and standardisation of the
+    neighbour search; saved under their private names, which model files keep).
+
+    For its helper modules (rounds, choice, ranking, saved): the parameters and the fitted
+    attributes above, nothing else; ranking returns what it learns, and choice is handed the
+    fit of model weighting on a kept round as a function.
 
     *A training row is never its own neighbour*: any training row whose standardised features
     are identical to the query row is skipped (so a training row passed to ``tree_weights`` gets
@@ -176,8 +182,9 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         train, val = self._split(y_enc, rng)
         threshold_rows = None
         if val.size:  # choose rounds and model weighting on the validation rows
-            choice = choose_rounds(self, X, X32, y_enc, sample_weight, train, val, rng,
-                                   _half(report, 0.0))
+            choice = choose_rounds(
+                self, X32, y_enc, sample_weight, train, val, rng, _half(report, 0.0),
+                lambda kept: self._weighted_proba(kept, X, X32, y_enc, train, val, rng))
             n_rounds = choice.n_rounds
             self.model_weighting_ = choice.model_weighting
             self.search_results_ = choice.table
@@ -199,7 +206,7 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         self.selected_base_ = n_rounds == 1 and not self.model_weighting_
         self._keep(final, everything)
         report("ranking trees", self.n_iterations / (self.n_iterations + 1))
-        leaves = fit_model_weighting(self, X, X32, y_enc, final.inbag, rng)
+        leaves = self._fit_model_weighting(X, X32, y_enc, final.inbag, rng)
         if threshold_rows is None:  # Youden's J of the final model on its training rows
             threshold_rows = (y_enc, self._predict_proba(X, leaves), sample_weight)
         thresholds = youden_thresholds(threshold_rows[0], threshold_rows[1],
@@ -208,13 +215,40 @@ class EnhancedForestClassifier(WeightedEnsemble, ClassifierMixin, BaseEstimator)
         report("done", 1.0)
         return self
 
-    def _weighted_validation_proba(self, kept: Round, X, X32, y_enc, train, val, rng):
+    def _weighted_proba(self, kept: Round, X, X32, y_enc, train, val, rng):
         """The validation rows' probabilities under model weighting on ``kept`` (trained on
         ``train``)."""
         self._keep(kept, train)
-        fit_model_weighting(self, X, X32[train], y_enc[train], kept.inbag, rng)
+        self._fit_model_weighting(X, X32[train], y_enc[train], kept.inbag, rng)
         self.model_weighting_ = True
         return self._predict_proba(X[val], self._leaf_table.apply(X32[val], self.n_jobs))
+
+    def _fit_model_weighting(self, X, X_tr, y_tr, inbag, rng) -> np.ndarray:
+        """Model weighting learnt on the training rows ``X_tr`` of the kept forest
+        (:func:`~forestviz.enhanced.ranking.fit_model_weighting`); their leaf ids."""
+        found = fit_model_weighting(self, X, X_tr, y_tr, inbag, rng)
+        (self._mean, self._scale), self._neighbors = found.scaling, found.neighbors
+        self.n_neighbors_, self.top_trees_ = found.n_neighbors, found.top_trees
+        self.tree_rankings_ = found.tree_rankings
+        return found.leaves
+
+    @property
+    def leaf_table_(self):
+        """The kept forest's :class:`~forestviz.trees.leaf_values.LeafTable`: its trees' class
+        frequencies per node and the compiled leaf look-up."""
+        return self._leaf_table
+
+    @property
+    def neighbor_index_(self):
+        """The :class:`~forestviz.enhanced.neighbors.TrainingNeighbors` index of the
+        standardised training rows, searched for the M nearest of a query row."""
+        return self._neighbors
+
+    @property
+    def scaling_(self) -> tuple[np.ndarray, np.ndarray]:
+        """The training rows' feature means and scales that standardise a row before the
+        neighbour search."""
+        return self._mean, self._scale
 
     def _keep(self, kept: Round, rows) -> None:
         """Make ``kept`` (trained on ``rows`` of the fit data) the model's forest."""

@@ -10,6 +10,8 @@ standardised training rows are indexed for the search of a query row's M nearest
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from forestviz.enhanced.model_weighting import rank_trees
@@ -17,26 +19,38 @@ from forestviz.enhanced.neighbors import TrainingNeighbors
 from forestviz.trees.rows import standard_scaling
 
 
-def fit_model_weighting(model, X, X_tr, y_tr, inbag, rng):
+@dataclass(frozen=True, eq=False)
+class ModelWeighting:
+    """What model weighting learns from the training rows: their feature means and scales
+    (``scaling``), the index of the standardised rows for the M nearest (``neighbors``, M =
+    ``n_neighbors``), the top L = ``top_trees`` trees of every row, best first
+    (``tree_rankings``), and the rows' leaf ids (``leaves``, n × T)."""
+
+    scaling: tuple[np.ndarray, np.ndarray]
+    neighbors: TrainingNeighbors
+    n_neighbors: int
+    top_trees: int
+    tree_rankings: np.ndarray
+    leaves: np.ndarray
+
+
+def fit_model_weighting(model, X, X_tr, y_tr, inbag, rng) -> ModelWeighting:
     """Rank all trees of ``model``'s leaf table for every training row ``X_tr`` (float32, labels
     ``y_tr``, in-bag masks ``inbag`` T × n), keep the top L per row, and index the standardised
     training rows (``X[model.train_indices_]``) for the neighbour search, drawing the ties and
-    the index with ``rng``. Sets ``_mean``, ``_scale``, ``n_neighbors_``, ``top_trees_``,
-    ``tree_rankings_`` and ``_neighbors``; returns the training rows' leaf ids."""
+    the index with ``rng``."""
     train = X[model.train_indices_]
-    model._mean, model._scale = standard_scaling(train)
-    model.n_neighbors_ = min(model.n_neighbors, len(train) - 1)
-    model.top_trees_ = min(model.top_trees, model.n_estimators)
+    mean, scale = standard_scaling(train)
+    n_neighbors = min(model.n_neighbors, len(train) - 1)
+    top_trees = min(model.top_trees, model.n_estimators)
 
-    table = model._leaf_table
+    table = model.leaf_table_
     leaves = table.apply(X_tr, model.n_jobs)
     p_true = table.values[leaves, y_tr[:, None]]
     support = np.bincount(leaves.ravel(), minlength=len(table.values))[leaves]
     order = rank_trees(p_true, support, rng.random_sample(leaves.shape),
-                       inbag.T if model.oob_ranking else None,
-                       model.n_jobs)[:, : model.top_trees_]
+                       inbag.T if model.oob_ranking else None, model.n_jobs)[:, :top_trees]
     dtype = np.int16 if model.n_estimators <= np.iinfo(np.int16).max else np.int32
-    model.tree_rankings_ = order.astype(dtype)
-    model._neighbors = TrainingNeighbors((train - model._mean) / model._scale,
-                                         model.n_neighbors_, rng)
-    return leaves
+    neighbors = TrainingNeighbors((train - mean) / scale, n_neighbors, rng)
+    return ModelWeighting((mean, scale), neighbors, n_neighbors, top_trees,
+                          order.astype(dtype), leaves)

@@ -31,7 +31,7 @@ def check_state(model) -> None:
     """Every learned array of a loaded ``model`` against its trees, classes, features and
     training rows; the binary threshold is stored back as a float."""
     trees, classes = model.estimators_, model.classes_
-    table, near = model._leaf_table, model._neighbors
+    table, near, (mean, scale) = model.leaf_table_, model.neighbor_index_, model.scaling_
     if not (isinstance(classes, np.ndarray) and classes.ndim == 1 and classes.size >= 2
             and np.array_equal(np.unique(classes), classes)):
         raise DamagedState("its classes are not sorted distinct labels")
@@ -54,8 +54,8 @@ def check_state(model) -> None:
                                         (n,), "i"), np.arange(n)):
         raise DamagedState("its training row positions are not 0, 1, …, n − 1")
     checked_array(model.sample_importance_, "sample importances", (n,), low=0.0)
-    checked_array(model._mean, "feature means", (m,), low=-MAGNITUDE, high=MAGNITUDE)
-    checked_array(model._scale, "feature scales", (m,), low=1 / MAGNITUDE, high=MAGNITUDE)
+    checked_array(mean, "feature means", (m,), low=-MAGNITUDE, high=MAGNITUDE)
+    checked_array(scale, "feature scales", (m,), low=1 / MAGNITUDE, high=MAGNITUDE)
     checked_flag(model.model_weighting_, "choice of model weighting")
     checked_flag(model.selected_base_, "choice of the plain forest")
     if classes.size == 2:
