@@ -374,19 +374,23 @@ def test_two_models_side_by_side_and_the_explain_page_switches_between_them():
 
 
 def feature_table_page():
-    """The Explain page's table of a row with a missing value (AppTest script)."""
+    """The Explain page's section of a row with a missing value beside the training rows
+    (AppTest script)."""
     from dataclasses import replace
 
     from forestviz.app.workbench import Workbench
+    from forestviz.explain.view import ExplainView
     from forestviz.io.bundled import load_dataset
-    from ui.explain_view import feature_table
+    from ui.explain_view import sections
 
     bench = Workbench(load_dataset("pima_diabetes"))
     settings = replace(bench.default_settings(), family="vanilla", n_estimators=10)
     bench.train(settings)
     values = bench.dataset.X.iloc[0].copy()
     values["Glucose (mg/dL)"] = None
-    feature_table(bench.explain(values=values, row_id="edited"))
+    e = bench.explain(values=values, row_id="edited")
+    view = bench.explain_view(e, bench.glance(e))
+    sections(bench, e, ExplainView(tuple(s for s in view if s.key == "row")), lambda s: None)
 
 
 def test_the_feature_table_shows_a_dash_where_a_measure_does_not_apply():
@@ -394,7 +398,7 @@ def test_the_feature_table_shows_a_dash_where_a_measure_does_not_apply():
     missing value showed "None". The column stays numbers (it sorts by size)."""
     at = AppTest.from_function(feature_table_page, default_timeout=120).run()
     assert not at.exception
-    (element,) = at.dataframe
+    element = at.dataframe[0]  # the row beside the training rows (then the row as entered)
     cells = shown_cells(element).set_index("feature")
     assert cells.loc["Glucose (mg/dL)", "percentile"] == "—"
     assert not (cells == "None").any(axis=None)

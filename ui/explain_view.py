@@ -70,6 +70,9 @@ def sections(bench: Workbench, e: Explanation, view: ExplainView,
         st.header(as_text(section.title), anchor=False)
         halves = None  # the current row of half-width charts
         for part in section.parts:
+            if isinstance(part, Tree):  # keyed by its rank, as another row's tree takes its place
+                tree_section(bench, e, part, view.trees.index(part.section.tree))
+                continue
             if isinstance(part, Chart) and part.half:
                 halves = halves or st.container(horizontal=True)
                 chart(place=halves, fig=part.figure, width=plots.HALF,
@@ -91,8 +94,6 @@ def _part(bench: Workbench, e: Explanation, part) -> None:
                    help=as_text(" ".join(t.help for t in used_in(part.text))) or None)
     elif isinstance(part, Chart):
         chart(part.figure, key=f"explain_chart_{part.name}")
-    elif isinstance(part, Tree):
-        tree_section(bench, e, part)
     elif part.name == "features":
         feature_table(e, part.frame)
     elif part.folded:
@@ -135,7 +136,7 @@ def draw(bench: Workbench, e: Explanation, tree: int, *, mode: str = "path",
         return None
 
 
-def tree_section(bench: Workbench, e: Explanation, part: Tree) -> None:
+def tree_section(bench: Workbench, e: Explanation, part: Tree, rank: int) -> None:
     """One chosen tree (a :class:`~forestviz.explain.view.Tree`): the sentence heading it, its
     path drawing, the path's tests as a numbered list (it wraps in the narrow column, where a
     table cut them), the nearest leaves and, on request, the whole tree."""
@@ -159,7 +160,7 @@ def tree_section(bench: Workbench, e: Explanation, part: Tree) -> None:
         right.caption(as_text(f"Nearest other leaf: {alternative}"))
     with st.expander(f"Full drawing of tree {tree + 1}"):
         if st.toggle("Draw the whole tree (may take a few seconds the first time)",
-                     key=f"full@{tree}"):
+                     key=f"full@{rank}"):
             full = draw(bench, e, tree, mode="full", fancy=None)
             if full is not None:
                 st.image(full, width="content", alt=f"The whole of tree {tree + 1}, every "

@@ -252,7 +252,7 @@ def _similar(e) -> Section:
     if e.original_row is not None:
         mine |= {c: v for c, v in e.original_row.items() if c in frame.columns}
     rows = pd.concat([pd.DataFrame([mine], columns=frame.columns, dtype=object), frame],
-                     ignore_index=True)
+                     ignore_index=True).infer_objects()  # numbers stay numbers
     return Section("similar", "Most similar training rows", (
         Note("Distance in standard deviations of each feature (Euclidean); this row first."),
         Table("neighbours", None, rows, heads=("this row", *ids))))
