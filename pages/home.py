@@ -38,12 +38,15 @@ if st.button("Train the default model and explain a row", type="primary", key="h
              icon=":material/bolt:", disabled=models.training_in_progress()):
     models.start_training(dataset, st.session_state[CHOICE], default, origin="home")
 
-catalog.open_asked()  # before the list: it may have changed since the click
-published = catalog.visible_versions()
-if published:
-    st.subheader("Open a published model", anchor=False)
-    st.caption("A model an analyst trained and published: it opens straight into Explain.")
-    catalog.open_button(catalog.choose_version(published, key="home_published"), key="home_open")
+# one place, filled or not: a publish shown on its own leaves what follows (and the focus) put
+with st.container():
+    catalog.open_asked()  # before the list: it may have changed since the click
+    published = catalog.visible_versions()
+    if published:
+        st.subheader("Open a published model", anchor=False)
+        st.caption("A model an analyst trained and published: it opens straight into Explain.")
+        catalog.open_button(catalog.choose_version(published, key="home_published"),
+                            key="home_open")
 
 demo = families.ATTENTION_DEMO
 st.subheader("See attention at work", anchor=False)

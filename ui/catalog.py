@@ -2,6 +2,14 @@
 that opens one straight into the Explain page (no upload, no training) and, for an admin, a
 retirement behind a confirmation.
 
+A page that lists the versions follows the library (:func:`visible_versions`): every
+:data:`FOLLOW_SECONDS` a fragment asks the library's stamp (one query:
+:meth:`forestviz.store.ModelLibrary.stamp`) and runs the whole page again only when it changed
+(a version published or retired since, on any replica), so an open page shows a publish made
+elsewhere without a reload (issue 38: within 2 s). An idle page draws nothing more: the focus
+and whatever the user is choosing or typing stay as they are, and a run that does come keeps
+the widgets' values (they have keys).
+
 An opened version becomes the session's data set and current model exactly as a trained one
 (:mod:`ui.models`' ``MODEL`` and ``MODELS`` beside the data set's ``DATASET`` and ``CHOICE``),
 so every page reads it through :func:`ui.models.workbench`. Names, descriptions and intended
@@ -24,22 +32,42 @@ from ui.display import as_label, as_text, show_error
 if TYPE_CHECKING:
     from forestviz.store import ModelVersion, OpenedModel
 
+FOLLOW_SECONDS = 1.0  # how often an open page asks whether the list of versions changed
+RETIRED = "catalog_retired"  # the version this session retired, said once in the next run
 ASKED = "catalog_open_asked"  # the version whose Open button was clicked (:func:`open_asked`)
 METRICS = ("AUC", "accuracy", "F1", "R²", "MAE", "RMSE")  # shown in the table, when present
 
 
 def visible_versions() -> list[ModelVersion] | None:
     """The versions this user may see (retired ones for an admin only), newest first by
-    name; None after saying why when the library cannot be read."""
+    name, and the page followed from here on (:func:`_follow`); None after saying why when
+    the library cannot be read."""
     found = library.library()
     if found is None:
         return None
     try:
         user = library.identity()
-        return found.versions(include_retired=may(user.role, "open_retired"), actor=user.actor)
+        stamp = found.stamp()  # before the list: a change after it is the next poll's
+        versions = found.versions(include_retired=may(user.role, "open_retired"),
+                                  actor=user.actor)
     except StoreError as err:
         show_error(err)
         return None
+    _follow(stamp)
+    return versions
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def _follow(shown: int | None) -> None:
+    """Run the whole page again when the library's stamp is no longer ``shown``, the one
+    its list was read with; draw nothing otherwise. A database that stopped answering is
+    left to the page's next run to say."""
+    try:
+        changed = library.library().stamp() != shown
+    except StoreError:
+        return
+    if changed:
+        st.rerun(scope="app")
 
 
 def metrics_text(info: ModelVersion) -> str:
@@ -140,7 +168,11 @@ def use_opened(opened: OpenedModel) -> None:
 
 
 def retire_control(info: ModelVersion, key: str) -> None:
-    """The retirement of ``info`` by a role that may retire, behind a confirmation."""
+    """The retirement of ``info`` by a role that may retire, behind a confirmation; once
+    done, the page runs again with the list as it now is and says so."""
+    retired = st.session_state.pop(RETIRED, None)
+    if retired is not None:
+        st.success(as_text(f"{retired} is retired."), icon=":material/check:")
     if info.retired or not may(library.identity().role, "retire"):
         return
     sure = st.checkbox(as_label(f"Yes, retire {info.ref}: viewers no longer see it; its record "
@@ -153,4 +185,5 @@ def retire_control(info: ModelVersion, key: str) -> None:
     except StoreError as err:
         show_error(err)
         return
-    st.success(as_text(f"{info.ref} is retired."), icon=":material/check:")
+    st.session_state[RETIRED] = info.ref
+    st.rerun(scope="app")

@@ -40,10 +40,11 @@ from forestviz.store.config import StoreConfig, StoreError
 from forestviz.store.engine import reached
 from forestviz.store.publishing import AlreadyPublished, check_origin, check_use
 from forestviz.store.roles import require
-from forestviz.store.tables import PublishedModel
+from forestviz.store.tables import AuditEvent, PublishedModel
 from forestviz.store.text import model_name, plain_text, reference
 
 PUBLISH_ATTEMPTS = 5
+PUBLISHED, RETIRED = "model_published", "model_retired"  # the events that change the list
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,7 @@ class ModelLibrary:
                 published_at=datetime.now(UTC))
             session.add(row)
             session.flush()
-            append(session, [event_row(actor, "model_published", (name, row.version))])
+            append(session, [event_row(actor, PUBLISHED, (name, row.version))])
             return ModelVersion.of(row)
 
     # ------------------------------------------------------------------ read
@@ -230,6 +231,16 @@ class ModelLibrary:
             statement = statement.where(PublishedModel.retired_at.is_(None))
         with reached(), Session(self.engine) as session:
             return [ModelVersion.of(row) for row in session.scalars(statement)]
+
+    def stamp(self) -> int | None:
+        """A number that changes whenever the list of versions does, on any replica: the id
+        of the newest publish or retirement in the audit trail (written in the same
+        transaction as the row it names, after taking the chain's turn, so ids grow in the
+        order of the commits), None before the first. One query on the trail's action index;
+        the pages that list versions ask it every second and run again when it changed."""
+        with reached(), Session(self.engine) as session:
+            return session.scalar(select(func.max(AuditEvent.id))
+                                  .where(AuditEvent.action.in_((PUBLISHED, RETIRED))))
 
     def show(self, name: str, version: int | None = None) -> ModelVersion:
         """``name@version`` (retired ones too: they stay on the record), or the newest
@@ -312,7 +323,7 @@ class ModelLibrary:
             if row.retired_at is not None:
                 raise StoreError(f"The model '{row.name}@{row.version}' is retired already.")
             row.retired_at, row.retired_by = datetime.now(UTC), actor.subject
-            append(session, [event_row(actor, "model_retired", (row.name, row.version))])
+            append(session, [event_row(actor, RETIRED, (row.name, row.version))])
             session.flush()
             return ModelVersion.of(row)
 

@@ -1,0 +1,145 @@
+"""An open page follows the model library (issue 38: a model published on one replica is
+visible on another within 2 s), in Debian Chromium against a real server on a real SQLite
+library: a version published or retired by another process (as by another replica) shows on
+the open Home and Models pages with no reload and no click (how soon is printed). The page
+keeps the focus where the user left it and the user's choices (the version chosen, a
+confirmation ticked), and an idle page is not drawn again: its poll draws nothing."""
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser_helpers import settled
+from tests.store_helpers import library_at, trained
+from tests.test_browser_flows import TIMEOUT, go_to
+from tests.test_browser_library import new_page, server_on
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+FOLLOW_TIMEOUT = 30_000  # ms: a hang guard (the page asks every second and runs in seconds)
+IDLE_MS = 3_000  # an idle page watched for this long: three polls or so
+# count the changes to the page's main area from now on (a page run marks its elements stale
+# and draws them again; a poll that draws nothing changes nothing)
+WATCH = """() => { window.forestvizChanges = 0;
+  new MutationObserver(found => { window.forestvizChanges += found.length; })
+    .observe(document.querySelector('[data-testid="stMain"]'),
+             {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return trained()
+
+
+def changes(page: Page) -> int:
+    return page.evaluate("() => window.forestvizChanges")
+
+
+def idle_page_is_not_drawn_again(page: Page) -> None:
+    """Watch the page from now on; over :data:`IDLE_MS` with nothing published, nothing in
+    its main area changes."""
+    page.evaluate(WATCH)
+    page.wait_for_timeout(IDLE_MS)
+    assert changes(page) == 0
+
+
+def drawn(page: Page) -> None:
+    """Wait until the page's run has drawn every element anew (none left stale)."""
+    expect(page.get_by_test_id("stMain").locator('[data-stale="true"]')).to_have_count(
+        0, timeout=TIMEOUT)
+
+
+def table_cells(page: Page, column: int) -> list[str]:
+    """The versions table's cells of ``column`` (1: name), top to bottom (the grid's text
+    for assistive technology, under its canvas)."""
+    return page.locator(f'[data-testid="stDataFrame"] td[aria-colindex="{column}"]'
+                        ).all_inner_texts()
+
+
+def test_a_publish_elsewhere_shows_on_an_open_home_page_and_the_focus_stays(
+        browser, tmp_path, bench):
+    data_dir, dialogs = tmp_path / "var", []
+    library = library_at(data_dir)  # another process's connection to the server's library
+    with server_on(data_dir, tmp_path) as url:
+        context, page = new_page(browser, url, dialogs)
+        main = page.get_by_test_id("stMain")
+        attention = main.get_by_role("button", name="See attention at work")
+        expect(attention).to_be_visible(timeout=TIMEOUT)
+        settled(page)
+        attention.focus()
+        idle_page_is_not_drawn_again(page)
+
+        library.publish(bench, name="Pima risk", intended_use="Screening")
+        published = time.monotonic()
+        expect(main.get_by_role("heading", name="Open a published model")).to_be_visible(
+            timeout=FOLLOW_TIMEOUT)
+        print(f"published by another process, shown on the open Home page after "
+              f"{time.monotonic() - published:.2f} s (no reload)")
+        expect(main.get_by_role("button", name=re.compile(r"^Open Pima risk@\u2060?1$"))
+               ).to_be_visible(timeout=TIMEOUT)
+        assert changes(page) > 0  # the page was drawn again, the new part above the button
+        expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(
+            0, timeout=TIMEOUT)
+        expect(attention).to_be_focused()
+        assert page.get_by_test_id("stException").count() == 0
+        context.close()
+    assert dialogs == []
+
+
+def test_an_open_models_page_follows_publishes_and_retirements_and_keeps_the_choices(
+        browser, tmp_path, bench):
+    data_dir, dialogs = tmp_path / "var", []
+    library = library_at(data_dir)
+    library.publish(bench, name="Pima risk", intended_use="Screening")
+    library.publish(bench, name="Pima risk", description="second", intended_use="Screening")
+    with server_on(data_dir, tmp_path) as url:
+        context, page = new_page(browser, url, dialogs)
+        go_to(page, "Models")
+        main = page.get_by_test_id("stMain")
+        choice = main.get_by_role("combobox", name="Published model")
+        choice.click()
+        page.get_by_role("option", name=re.compile(r"^Pima risk@\u2060?1$")).click()
+        sure = main.get_by_text(re.compile(r"^Yes, retire Pima risk@\u2060?1"))
+        sure.click()  # the confirmation ticked, the Retire button not clicked yet
+        retire = main.get_by_role("button", name=re.compile(r"^Retire Pima risk@\u2060?1$"))
+        expect(retire).to_be_enabled(timeout=TIMEOUT)
+        expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(
+            0, timeout=TIMEOUT)
+        ticked = main.get_by_role("checkbox", name=re.compile(r"^Yes, retire Pima risk"))
+        expect(ticked).to_be_focused()
+        assert table_cells(page, 1) == ["Pima risk", "Pima risk"]
+        idle_page_is_not_drawn_again(page)
+
+        library.publish(bench, name="Other", intended_use="Screening")
+        published = time.monotonic()
+        expect(page.locator('[data-testid="stDataFrame"] td[aria-colindex="1"]',
+                            has_text="Other")).to_have_count(1, timeout=FOLLOW_TIMEOUT)
+        print(f"published by another process, listed on the open Models page after "
+              f"{time.monotonic() - published:.2f} s (no reload)")
+        assert table_cells(page, 1) == ["Other", "Pima risk", "Pima risk"]
+        drawn(page)
+        # what the user was doing is as they left it
+        expect(choice).to_have_value(re.compile(r"^Pima risk@\u2060?1$"))
+        expect(retire).to_be_enabled()
+        expect(ticked).to_be_checked()
+        expect(ticked).to_be_focused()
+
+        page.evaluate(WATCH)
+        library.retire("Other", 1)  # by an admin elsewhere: this admin sees it marked
+        page.wait_for_function("() => window.forestvizChanges > 0", timeout=FOLLOW_TIMEOUT)
+        drawn(page)
+        retire.click()  # this session's own retirement: said once, the list as it now is
+        expect(main.get_by_text(re.compile(r"^Pima risk@\u2060?1 is retired\."))).to_be_visible(
+            timeout=TIMEOUT)
+        drawn(page)
+        choice.click()
+        expect(page.get_by_role("option")).to_have_text(
+            [re.compile(rf"^{name}@\u2060?{version}{marked}$") for name, version, marked in (
+                ("Other", 1, " \\(retired\\)"), ("Pima risk", 2, ""),
+                ("Pima risk", 1, " \\(retired\\)"))])
+        assert [v.ref for v in library.versions()] == ["Pima risk@2"]
+        assert page.get_by_test_id("stException").count() == 0
+        context.close()
+    assert dialogs == []
