@@ -25,9 +25,9 @@ from bench.timing import best_time, forest_size_arguments
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.explain.contributions import ContributionModel
-from forestviz.explain.imputed import missing_value_checks
-from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.row.contributions import ContributionModel
+from forestviz.explain.row.imputed import missing_value_checks
+from forestviz.explain.row.summary import TrainingSummary
 from forestviz.trees import DecisionMachine
 from forestviz.trees.ensemble import as_ensemble
 
@@ -201,9 +201,10 @@ def main():
         print(f"  {name:32s} {value:10.3f}")
     print("  goal: apply ratio <= 2 (the matrix form is the reference, not the fast path)")
     start = time.perf_counter()
-    treeviz = importlib.import_module("forestviz.explain.treeviz")  # dtreeviz + matplotlib, once
+    # dtreeviz + matplotlib, once
+    treeviz = importlib.import_module("forestviz.explain.drawing.treeviz")
     seconds = time.perf_counter() - start
-    print(f"import forestviz.explain.treeviz {seconds:.3f} s (once per process)")
+    print(f"import forestviz.explain.drawing.treeviz {seconds:.3f} s (once per process)")
     for fancy in (None, True):
         label = "auto (text split nodes here)" if fancy is None else "fancy (histograms)"
         figures = bench_treeviz(treeviz, forest, X, y, fancy=fancy)

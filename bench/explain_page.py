@@ -29,8 +29,8 @@ import ui.summary_view
 from bench.timing import best_time
 from forestviz.app.workbench import Workbench
 from forestviz.explain.plots.conventions import WIDTH
-from forestviz.explain.row_figures import figures
-from forestviz.explain.view import figure_names
+from forestviz.explain.row.figures import figures
+from forestviz.explain.row.view import figure_names
 from tests.apptest_helpers import app, finish_jobs
 from ui.state import CHOICE
 

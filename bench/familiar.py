@@ -1,7 +1,7 @@
 """Familiar ground (issue 37, item 1): detection and the time to score one row.
 
 For each bundled table and model family, a model is trained as the app trains it; its
-:class:`~forestviz.explain.familiar.FamiliarGround` is built on its training and held-out rows.
+:class:`~forestviz.explain.row.familiar.FamiliarGround` is built on its training and held-out rows.
 Detection: the held-out rows (ordinary) against the same rows made unusual, one column moved
 by 4 training SDs (``shifted``) and rows whose columns are drawn independently
 (``independent``); AUROC of our score and of scikit-learn's IsolationForest fitted on the same
@@ -41,7 +41,7 @@ def auroc(ordinary, unusual):
 
 
 def main():
-    from forestviz.explain.familiar import independent_rows, shifted_rows
+    from forestviz.explain.row.familiar import independent_rows, shifted_rows
 
     print(f"{'table':<14} {'family':<9} {'kind':<12} {'ours':>6} {'iForest':>8}")
     timings = []

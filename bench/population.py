@@ -19,7 +19,7 @@ from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.explain.plots import population as population_plots
-from forestviz.explain.population import Population
+from forestviz.explain.whole.population import Population
 from forestviz.io.bundled import load_dataset
 
 

@@ -11,7 +11,7 @@ then WeasyPrint in a worker process, :func:`forestviz.app.printing.print_pdf`, f
 forkserver that imported the server's ``ui.server.PRELOAD``, WeasyPrint among it, as the app's
 does; ``--fresh-workers``: without it, as ``forestviz report --pdf``, whose worker imports
 WeasyPrint, about a second of CPU), WeasyPrint's layout alone in this process
-(:func:`forestviz.explain.report_pdf.html_to_pdf`, imported already), and the same for the
+(:func:`forestviz.explain.report.pdf.html_to_pdf`, imported already), and the same for the
 report with the appendix (its tree drawings from the cache, as the page hands them over).
 Goal: the one-page PDF ≤ 3 s and ≤ 300 KB on a quiet 2-core machine.
 """
@@ -26,7 +26,7 @@ from bench.timing import best_time
 from forestviz.app.jobs import JobPool
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
-from forestviz.explain.report_pdf import html_to_pdf
+from forestviz.explain.report.pdf import html_to_pdf
 from forestviz.io.bundled import load_dataset
 
 GOAL_SECONDS = 3.0

@@ -3,7 +3,7 @@ columns of 10,000-character values (each value its own, and a variant where they
 levels of categorical columns), and a table whose column names have 10,000 characters. Each
 table is trained on through the Workbench (an ABRF-1 of 12 trees, as the app trains), row 0 is
 explained, its HTML report made (with the technical appendix), and the HTML printed by WeasyPrint
-(:func:`forestviz.explain.report_pdf.html_to_pdf`) in a child process stopped at
+(:func:`forestviz.explain.report.pdf.html_to_pdf`) in a child process stopped at
 ``--ceiling`` seconds, so the script measures code without the report's bounds too (the
 issue's PDF had not finished after 900 s). Prints per table the HTML's size and time and the
 PDF's wall and CPU seconds and pages.
@@ -63,7 +63,7 @@ def hostile_bench(kind: str):
 def _print(document: str, out) -> None:
     from pypdf import PdfReader
 
-    from forestviz.explain.report_pdf import html_to_pdf
+    from forestviz.explain.report.pdf import html_to_pdf
 
     started = time.perf_counter()
     pdf = html_to_pdf(document)

@@ -3,13 +3,13 @@ the first screen uses in its place, what it means and where it comes from (the p
 equation, or the code that defines it).
 
 The Explain page's tiles take their help from it (:func:`help_text`), the Glossary page lists
-it and the record's appendix carries it (:mod:`forestviz.explain.report`). The papers' terms
-and the explanation's are written here (:data:`TERMS`); the model families, what each role may
-do and the audit trail's events are read off their own tables (:data:`forestviz.registry.
-FAMILIES`, each family with its words; :data:`forestviz.store.roles.MAY`
-and :data:`forestviz.store.audit.ACTIONS` with theirs in :mod:`forestviz.store.glossary`, which
-sits with the tables it reads and gives the whole glossary), so that a new family or action
-without words is an error, not a gap.
+it and the record's appendix carries it (:mod:`forestviz.explain.report.document`). The papers'
+terms and the explanation's are written here (:data:`TERMS`); the model families, what each role may
+do and the audit trail's events are read off their own tables (:data:`forestviz.registry. FAMILIES`,
+each family with its words; :data:`forestviz.store.roles.MAY` and
+:data:`forestviz.store.audit.ACTIONS` with theirs in :mod:`forestviz.store.glossary`, which sits
+with the tables it reads and gives the whole glossary), so that a new family or action without words
+is an error, not a gap.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ TERMS: dict[str, Term] = dict((
        "guarantees of validity\" (NeurIPS 2015), via MAPIE"),
     _t("calibrated risk", "calibrated",
        "how often held-out rows given this risk turned out positive: the model's probability "
-       "corrected by the Venn-ABERS calibration.", "forestviz/explain/uncertainty.py"),
+       "corrected by the Venn-ABERS calibration.", "forestviz/explain/row/uncertainty.py"),
     _t("split-conformal interval", "90% interval",
        "the range that holds the true value for 90% of new rows, its width measured on rows "
        "held out from training.",
@@ -80,7 +80,7 @@ TERMS: dict[str, Term] = dict((
        "decides.", "Kish's effective sample size, applied to the tree weights α"),
     _t("top 5 share", "weight of the top 5 trees",
        "the share of the row's tree weights that its 5 heaviest trees carry.",
-       "forestviz/explain/explanation.py"),
+       "forestviz/explain/row/explanation.py"),
     _t("reasons", "reasons both ways",
        "how much each column moves the prediction up or down from the trees' weighted base "
        "value; with the base they add up to the prediction (the waterfall).",
@@ -88,22 +88,22 @@ TERMS: dict[str, Term] = dict((
     _t("base value", "the trees' weighted base",
        "what the trees predict before looking at the row's values: each tree's mean over "
        "its training rows, weighted by the row's tree weights.",
-       "forestviz/explain/contributions.py"),
+       "forestviz/explain/row/contributions.py"),
     _t("top 3 reasons", "reasons shared with similar rows",
        "of the 5 most similar training rows, how many have the same 3 largest reasons as this "
        "row: 5 of 5 says the reasons are typical of such rows, 0 of 5 that they are "
-       "particular to it.", "forestviz/explain/trust.py"),
+       "particular to it.", "forestviz/explain/whole/trust.py"),
     _t("most similar training rows", "similar rows",
        "the training rows nearest to this row, by Euclidean distance on standardised columns, "
-       "and what they turned out to have.", "forestviz/explain/summary.py"),
+       "and what they turned out to have.", "forestviz/explain/row/summary.py"),
     _t("guessed value", "guess for a missing value",
        "the value the model used where the row has none: the training median (numbers) or no "
        "level (categories); the page says when another plausible guess changes the answer.",
-       "forestviz/explain/imputed.py"),
+       "forestviz/explain/row/imputed.py"),
     _t("unfamiliar row", "unlike the training rows",
        "a row that few training rows resemble, by forest proximity and by the columns' joint "
        "spread, calibrated on held-out rows: its prediction rests on little data.",
-       "Breiman, \"Random Forests\" (2001), proximities; forestviz/explain/familiar.py"),
+       "Breiman, \"Random Forests\" (2001), proximities; forestviz/explain/row/familiar.py"),
     _t("held-out rows", "rows held out",
        "rows kept out of training and used only to measure the model: its scores, calibration "
        "and interval.", "forestviz/app/workflow.py"),
@@ -113,7 +113,7 @@ TERMS: dict[str, Term] = dict((
        "shown beside the row, never used to predict.", "forestviz/io/dataset.py"),
     _t("HTML, PDF report", "the record", "the explanation as a document: HTML opens in any "
        "browser, PDF prints on A4; with the appendix it also carries the model, the trees and "
-       "this glossary.", "forestviz/explain/report.py"),
+       "this glossary.", "forestviz/explain/report/document.py"),
     _t("tree score S", "tree score",
        "for the Enhanced RF, how often a tree ranks among the best trees of the row's nearest "
        "training rows, from 0 to 1 (S = (S̄1 + S̄2) / 2).", f"{ERF}, eqs 4–8", PAPERS),

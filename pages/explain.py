@@ -7,8 +7,8 @@ import streamlit as st
 
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
-from forestviz.explain.report_names import typed_identifier
-from forestviz.explain.report_record import TRAINING_ROW, edited_values
+from forestviz.explain.report.names import typed_identifier
+from forestviz.explain.report.record import TRAINING_ROW, edited_values
 from forestviz.io.row_ids import row_position
 from ui import (
     counterfactual_view,

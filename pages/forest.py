@@ -8,7 +8,7 @@ from forestviz.app.whole_model import ROBUSTNESS_SEEDS, SPLITS
 from forestviz.app.workbench import Workbench
 from forestviz.explain import plots
 from forestviz.explain.plots import population as population_plots
-from forestviz.explain.trust import TOP_REASONS, TOP_TREES
+from forestviz.explain.whole.trust import TOP_REASONS, TOP_TREES
 from forestviz.names import elide, elide_cells
 from forestviz.numbers import input_format
 from ui import models, signin

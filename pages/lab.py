@@ -5,7 +5,7 @@ import streamlit as st
 
 from forestviz.app import lab
 from forestviz.explain import plots
-from forestviz.explain.treeviz import TreeRenderError, render_tree
+from forestviz.explain.drawing.treeviz import TreeRenderError, render_tree
 from ui import models, signin
 from ui.charts import chart
 from ui.display import as_text

@@ -175,7 +175,7 @@ def own_app_server(tmp_path_factory) -> dict:
 @pytest.fixture
 def empty_cache():
     """The tree drawings' SVG cache, emptied before and after the test."""
-    from forestviz.explain import treeviz
+    from forestviz.explain.drawing import treeviz
 
     treeviz.clear_cache()
     yield
@@ -189,7 +189,7 @@ def clinic():
     import numpy as np
     from sklearn.ensemble import RandomForestClassifier
 
-    from forestviz.explain.treeviz import TreeContext
+    from forestviz.explain.drawing.treeviz import TreeContext
     from tests.treeviz_helpers import HOSTILE
 
     rng = np.random.default_rng(0)

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, Phase, settings
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main
-from forestviz.explain.narrative import target_column
-from forestviz.explain.report_markup import sentence
+from forestviz.explain.report.markup import sentence
+from forestviz.explain.row.narrative import target_column
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import DataChoice, Dataset, as_numbers
 from forestviz.registry import FAMILIES

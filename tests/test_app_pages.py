@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 from forestviz.app import workflow
 from forestviz.app.workbench import Workbench
 from forestviz.explain.plots.alt import chart_text
-from forestviz.explain.report_markup import SENTENCE_LIMIT, plain
-from forestviz.explain.view import Chart, Tree
+from forestviz.explain.report.markup import SENTENCE_LIMIT, plain
+from forestviz.explain.row.view import Chart, Tree
 from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 from tests.apptest_helpers import (
@@ -379,7 +379,7 @@ def feature_table_page():
     from dataclasses import replace
 
     from forestviz.app.workbench import Workbench
-    from forestviz.explain.view import ExplainView
+    from forestviz.explain.row.view import ExplainView
     from forestviz.io.bundled import load_dataset
     from ui.explain_view import sections
 

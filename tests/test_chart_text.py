@@ -15,7 +15,7 @@ from forestviz.app.workflow import Settings
 from forestviz.explain.plots.alt import CHARS, chart_text
 from forestviz.explain.plots.chart_table import LISTED
 from forestviz.explain.plots.reasons import reasons_waterfall
-from forestviz.explain.report_charts import UndrawableFigure, figure_svg
+from forestviz.explain.report.charts import UndrawableFigure, figure_svg
 from forestviz.numbers import plain_number
 from tests.cli_tables import app_choice
 

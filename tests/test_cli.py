@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main, parser
-from forestviz.explain.report_names import report_file_name
+from forestviz.explain.report.names import report_file_name
 from forestviz.io.csv_input import load_csv
 from tests import hostile_arrays, hostile_models
 from tests.cli_tables import ID, TARGET, app_choice

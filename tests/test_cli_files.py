@@ -15,7 +15,7 @@ import pytest
 
 from forestviz.cli import commands
 from forestviz.cli.main import main
-from forestviz.explain.report_names import report_file_name
+from forestviz.explain.report.names import report_file_name
 from forestviz.persistence.model_file import ModelFile
 from forestviz.registry import FAMILIES
 from tests.cli_tables import ID, TARGET

@@ -1,4 +1,4 @@
-"""Explanations in the user's columns (forestviz.explain.columns): one-hot indicators folded
+"""Explanations in the user's columns (forestviz.explain.row.columns): one-hot indicators folded
 back into their category, missing values said as missing, percentiles only for numbers and
 training shares for levels, paths and flips in the column's words."""
 
@@ -12,7 +12,7 @@ from sklearn.ensemble import RandomForestRegressor
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.explain import explain
-from forestviz.explain.columns import NOT_APPLICABLE, ColumnMap, text_table_note
+from forestviz.explain.row.columns import NOT_APPLICABLE, ColumnMap, text_table_note
 from forestviz.io.dataset import Dataset
 from forestviz.io.preprocessing import TablePreprocessor
 

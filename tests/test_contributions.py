@@ -1,4 +1,4 @@
-"""Feature contributions (forestviz.explain.contributions): the sum identity for every family,
+"""Feature contributions (forestviz.explain.row.contributions): the sum identity for every family,
 the same numbers as shap on plain forests, per-tree values against brute force, folding."""
 
 import itertools
@@ -14,7 +14,7 @@ from sklearn.ensemble import (
 )
 
 from forestviz.boosting import AttentionBoostingRegressor
-from forestviz.explain.contributions import ContributionModel, Contributions, contributions
+from forestviz.explain.row.contributions import ContributionModel, Contributions, contributions
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.trees.ensemble import as_ensemble
 from forestviz.trees.fitted import estimator_trees

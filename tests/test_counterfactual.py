@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
-from forestviz.explain.columns import CATEGORICAL, NUMERIC, Column, ColumnMap
 from forestviz.explain.counterfactual import Space, what_would_change
 from forestviz.explain.counterfactual.goal import goal_for
 from forestviz.explain.counterfactual.milp import nearest
 from forestviz.explain.counterfactual.plain import PlainForest
 from forestviz.explain.counterfactual.wording import before_after, summary
+from forestviz.explain.row.columns import CATEGORICAL, NUMERIC, Column, ColumnMap
 
 LEVELS = ("p", "q", "r")
 

@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.ensemble import RandomForestClassifier
 
-from forestviz.explain.columns import ColumnMap
 from forestviz.explain.counterfactual import Space, what_would_change
 from forestviz.explain.counterfactual.cells import feature_cells
 from forestviz.explain.counterfactual.goal import goal_for
@@ -22,6 +21,7 @@ from forestviz.explain.counterfactual.milp import _reachable, nearest
 from forestviz.explain.counterfactual.plain import PlainForest
 from forestviz.explain.counterfactual.sweep import sweep
 from forestviz.explain.counterfactual.wording import nearness, summary
+from forestviz.explain.row.columns import ColumnMap
 from tests.test_counterfactual import brute_force, table
 
 SMALL = dict(seed=st.integers(0, 10_000), trees=st.integers(1, 5), depth=st.integers(1, 3),

@@ -1,7 +1,7 @@
-"""dtreeviz's unwritten conventions (forestviz.explain.dtreeviz_conventions), checked against the
-installed dtreeviz on a plain scikit-learn tree drawn through dtreeviz's public API alone: the
-files a render writes, the graphviz names of nodes, leaves and the row's box, the colours. An
-upgrade of dtreeviz that changes any of them fails here, in one place."""
+"""dtreeviz's unwritten conventions (forestviz.explain.drawing.dtreeviz_conventions), checked
+against the installed dtreeviz on a plain scikit-learn tree drawn through dtreeviz's public API
+alone: the files a render writes, the graphviz names of nodes, leaves and the row's box, the
+colours. An upgrade of dtreeviz that changes any of them fails here, in one place."""
 
 import os
 import re
@@ -12,15 +12,15 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
-from forestviz.explain import dtreeviz_conventions as conventions
-from forestviz.explain.drawing_files import private_tempdir
+from forestviz.explain.drawing import dtreeviz_conventions as conventions
+from forestviz.explain.drawing.files import private_tempdir
 
 
 def test_the_installed_dtreeviz_is_the_one_the_conventions_were_read_from():
     assert dtreeviz.__version__ == conventions.PINNED, (
         f"dtreeviz {dtreeviz.__version__} is installed; forestviz's drawings rely on "
         f"conventions read from {conventions.PINNED}: check each in "
-        "forestviz/explain/dtreeviz_conventions.py against the new version, then pin it")
+        "forestviz/explain/drawing/dtreeviz_conventions.py against the new version, then pin it")
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from forestviz.attention import AttentionForestClassifier, AttentionForestRegres
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.row.summary import TrainingSummary
 from forestviz.numbers import number_text
 from forestviz.trees import DecisionMachine
 from forestviz.trees.ensemble import as_ensemble

@@ -15,8 +15,8 @@ from forestviz.attention import AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
-from forestviz.explain.narrative import spread_text, target_column, tree_value_note
-from forestviz.explain.uncertainty import MIN_EFFECTIVE_TREES, IntervalModel
+from forestviz.explain.row.narrative import spread_text, target_column, tree_value_note
+from forestviz.explain.row.uncertainty import MIN_EFFECTIVE_TREES, IntervalModel
 from forestviz.trees.ensemble import as_ensemble
 from tests.ensemble_models import MODELS
 

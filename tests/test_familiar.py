@@ -1,4 +1,4 @@
-"""Familiar ground (:mod:`forestviz.explain.familiar`, issue 37 item 1): the flag rate of
+"""Familiar ground (:mod:`forestviz.explain.row.familiar`, issue 37 item 1): the flag rate of
 ordinary rows against the binomial band of α, detection of the issue's unusual rows against
 scikit-learn's IsolationForest fitted on the same training rows, and invariants over small
 generated tables."""
@@ -12,7 +12,7 @@ from scipy.stats import binomtest
 from sklearn.ensemble import IsolationForest, RandomForestClassifier, RandomForestRegressor
 from sklearn.metrics import roc_auc_score
 
-from forestviz.explain.familiar import (
+from forestviz.explain.row.familiar import (
     FamiliarGround,
     independent_rows,
     shifted_rows,

@@ -13,7 +13,7 @@ from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main
-from forestviz.explain.familiar import ALPHA
+from forestviz.explain.row.familiar import ALPHA
 from tests.apptest_helpers import app, new_patient_form
 from tests.cli_tables import ID, app_choice
 from ui.display import as_text

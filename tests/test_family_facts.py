@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_classification, make_friedman1
 
-from forestviz.explain.explanation import explain
+from forestviz.explain.row.explanation import explain
 from forestviz.registry import CLASSIFICATION, FAMILIES
 from forestviz.settings import Settings
 from forestviz.trees.decision import decide

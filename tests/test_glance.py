@@ -8,11 +8,11 @@ from sklearn.ensemble import RandomForestRegressor
 
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
-from forestviz.explain.glance import glance, interval_sentence, similar_rows, spread_sentence
-from forestviz.explain.imputed import missing_value_checks
-from forestviz.explain.narrative import headline, interval_note, interval_text, spread_text
-from forestviz.explain.reasons import argument
-from forestviz.explain.uncertainty import IntervalModel
+from forestviz.explain.row.glance import glance, interval_sentence, similar_rows, spread_sentence
+from forestviz.explain.row.imputed import missing_value_checks
+from forestviz.explain.row.narrative import headline, interval_note, interval_text, spread_text
+from forestviz.explain.row.reasons import argument
+from forestviz.explain.row.uncertainty import IntervalModel
 
 
 @pytest.fixture(scope="module")

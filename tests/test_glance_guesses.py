@@ -9,7 +9,7 @@ import pytest
 
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
-from forestviz.explain.report_names import NEW_PATIENT
+from forestviz.explain.report.names import NEW_PATIENT
 from forestviz.io.bundled import load_dataset
 
 GLUCOSE, BMI = "Glucose (mg/dL)", "BMI (kg/m2)"

@@ -16,7 +16,7 @@ from forestviz.explain.plots.reasons import (
     reasons_waterfall,
     waterfall_steps,
 )
-from forestviz.explain.reasons import Reason, Reasons, fold
+from forestviz.explain.row.reasons import Reason, Reasons, fold
 from ui.summary_view import WATERFALL_HEIGHT, WATERFALL_WIDTH
 
 LONG = "a rather long laboratory column {}"

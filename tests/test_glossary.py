@@ -13,7 +13,7 @@ from sklearn.datasets import make_classification
 from forestviz import glossary
 from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import explain
-from forestviz.explain.report import to_html
+from forestviz.explain.report.document import to_html
 from forestviz.registry import FAMILIES, Family
 from forestviz.store import glossary as library_glossary
 from forestviz.store.audit import ACTIONS

@@ -7,7 +7,7 @@ from sklearn.datasets import make_classification
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
 from forestviz.enhanced import EnhancedForestClassifier
-from forestviz.explain.explanation import effective_trees
+from forestviz.explain.row.explanation import effective_trees
 from forestviz.trees.fitted import estimator_trees, impurity_importance
 
 X, y = make_classification(200, n_features=6, n_informative=3, random_state=0)

@@ -8,9 +8,9 @@ from sklearn.ensemble import RandomForestRegressor
 
 from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import TrainingSummary, explain
-from forestviz.explain.columns import ColumnMap
-from forestviz.explain.imputed import LEVELS, NOTE, WARNING, missing_value_checks
-from forestviz.explain.uncertainty import IntervalModel
+from forestviz.explain.row.columns import ColumnMap
+from forestviz.explain.row.imputed import LEVELS, NOTE, WARNING, missing_value_checks
+from forestviz.explain.row.uncertainty import IntervalModel
 from forestviz.io.preprocessing import TablePreprocessor
 
 N = 400

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from forestviz.app import lab
-from forestviz.explain.treeviz import render_tree
+from forestviz.explain.drawing.treeviz import render_tree
 
 CANVAS = re.compile(r'width="([\d.]+)pt" height="([\d.]+)pt" viewBox="([-\d.]+) ([-\d.]+) '
                     r'([\d.]+) ([\d.]+)"')

@@ -1,5 +1,5 @@
-"""Regression leaves drawn at a readable size (forestviz.explain.leaf_plot): the strip's data
-checked on the figure, and its size and place checked in real drawings."""
+"""Regression leaves drawn at a readable size (forestviz.explain.drawing.leaf_plot): the strip's
+data checked on the figure, and its size and place checked in real drawings."""
 
 import xml.etree.ElementTree as ET
 
@@ -9,8 +9,8 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 from forestviz import AttentionBoostingRegressor
-from forestviz.explain.leaf_plot import LEAF, ROW_LEAF, leaf_strip, value_range
-from forestviz.explain.treeviz import TreeContext, render_tree
+from forestviz.explain.drawing.leaf_plot import LEAF, ROW_LEAF, leaf_strip, value_range
+from forestviz.explain.drawing.treeviz import TreeContext, render_tree
 from tests.treeviz_helpers import SVG, leaf_texts, small_regression_tree
 
 pytestmark = pytest.mark.usefixtures("empty_cache")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
-from forestviz.explain.report_names import (
+from forestviz.explain.report.names import (
     NEW_PATIENT,
     new_patient_id,
     report_file_name,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from forestviz.card import views as card_views
 from forestviz.cli.progress import cell_text
-from forestviz.explain.drawn_numbers import Printed
+from forestviz.explain.drawing.drawn_numbers import Printed
 from forestviz.explain.plots.population import dependence_figure
 from forestviz.io.dataset import schema
 from forestviz.numbers import (

@@ -12,7 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from forestviz.explain.tree_choice import EQUAL_WEIGHTS, equal_weights
+from forestviz.explain.row.tree_choice import EQUAL_WEIGHTS, equal_weights
 from forestviz.io.limits import MAX_BYTES
 from forestviz.trees.rows import held_out_count, split_rows
 

@@ -12,7 +12,7 @@ import pytest
 from forestviz.explain import plots
 from forestviz.explain.plots import conventions
 from forestviz.explain.plots.tree_weights import weight_order
-from forestviz.explain.row_figures import figures
+from forestviz.explain.row.figures import figures
 from forestviz.names import HOVER_WIDTH, NAME_LIMIT, elide
 from tests.plot_helpers import axis_titles, dirichlet, strings
 

@@ -17,7 +17,7 @@ import pytest
 from forestviz.explain import plots
 from forestviz.explain.plots import conventions as c
 from forestviz.explain.plots.contributions import contribution_waterfall, contributions_by_tree
-from forestviz.explain.reasons import Reason, Reasons
+from forestviz.explain.row.reasons import Reason, Reasons
 from forestviz.names import NAME_LIMIT
 from tests.plot_helpers import dirichlet
 

@@ -1,5 +1,5 @@
-"""The whole model from its explanations (forestviz.explain.population) and partial
-dependence through the model's own prediction (forestviz.explain.partial_dependence), on real
+"""The whole model from its explanations (forestviz.explain.whole.population) and partial
+dependence through the model's own prediction (forestviz.explain.whole.partial_dependence), on real
 trainings: against each row's own explanation and against scikit-learn."""
 
 import numpy as np
@@ -9,9 +9,9 @@ from sklearn.inspection import partial_dependence as sklearn_partial_dependence
 
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
-from forestviz.explain.partial_dependence import grid_of, partial_dependence
 from forestviz.explain.plots import population as population_plots
-from forestviz.explain.population import Population
+from forestviz.explain.whole.partial_dependence import grid_of, partial_dependence
+from forestviz.explain.whole.population import Population
 from forestviz.io.bundled import load_dataset
 from forestviz.io.dataset import Dataset
 
@@ -140,7 +140,7 @@ def test_the_figures_draw_the_populations_numbers(bench):
 
 def test_cohorts_compare_the_groups_own_means(bench):
     from forestviz.app import whole_model
-    from forestviz.explain.cohorts import TREES_SHOWN
+    from forestviz.explain.whole.cohorts import TREES_SHOWN
 
     model = bench.model
     population = bench.whole().population()

@@ -13,7 +13,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from forestviz.explain import TrainingSummary, explain
 from forestviz.explain.plots.conventions import BAR_ROW, BOTTOM
 from forestviz.explain.plots.reasons import reasons_waterfall, waterfall_steps
-from forestviz.explain.reasons import Reason, Reasons, argument, two_sided
+from forestviz.explain.row.reasons import Reason, Reasons, argument, two_sided
 from forestviz.numbers import number_text
 
 

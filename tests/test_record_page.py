@@ -18,9 +18,9 @@ from sklearn.metrics import f1_score, roc_auc_score
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main
-from forestviz.explain.report import to_html
-from forestviz.explain.report_names import NEW_PATIENT
-from forestviz.explain.report_record import TRAINING_ROW, ReportContext
+from forestviz.explain.report.document import to_html
+from forestviz.explain.report.names import NEW_PATIENT
+from forestviz.explain.report.record import TRAINING_ROW, ReportContext
 from forestviz.io.csv_input import load_csv
 from forestviz.io.dataset import Dataset
 from forestviz.persistence.model_file import ModelFile
@@ -121,7 +121,7 @@ long_names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"
 @settings(max_examples=3, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 def test_the_record_stays_one_a4_page_with_long_names(ward, model, dataset, published):
-    from forestviz.explain.report_pdf import html_to_pdf
+    from forestviz.explain.report.pdf import html_to_pdf
 
     bench, e, g = ward
     metrics = bench.model.results.set_index("model").rename(

@@ -16,14 +16,14 @@ from sklearn.datasets import make_classification
 from forestviz.attention import AttentionForestClassifier
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import explain
-from forestviz.explain.glance import glance
+from forestviz.explain.drawing.tree_drawings import tree_drawings
 from forestviz.explain.plots.alt import chart_text
-from forestviz.explain.report import to_html
-from forestviz.explain.report_markup import FULL_NAME_LIMIT
-from forestviz.explain.summary import TrainingSummary
-from forestviz.explain.tree_choice import equal_weights
-from forestviz.explain.tree_drawings import tree_drawings
-from forestviz.explain.view import explain_view
+from forestviz.explain.report.document import to_html
+from forestviz.explain.report.markup import FULL_NAME_LIMIT
+from forestviz.explain.row.glance import glance
+from forestviz.explain.row.summary import TrainingSummary
+from forestviz.explain.row.tree_choice import equal_weights
+from forestviz.explain.row.view import explain_view
 from forestviz.names import NAME_LIMIT, elide, with_length
 
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", 'a"b&c')
@@ -141,7 +141,7 @@ def test_report_shows_prediction_threshold_and_neighbours(hostile, hostile_repor
 
 @pytest.mark.slow
 def test_report_embeds_tree_drawings(hostile, require_dot):
-    from forestviz.explain.treeviz import TreeContext, render_tree
+    from forestviz.explain.drawing.treeviz import TreeContext, render_tree
 
     model, e, X, labels, names = hostile["abrf"]
     context = TreeContext.from_data(X, labels, feature_names=names,
@@ -285,7 +285,7 @@ def test_report_css_bounds_the_width(long_report):
 def test_report_with_long_names_fits_a4_in_chromium(long_named, browser, tmp_path,
                                                     require_dot):
     """The whole report, tree drawings included, is no wider than an A4 page (794 px)."""
-    from forestviz.explain.treeviz import TreeContext
+    from forestviz.explain.drawing.treeviz import TreeContext
 
     model, e, X, labels, names = long_named
     context = TreeContext.from_data(X, labels, feature_names=names,

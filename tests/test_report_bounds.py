@@ -18,7 +18,7 @@ import pytest
 from bench.report_pdf import KINDS, LONG, ROWS, hostile_bench
 from forestviz.app.jobs import JobPool, JobTimedOut
 from forestviz.app.printing import PDF_SECONDS, PdfRefused, print_pdf
-from forestviz.explain.report_markup import (
+from forestviz.explain.report.markup import (
     FULL_NAME_LIMIT,
     MAX_LISTED,
     MAX_TABLE_COLUMNS,
@@ -68,13 +68,13 @@ def test_a_long_value_is_cut_saying_its_full_length():
 @pytest.mark.slow
 def test_pdf_table_headers_break_only_between_words():
     """The row's features table with all its 8 columns (the first a quarter of the page, the
-    headers of :meth:`forestviz.explain.columns.ColumnMap.text_table`) keeps each header word
+    headers of :meth:`forestviz.explain.row.columns.ColumnMap.text_table`) keeps each header word
     whole in the PDF: no "trainin g median" (``overflow-wrap:anywhere`` on
     the headers broke words mid-way)."""
     from pypdf import PdfReader
 
-    from forestviz.explain.report import _STYLE
-    from forestviz.explain.report_pdf import html_to_pdf
+    from forestviz.explain.report.document import _STYLE
+    from forestviz.explain.report.pdf import html_to_pdf
 
     headers = ["feature", "value", "marks", "used as", "training median", "percentile",
                "most common level", "share with this level"]
@@ -189,7 +189,7 @@ def test_a_pdf_past_the_time_limit_is_refused_in_one_line_and_its_worker_killed(
     message = str(refused.value)
     assert message == ("The PDF report was not made: laying it out took longer than 1 s of "
                        "computing, the limit for a PDF (the HTML report has the same content).")
-    job = pool.submit("forestviz.explain.report_pdf:html_to_pdf", SLOW)
+    job = pool.submit("forestviz.explain.report.pdf:html_to_pdf", SLOW)
     assert job.wait(HANG_GUARD) and job.state == "failed"
     with pytest.raises(JobTimedOut):
         job.result()

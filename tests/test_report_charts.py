@@ -15,10 +15,10 @@ from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import explain
 from forestviz.explain.plots.contributions import contribution_waterfall
 from forestviz.explain.plots.tree_weights import tree_weight_bars
-from forestviz.explain.report_charts import UndrawableFigure, figure_svg, plain_text
-from forestviz.explain.row_figures import figures
-from forestviz.explain.summary import TrainingSummary
-from forestviz.explain.view import Chart, ExplainView, Section
+from forestviz.explain.report.charts import UndrawableFigure, figure_svg, plain_text
+from forestviz.explain.row.figures import figures
+from forestviz.explain.row.summary import TrainingSummary
+from forestviz.explain.row.view import Chart, ExplainView, Section
 
 NAMES = ("$x$ & <b>y</b>", "cost in $", "_hidden?")
 
@@ -95,7 +95,7 @@ def test_stacked_bars_show_the_legend_of_their_parts():
 
 
 def test_an_undrawable_figure_raises_and_the_report_says_so(explanation):
-    from forestviz.explain import report
+    from forestviz.explain.report import document as report
 
     heatmap = go.Figure(go.Heatmap(z=[[1, 2], [3, 4]]), layout={"title": {"text": "A <map>"}})
     with pytest.raises(UndrawableFigure, match="heatmap"):

@@ -1,11 +1,11 @@
-"""Report file names (forestviz.explain.report_names): row ID, model and date, an edited report
+"""Report file names (forestviz.explain.report.names): row ID, model and date, an edited report
 named as such, nothing from a file able to name a folder."""
 
 import datetime
 
 import pytest
 
-from forestviz.explain.report_names import NEW_PATIENT, report_file_name, safe_part
+from forestviz.explain.report.names import NEW_PATIENT, report_file_name, safe_part
 
 DAY = datetime.date(2026, 11, 27)
 

@@ -22,11 +22,11 @@ from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import explain
-from forestviz.explain.narrative import interval_note
-from forestviz.explain.report import to_html
-from forestviz.explain.report_record import ReportContext, edited_values, settings_text
-from forestviz.explain.summary import TrainingSummary
-from forestviz.explain.tree_choice import equal_weights
+from forestviz.explain.report.document import to_html
+from forestviz.explain.report.record import ReportContext, edited_values, settings_text
+from forestviz.explain.row.narrative import interval_note
+from forestviz.explain.row.summary import TrainingSummary
+from forestviz.explain.row.tree_choice import equal_weights
 from forestviz.io.dataset import Dataset
 from forestviz.numbers import number_text
 
@@ -317,7 +317,7 @@ def test_pdf_holds_the_record(whatif):
     interval, the metrics and the marks."""
     from pypdf import PdfReader
 
-    from forestviz.explain.report_pdf import to_pdf
+    from forestviz.explain.report.pdf import to_pdf
 
     before, _, e, context, edited, _ = whatif
     started = time.perf_counter()
@@ -351,8 +351,8 @@ def test_a_hundred_trees_and_thirty_columns_stay_under_two_megabytes(require_dot
     report is under 2 MB and its PDF prints on A4."""
     from pypdf import PdfReader
 
-    from forestviz.explain.report_pdf import html_to_pdf
-    from forestviz.explain.tree_drawings import tree_drawings
+    from forestviz.explain.drawing.tree_drawings import tree_drawings
+    from forestviz.explain.report.pdf import html_to_pdf
     from forestviz.io.bundled import load_dataset
 
     bench = Workbench(load_dataset("breast_cancer"))

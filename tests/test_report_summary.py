@@ -1,4 +1,4 @@
-"""The report's first page (forestviz.explain.report_summary): the Explain page's Glance for the
+"""The report's first page (forestviz.explain.report.summary): the Explain page's Glance for the
 record, one A4 page of at most 300 KB on the bundled Pima table and on a regression table, with
 the prediction, the interval, the reasons both ways and the missing-value alarm in the Glance's
 own numbers; the technical appendix only when asked for; file names for a held-out row, a
@@ -13,8 +13,8 @@ from pypdf import PdfReader
 
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
-from forestviz.explain.reasons import signed
-from forestviz.explain.report_names import NEW_PATIENT, report_file_name
+from forestviz.explain.report.names import NEW_PATIENT, report_file_name
+from forestviz.explain.row.reasons import signed
 from forestviz.io.bundled import load_dataset
 
 MAX_BYTES = 300_000

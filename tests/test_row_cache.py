@@ -12,7 +12,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.explain.plots.conventions import WIDTH
 from forestviz.explain.plots.reasons import fitted_waterfall
-from forestviz.explain.row_figures import WEIGHT_FIGURES, figures
+from forestviz.explain.row.figures import WEIGHT_FIGURES, figures
 from forestviz.io.bundled import load_dataset
 
 pytestmark = pytest.mark.slow  # three models trained

@@ -14,7 +14,7 @@ from forestviz import (
     AttentionForestRegressor,
     EnhancedForestClassifier,
 )
-from forestviz.explain.explanation import explain
+from forestviz.explain.row.explanation import explain
 from forestviz.selection import (
     CONFIRM_SE,
     auc_one_standard_error,

@@ -1,12 +1,12 @@
-"""The search's verdict in words (forestviz.explain.selection_note) on hand-built search tables:
-every number in the sentence is read off the table, R² = 1 − loss / Var(y) for a regression's
-squared loss, AUC = 1 − loss when the table holds 1 − AUC."""
+"""The search's verdict in words (forestviz.explain.whole.selection_note) on hand-built search
+tables: every number in the sentence is read off the table, R² = 1 − loss / Var(y) for a
+regression's squared loss, AUC = 1 − loss when the table holds 1 − AUC."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from forestviz.explain.selection_note import r2_variance, selection_note
+from forestviz.explain.whole.selection_note import r2_variance, selection_note
 from forestviz.trees.diagnostics import Search
 
 PLAIN = "the plain forest"

@@ -15,7 +15,7 @@ from sklearn.tree import DecisionTreeClassifier
 from forestviz.attention.weights import median_distance
 from forestviz.enhanced.neighbors import TrainingNeighbors
 from forestviz.enhanced.reweighting import auc_score
-from forestviz.explain.summary import TrainingSummary
+from forestviz.explain.row.summary import TrainingSummary
 from forestviz.trees.checks import ATTENTION_CHECKS, check_sample_weight, one_of, parameter_check
 from forestviz.trees.contamination import contaminate, softmax_part_to_D, weight_parts
 from forestviz.trees.leaf_values import node_class_values, node_values, spread_columns

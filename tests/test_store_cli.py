@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from forestviz.cli.main import main
-from forestviz.explain.report_names import report_file_name
+from forestviz.explain.report.names import report_file_name
 from forestviz.store import Actor, StoreConfig, open_library
 from forestviz.store.explained import explanation_facts
 from tests.cli_tables import ID, TARGET

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from forestviz.cli.main import main
-from forestviz.explain.cohorts import compare
 from forestviz.explain.plots import population as population_plots
 from forestviz.explain.plots.contributions import contribution_waterfall
-from forestviz.explain.population import Population
+from forestviz.explain.whole.cohorts import compare
+from forestviz.explain.whole.population import Population
 
 
 def text_with_gaps(n: int = 60) -> Population:

@@ -10,8 +10,8 @@ from forestviz.attention import AttentionForestRegressor
 from forestviz.boosting import AttentionBoostingRegressor
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
-from forestviz.explain.row_figures import figures
-from forestviz.explain.tree_choice import (
+from forestviz.explain.row.figures import figures
+from forestviz.explain.row.tree_choice import (
     CORRECTION,
     PUSH,
     SCORE,

@@ -8,9 +8,9 @@ from sklearn.ensemble import RandomForestClassifier
 
 from forestviz.enhanced import EnhancedForestClassifier
 from forestviz.explain import TrainingSummary, explain
-from forestviz.explain.report import to_html
-from forestviz.explain.tree_choice import choose_trees
-from forestviz.explain.tree_section import MARGIN, tree_sections
+from forestviz.explain.report.document import to_html
+from forestviz.explain.row.tree_choice import choose_trees
+from forestviz.explain.row.tree_section import MARGIN, tree_sections
 
 
 def _explained(model, row=0):

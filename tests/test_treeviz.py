@@ -10,9 +10,9 @@ from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeRegressor
 
-from forestviz.explain import treeviz
-from forestviz.explain.drawn_names import display_name, display_names
-from forestviz.explain.treeviz import TreeContext, TreeRenderError, render_tree
+from forestviz.explain.drawing import treeviz
+from forestviz.explain.drawing.drawn_names import display_name, display_names
+from forestviz.explain.drawing.treeviz import TreeContext, TreeRenderError, render_tree
 from forestviz.names import NAME_LIMIT
 from tests.treeviz_helpers import HOSTILE, drawn_nodes, path_names, texts
 

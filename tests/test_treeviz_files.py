@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeRegressor
 
-from forestviz.explain import treeviz
-from forestviz.explain.treeviz import (
+from forestviz.explain.drawing import treeviz
+from forestviz.explain.drawing.treeviz import (
     TreeContext,
     TreeRenderError,
     render_tree,

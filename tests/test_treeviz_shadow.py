@@ -1,5 +1,5 @@
-"""What dtreeviz is told about a fitted tree (forestviz.explain.shadow.ForestShadowTree): node
-rows, class names and counts as the model has them, checked in the rendered SVG."""
+"""What dtreeviz is told about a fitted tree (forestviz.explain.drawing.shadow.ForestShadowTree):
+node rows, class names and counts as the model has them, checked in the rendered SVG."""
 
 
 import matplotlib as mpl
@@ -9,9 +9,9 @@ from dtreeviz.models.sklearn_decision_trees import ShadowSKDTree
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from forestviz.explain import treeviz
-from forestviz.explain.shadow import ForestShadowTree
-from forestviz.explain.treeviz import (
+from forestviz.explain.drawing import treeviz
+from forestviz.explain.drawing.shadow import ForestShadowTree
+from forestviz.explain.drawing.treeviz import (
     TreeContext,
     display_names,
     render_tree,

@@ -22,11 +22,11 @@ from forestviz import (
     AttentionForestRegressor,
     EnhancedForestClassifier,
 )
-from forestviz.explain.explanation import explain
-from forestviz.explain.shadow import node_rows
-from forestviz.explain.tree_outputs import ROWS as FROM_ROWS
-from forestviz.explain.tree_outputs import SCALED, origin, tree_outputs
-from forestviz.explain.treeviz import TreeContext, render_tree
+from forestviz.explain.drawing.shadow import node_rows
+from forestviz.explain.drawing.tree_outputs import ROWS as FROM_ROWS
+from forestviz.explain.drawing.tree_outputs import SCALED, origin, tree_outputs
+from forestviz.explain.drawing.treeviz import TreeContext, render_tree
+from forestviz.explain.row.explanation import explain
 from forestviz.numbers import apart_note, number_text, read_number
 from forestviz.trees.fitted import estimator_trees
 from tests.treeviz_helpers import (

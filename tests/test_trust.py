@@ -1,5 +1,6 @@
-"""How far an explanation can be relied on (forestviz.explain.trust, forestviz.app.whole_model):
-constructed cases, and a fitted model's stability against each similar row's own explanation."""
+"""How far an explanation can be relied on (forestviz.explain.whole.trust,
+forestviz.app.whole_model): constructed cases, and a fitted model's stability against each similar
+row's own explanation."""
 
 import numpy as np
 import pandas as pd
@@ -7,7 +8,7 @@ import pytest
 
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
-from forestviz.explain import trust
+from forestviz.explain.whole import trust
 from forestviz.io.bundled import load_dataset
 
 

@@ -1,4 +1,4 @@
-"""forestviz.explain.uncertainty: the trees' weighted spread against repeated values, the
+"""forestviz.explain.row.uncertainty: the trees' weighted spread against repeated values, the
 conformal interval against its order-statistic formula and its coverage on fresh rows, the
 Venn-ABERS range against isotonic regression by hand and its calibration on fresh rows, the
 warnings, and the interval a trained Bundle carries (forestviz.app.workflow)."""
@@ -13,7 +13,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.isotonic import IsotonicRegression
 
 from forestviz.app import model_file, workflow
-from forestviz.explain.uncertainty import (
+from forestviz.explain.row.uncertainty import (
     INTERVAL_CONFIDENCE,
     MIN_EFFECTIVE_TREES,
     IntervalModel,

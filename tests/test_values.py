@@ -17,7 +17,7 @@ from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.cli.main import main
-from forestviz.explain.uncertainty import IntervalModel
+from forestviz.explain.row.uncertainty import IntervalModel
 from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import Dataset

@@ -11,7 +11,7 @@ from sklearn.metrics import mean_absolute_error, r2_score, roc_auc_score
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.explain.plots.tree_weights import weight_order
-from forestviz.explain.row_figures import figures
+from forestviz.explain.row.figures import figures
 from forestviz.io.bundled import load_dataset
 from forestviz.io.dataset import Dataset
 from forestviz.persistence import ModelFileError

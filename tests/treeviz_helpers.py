@@ -65,7 +65,7 @@ def small_regression_tree():
     targets and drawing context: (tree, X, y, context)."""
     from sklearn.tree import DecisionTreeRegressor
 
-    from forestviz.explain.treeviz import TreeContext
+    from forestviz.explain.drawing.treeviz import TreeContext
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(150, 3))

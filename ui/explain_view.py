@@ -1,5 +1,5 @@
 """Streamlit pieces of the Explain page: the what-if editor, the Explain view's sections (a
-top tree's among them) and the tree drawings (through forestviz.explain.treeviz's locked,
+top tree's among them) and the tree drawings (through forestviz.explain.drawing.treeviz's locked,
 content-keyed cache). What they show comes from :class:`~forestviz.app.workbench.Workbench`."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import streamlit as st
 from forestviz.app.printing import PDF_SECONDS, PdfRefused
 from forestviz.app.workbench import Workbench
 from forestviz.explain import Explanation, plots
-from forestviz.explain.columns import NOT_APPLICABLE
-from forestviz.explain.drawing_files import TreeRenderError
-from forestviz.explain.tree_drawings import draw_tree
-from forestviz.explain.tree_section import MARGIN
-from forestviz.explain.view import Chart, ExplainView, Note, Section, Tiles, Tree
+from forestviz.explain.drawing.files import TreeRenderError
+from forestviz.explain.drawing.tree_drawings import draw_tree
+from forestviz.explain.row.columns import NOT_APPLICABLE
+from forestviz.explain.row.tree_section import MARGIN
+from forestviz.explain.row.view import Chart, ExplainView, Note, Section, Tiles, Tree
 from forestviz.glossary import help_text, used_in
 from forestviz.io.errors import DataError
 from forestviz.io.values import check_numbers
@@ -62,7 +62,7 @@ def what_if_row(bench: Workbench, original: pd.Series, key: str) -> pd.Series:
 
 def sections(bench: Workbench, e: Explanation, view: ExplainView,
              extras: Callable[[Section], None]) -> None:
-    """The Explain view (:class:`~forestviz.explain.view.ExplainView`, the sections the report's
+    """The Explain view (:class:`~forestviz.explain.row.view.ExplainView`, the sections the report's
     appendix prints too), laid out: each section's title and parts in order, the half-width
     charts side by side on a wide window (one a line on a narrow one), long tables folded,
     then ``extras(section)``, the page's own interactive additions to it."""
@@ -126,8 +126,9 @@ def feature_table(e: Explanation, table: pd.DataFrame) -> None:
 
 def draw(bench: Workbench, e: Explanation, tree: int, *, mode: str = "path",
          fancy: bool | None = False) -> str | None:
-    """An SVG of the tree with the row's path (:func:`~forestviz.explain.tree_drawings.draw_tree`,
-    cached by content), or None after an error, said in a warning."""
+    """An SVG of the tree with the row's path
+    (:func:`~forestviz.explain.drawing.tree_drawings.draw_tree`, cached by content), or None after
+    an error, said in a warning."""
     try:
         return draw_tree(bench.model.estimator, e, tree, bench.model.context, mode=mode,
                          fancy=fancy)
@@ -137,7 +138,7 @@ def draw(bench: Workbench, e: Explanation, tree: int, *, mode: str = "path",
 
 
 def tree_section(bench: Workbench, e: Explanation, part: Tree, rank: int) -> None:
-    """One chosen tree (a :class:`~forestviz.explain.view.Tree`): the sentence heading it, its
+    """One chosen tree (a :class:`~forestviz.explain.row.view.Tree`): the sentence heading it, its
     path drawing, the path's tests as a numbered list (it wraps in the narrow column, where a
     table cut them), the nearest leaves and, on request, the whole tree."""
     section = part.section

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from forestviz.app.workbench import Workbench
     from forestviz.app.workflow import Bundle
     from forestviz.explain import Explanation
-    from forestviz.explain.glance import Glance
+    from forestviz.explain.row.glance import Glance
     from forestviz.store import ModelLibrary, ModelVersion
     from forestviz.store.actor import Actor
     from forestviz.store.digests import Digests
@@ -210,7 +210,7 @@ def batch_explained(bench: Workbench, rows: pd.DataFrame, *, unfamiliar: int = 0
     """Record that this session explained the uploaded ``rows`` with the current model (its
     blob, or a session model's digest: :func:`forestviz.store.explained.model_facts`), by
     their count and keyed digest, and how many of them were flagged as unlike the training
-    rows (:mod:`forestviz.explain.familiar`); those facts, for the downloads' events."""
+    rows (:mod:`forestviz.explain.row.familiar`); those facts, for the downloads' events."""
     from forestviz.store.audit import facts
     from forestviz.store.explained import model_facts
 

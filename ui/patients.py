@@ -11,7 +11,7 @@ import streamlit as st
 
 from forestviz.app import new_rows
 from forestviz.app.workbench import Workbench
-from forestviz.explain.report_names import new_patient_id
+from forestviz.explain.report.names import new_patient_id
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.export import csv_bytes
 from forestviz.names import elide, elide_cells
@@ -28,7 +28,7 @@ def new_patient(bench: Workbench, key: str) -> tuple[pd.Series, str] | None:
     """A form with the patient's identifier and one empty field per column (a new patient is
     no training row), each with the training range or levels; once "Explain this patient" was
     pressed with values the form accepts, the typed row and its row ID
-    (:func:`~forestviz.explain.report_names.new_patient_id`), kept in the session until the
+    (:func:`~forestviz.explain.report.names.new_patient_id`), kept in the session until the
     form is sent again; else None (a refusal is said in one line)."""
     form = bench.new_row_fields()
     with st.form(key, border=True):

@@ -96,7 +96,7 @@ def _prepare_first_explanation(bundle: Bundle, dataset: Dataset) -> None:
     the drawing cache)."""
     from forestviz.app.workbench import Workbench
     from forestviz.explain import plots
-    from forestviz.explain.tree_drawings import tree_drawings
+    from forestviz.explain.drawing.tree_drawings import tree_drawings
 
     bench = Workbench(dataset, bundle.choice, model=bundle)
     position = bench.highest_risk_row()

@@ -1,7 +1,7 @@
 """The Explain page's summary, first and alone on the screen: what the model predicts for the
 row and how sure it is, the reasons both ways, whether a guessed value could change it, what
 the most similar training rows turned out to have, and the report buttons. It lays out one
-:class:`~forestviz.explain.glance.Glance`, the object the report's first page renders too."""
+:class:`~forestviz.explain.row.glance.Glance`, the object the report's first page renders too."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from forestviz.explain import Explanation
-from forestviz.explain.glance import Glance
-from forestviz.explain.imputed import WARNING
+from forestviz.explain.row.glance import Glance
+from forestviz.explain.row.imputed import WARNING
 from forestviz.glossary import help_text, used_in
 from forestviz.names import elide
 from ui.charts import chart

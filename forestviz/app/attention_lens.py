@@ -21,7 +21,7 @@ import pandas as pd
 from sklearn.base import clone, is_classifier
 
 from forestviz.app.workflow import Bundle
-from forestviz.explain.selection_note import loss_name
+from forestviz.explain.whole.selection_note import loss_name
 from forestviz.numbers import plain_number
 from forestviz.trees.diagnostics import Candidate
 from forestviz.trees.ensemble import as_ensemble

@@ -3,7 +3,7 @@ Explain page, the record and the command line get it from, so all three show the
 counterfactual (:mod:`forestviz.explain.counterfactual`; issue 37).
 
 The space is the model's own training rows (encoded as the model reads them) and its columns
-(:class:`~forestviz.explain.columns.ColumnMap`); ``fixed`` names the columns the user marked as
+(:class:`~forestviz.explain.row.columns.ColumnMap`); ``fixed`` names the columns the user marked as
 unable to change. The row is the explanation's, missing values as the model used them.
 
 Which columns cannot change starts as **none**, and is the user's to mark (remembered per model
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from forestviz.explain.counterfactual import TIME_LIMIT, WhatWouldChange
 from forestviz.explain.counterfactual.asked import counterfactual_of, space_of
-from forestviz.explain.explanation import Explanation
+from forestviz.explain.row.explanation import Explanation
 
 
 def counterfactual(bundle, explanation: Explanation, *, fixed=(), change: float | None = None,

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from forestviz.app.workflow import Bundle
 from forestviz.explain import plots
-from forestviz.explain.explanation import effective_trees
+from forestviz.explain.row.explanation import effective_trees
 from forestviz.io.dataset import Dataset
 from forestviz.registry import FAMILIES
 from forestviz.trees.diagnostics import Rounds

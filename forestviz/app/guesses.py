@@ -1,7 +1,7 @@
 """Which of several new rows rest on a guess: for the several-patients table and its CSV, the
 column saying whether a guessed (missing) value could change the answer, computed by the very
-checks of the single row's alarm (:func:`~forestviz.explain.imputed.missing_value_checks` on
-the row's explanation, :mod:`forestviz.explain.imputed`), so that the table and the Explain
+checks of the single row's alarm (:func:`~forestviz.explain.row.imputed.missing_value_checks` on
+the row's explanation, :mod:`forestviz.explain.row.imputed`), so that the table and the Explain
 page of the same row say the same. A row with no missing value the model reads needs no
 explanation: it is "no missing value"."""
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from forestviz.explain import explain
-from forestviz.explain.imputed import missing_value_checks
+from forestviz.explain.row.imputed import missing_value_checks
 
 COLUMN = "a guessed value could change it"
 """The column's name in the table and the CSV."""

@@ -1,6 +1,6 @@
 """What a model's held-out rows measure: the metrics the Train page compares with the
 baselines' (:func:`scores`). The calibrated interval fitted on those rows is
-:func:`forestviz.explain.uncertainty.interval_model`.
+:func:`forestviz.explain.row.uncertainty.interval_model`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from forestviz.attention.estimators import AttentionForestRegressor
 from forestviz.enhanced.estimator import EnhancedForestClassifier
-from forestviz.explain.treeviz import TreeContext
+from forestviz.explain.drawing.treeviz import TreeContext
 from forestviz.io.bundled import list_datasets, load_dataset
 from forestviz.io.preprocessing import TablePreprocessor
 from forestviz.trees.contamination import softmax_part_to_D

@@ -1,7 +1,7 @@
 """The report's PDF printed off the caller's process, within a time limit.
 
-WeasyPrint (:mod:`forestviz.explain.report_pdf`) lays a report out on one core for as long as
-the report asks. The report's bounds (:mod:`forestviz.explain.report_markup`: texts cut, tables
+WeasyPrint (:mod:`forestviz.explain.report.pdf`) lays a report out on one core for as long as
+the report asks. The report's bounds (:mod:`forestviz.explain.report.markup`: texts cut, tables
 capped) keep that to seconds; this module makes it a hard bound wherever a PDF is printed (the
 app's button, ``forestviz report --pdf``). The layout runs in a worker process of a
 :class:`~forestviz.app.jobs.JobPool` (lower priority, its own process group, never the server's
@@ -45,7 +45,7 @@ def print_pdf(document: str, *, pool: JobPool | None = None) -> bytes:
     :class:`PdfRefused` when the PDF is not made."""
     pool = pdf_pool() if pool is None else pool
     try:
-        job = pool.submit("forestviz.explain.report_pdf:html_to_pdf", document)
+        job = pool.submit("forestviz.explain.report.pdf:html_to_pdf", document)
     except PoolBusy as err:
         raise PdfRefused("The PDF report was not made: other PDF reports are being made on this "
                          "server; try again in a minute (the HTML report has the same content)."

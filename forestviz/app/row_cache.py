@@ -2,7 +2,7 @@
 summary's waterfall and the stability line. A session that comes back to a row, or another
 session explaining the same row with the same model, is given what was built before (plotly's
 figure objects cost most of a page run after the tree drawings, which
-:mod:`forestviz.explain.treeviz` caches the same way).
+:mod:`forestviz.explain.drawing.treeviz` caches the same way).
 
 Kept per model object (weakly: a model no session holds any more takes its entries with it),
 at most :data:`ROWS` entries each, least recently used out first, keyed by what is built and
@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import cachetools
 
-from forestviz.explain.explanation import Explanation
-from forestviz.explain.row_figures import figures
+from forestviz.explain.row.explanation import Explanation
+from forestviz.explain.row.figures import figures
 
 ROWS = 64  # entries kept per model (a row's figures take about 100 KB)
 
@@ -51,7 +51,7 @@ def kept(model, key: tuple, build: Callable[[], object]):
 
 def row_figures(model, explanation: Explanation, **options) -> dict:
     """``figures(explanation, **options)`` of ``model``'s row
-    (:func:`~forestviz.explain.row_figures.figures`), kept; ``options`` hashable (``trees`` a tuple,
+    (:func:`~forestviz.explain.row.figures.figures`), kept; ``options`` hashable (``trees`` a tuple,
     ``names`` a frozenset). Each call returns a new dict of the kept figures."""
     return dict(kept(model, ("figures", *row_key(explanation, **options)),
                      lambda: figures(explanation, **options)))

@@ -1,6 +1,6 @@
 """The Train page's views of a trained model: the model next to its baselines on the held-out
 rows, what the fit learned (the Enhanced Random Forest's rounds, the ε–τ search of ABRF Fig. 2),
-the search's verdict in words (:func:`forestviz.explain.selection_note.selection_note`) and,
+the search's verdict in words (:func:`forestviz.explain.whole.selection_note.selection_note`) and,
 for a binary risk, the reliability curve its calibrated intervals rest on.
 """
 
@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from forestviz.app.workflow import Bundle
 from forestviz.explain import plots
-from forestviz.explain.selection_note import r2_variance, selection_note
+from forestviz.explain.whole.selection_note import r2_variance, selection_note
 from forestviz.io.dataset import Dataset
 from forestviz.trees.diagnostics import Diagnostics
 from forestviz.trees.ensemble import as_ensemble
@@ -75,7 +75,7 @@ def calibration(model: Bundle, dataset: Dataset) -> View | None:
 
 def training_views(found: Diagnostics, variance: float | None) -> tuple[View, ...]:
     """What the fit learned: ERF's reweighting rounds and the ε–τ search's curves (as R² when
-    ``variance`` is given: :func:`~forestviz.explain.selection_note.r2_variance`)."""
+    ``variance`` is given: :func:`~forestviz.explain.whole.selection_note.r2_variance`)."""
     views = []
     if found.rounds is not None:
         views.append(View("Enhanced RF: the reweighting rounds", None,

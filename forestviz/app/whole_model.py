@@ -1,7 +1,7 @@
 """The whole model through its explanations, for a trained :class:`~forestviz.app.workflow.Bundle`:
-the held-out rows' contributions together (:mod:`forestviz.explain.population`), partial
-dependence through the model's own prediction (:mod:`forestviz.explain.partial_dependence`)
-and how far its explanations can be relied on (:mod:`forestviz.explain.trust`).
+the held-out rows' contributions together (:mod:`forestviz.explain.whole.population`), partial
+dependence through the model's own prediction (:mod:`forestviz.explain.whole.partial_dependence`)
+and how far its explanations can be relied on (:mod:`forestviz.explain.whole.trust`).
 
 Every row's contributions come from the command line's batch explanation
 (:func:`forestviz.batch.rows.explain_rows` with contributions), which equals one row's
@@ -22,12 +22,12 @@ from forestviz.app.row_cache import kept, row_key
 from forestviz.app.workflow import Bundle, Settings, make_estimator
 from forestviz.batch.model import BatchModel
 from forestviz.batch.rows import explain_rows
-from forestviz.explain.cohorts import CohortComparison, compare
-from forestviz.explain.explanation import Explanation
-from forestviz.explain.narrative import target_column
-from forestviz.explain.partial_dependence import Dependence, grid_of, partial_dependence
-from forestviz.explain.population import Population
-from forestviz.explain.trust import (
+from forestviz.explain.row.explanation import Explanation
+from forestviz.explain.row.narrative import target_column
+from forestviz.explain.whole.cohorts import CohortComparison, compare
+from forestviz.explain.whole.partial_dependence import Dependence, grid_of, partial_dependence
+from forestviz.explain.whole.population import Population
+from forestviz.explain.whole.trust import (
     NEIGHBOURS,
     Stability,
     compacity,
@@ -189,7 +189,7 @@ def cohort_masks(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None
 
 def cohorts(bundle: Bundle, X: pd.DataFrame, split: str, column: str | None = None,
             cut=None) -> CohortComparison:
-    """The two groups of :func:`cohort_masks` compared (:func:`forestviz.explain.cohorts
+    """The two groups of :func:`cohort_masks` compared (:func:`forestviz.explain.whole.cohorts
     .compare`) on the held-out rows' explanations and tree weights."""
     a, b, names = cohort_masks(bundle, X, split, column, cut)
     return compare(population(bundle, X), bundle.test_weights, a, b, names,

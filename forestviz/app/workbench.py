@@ -40,16 +40,16 @@ from forestviz.app.row_cache import kept, row_figures, row_key
 from forestviz.app.workflow import Bundle, Progress, Settings
 from forestviz.enhanced.cleaning import clean
 from forestviz.explain.counterfactual.asked import space_of
-from forestviz.explain.explanation import Explanation, explain
-from forestviz.explain.glance import Glance, glance
+from forestviz.explain.drawing.tree_drawings import tree_drawings
 from forestviz.explain.plots.conventions import WIDTH
 from forestviz.explain.plots.reasons import fitted_waterfall
-from forestviz.explain.report import to_html
-from forestviz.explain.report_names import report_file_name
-from forestviz.explain.report_record import ReportContext, settings_text
-from forestviz.explain.tree_choice import TreeChoice, choose_trees
-from forestviz.explain.tree_drawings import tree_drawings
-from forestviz.explain.view import ExplainView, explain_view, figure_names
+from forestviz.explain.report.document import to_html
+from forestviz.explain.report.names import report_file_name
+from forestviz.explain.report.record import ReportContext, settings_text
+from forestviz.explain.row.explanation import Explanation, explain
+from forestviz.explain.row.glance import Glance, glance
+from forestviz.explain.row.tree_choice import TreeChoice, choose_trees
+from forestviz.explain.row.view import ExplainView, explain_view, figure_names
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.names import DisplayNames, elide
 from forestviz.numbers import outcome_text, plain_number
@@ -271,7 +271,7 @@ class Workbench:
                        n_alternatives=ALTERNATIVES, intervals=model.intervals)
 
     def glance(self, explanation: Explanation) -> Glance:
-        """The summary of one explanation (:func:`forestviz.explain.glance.glance`), with
+        """The summary of one explanation (:func:`forestviz.explain.row.glance.glance`), with
         names cut for display as everywhere else, and how unusual the row is for the model
         (:attr:`Bundle.familiar`)."""
         model = self._model()
@@ -307,7 +307,7 @@ class Workbench:
     def explain_view(self, explanation: Explanation, glance: Glance, *, actual=None,
                      edited=None, width: int = WIDTH, name=elide) -> ExplainView:
         """What the Explain page shows below the summary ``glance``, and the report's appendix
-        prints (:func:`forestviz.explain.view.explain_view`): the trees of :meth:`tree_choice`,
+        prints (:func:`forestviz.explain.row.view.explain_view`): the trees of :meth:`tree_choice`,
         the figures for a page ``width`` pixels wide built once per model and row
         (:mod:`forestviz.app.row_cache`; none of the tree weights' when they are equal);
         ``actual`` the recorded outcome, ``edited`` a what-if's changed columns with their
@@ -331,7 +331,7 @@ class Workbench:
 
     def tree_choice(self, explanation: Explanation) -> TreeChoice:
         """Which trees to draw for the row and under what name
-        (:func:`forestviz.explain.tree_choice.choose_trees`)."""
+        (:func:`forestviz.explain.row.tree_choice.choose_trees`)."""
         return choose_trees(explanation, self._model().summary)
 
     def report_name(self, explanation: Explanation, suffix: str, *, edited: bool = False) -> str:

@@ -22,10 +22,10 @@ from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
 
 from forestviz.app.families import default_settings as default_settings
 from forestviz.app.held_out import scores
-from forestviz.explain.columns import CATEGORICAL, ColumnMap
-from forestviz.explain.familiar import FamiliarGround, numeric_features
-from forestviz.explain.summary import TrainingSummary
-from forestviz.explain.uncertainty import IntervalModel, interval_model
+from forestviz.explain.row.columns import CATEGORICAL, ColumnMap
+from forestviz.explain.row.familiar import FamiliarGround, numeric_features
+from forestviz.explain.row.summary import TrainingSummary
+from forestviz.explain.row.uncertainty import IntervalModel, interval_model
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.io.export import csv_bytes
@@ -37,7 +37,7 @@ from forestviz.trees.plain import DecidedGradientBoostingClassifier, DecidedRand
 from forestviz.trees.rows import split_rows
 
 if TYPE_CHECKING:
-    from forestviz.explain.treeviz import TreeContext
+    from forestviz.explain.drawing.treeviz import TreeContext
 
 Progress = Callable[[str, float], None]
 
@@ -121,7 +121,7 @@ class Bundle:
         """What the tree drawings read of the training rows, built on first use: training
         workers never import dtreeviz and matplotlib (``docs/performance.md``, "Cold start and
         page speed")."""
-        from forestviz.explain.treeviz import TreeContext
+        from forestviz.explain.drawing.treeviz import TreeContext
 
         levels = [j for c in self.summary.columns.columns if c.kind == CATEGORICAL
                   for j in c.features]
@@ -131,7 +131,7 @@ class Bundle:
 
     @cached_property
     def familiar(self) -> FamiliarGround:
-        """How unusual a row is for this model (:mod:`forestviz.explain.familiar`), built on
+        """How unusual a row is for this model (:mod:`forestviz.explain.row.familiar`), built on
         first use from the estimator and its training and held-out rows: what a model file
         and a published model keep, so a model read back rebuilds the same state."""
         return FamiliarGround(self.estimator, self.X_train,

@@ -2,7 +2,7 @@
 model file (:class:`forestviz.persistence.model_file.ModelFile`), the decision rule of
 :func:`forestviz.explain.explain`, and what is rebuilt from the training table when it is at
 hand: the calibrated interval (fitted on the held-out rows, as :func:`model_file.restore` does)
-and familiar ground (:mod:`forestviz.explain.familiar`, built as the app's bundle builds it).
+and familiar ground (:mod:`forestviz.explain.row.familiar`, built as the app's bundle builds it).
 
 A :class:`BatchModel` is plain data and pickles: the command line sends it once to every Dask
 worker (:mod:`forestviz.batch.run`).
@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import is_classifier
 
-from forestviz.explain.columns import ColumnMap
-from forestviz.explain.contributions import ContributionModel
 from forestviz.explain.counterfactual import Space
 from forestviz.explain.counterfactual.asked import check_goal, space_of
-from forestviz.explain.familiar import FamiliarGround, numeric_features
-from forestviz.explain.uncertainty import IntervalModel, interval_model
+from forestviz.explain.row.columns import ColumnMap
+from forestviz.explain.row.contributions import ContributionModel
+from forestviz.explain.row.familiar import FamiliarGround, numeric_features
+from forestviz.explain.row.uncertainty import IntervalModel, interval_model
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.io.dataset import Dataset
 from forestviz.io.preprocessing import TablePreprocessor
@@ -52,7 +52,7 @@ class BatchModel:
     other binary models 0.5; None for regression and more than two classes, where the largest
     probability decides). ``intervals``: the calibrated interval, or None when the training
     table was not given or the model has none; ``familiar``: how unusual a row is for the
-    model (:class:`~forestviz.explain.familiar.FamiliarGround`), None without the training
+    model (:class:`~forestviz.explain.row.familiar.FamiliarGround`), None without the training
     table. ``contributions``: the model's :class:`ContributionModel` once
     :meth:`with_contributions` built it; ``counterfactual``: what would change each row's
     answer is asked for (:meth:`with_counterfactuals`).
@@ -109,8 +109,8 @@ class BatchModel:
     def with_training(self, dataset: Dataset) -> BatchModel:
         """This model with its calibrated interval, fitted on the held-out rows of the
         training ``dataset`` as the app does when it loads the file
-        (:func:`forestviz.explain.uncertainty.interval_model` on the model's outputs there), and its
-        familiar ground, as the app's bundle builds it (:attr:`Bundle.familiar`)."""
+        (:func:`forestviz.explain.row.uncertainty.interval_model` on the model's outputs there), and
+        its familiar ground, as the app's bundle builds it (:attr:`Bundle.familiar`)."""
         try:
             original = dataset.X.iloc[self.file.train_rows]
             X_train = self.preprocessor.transform(original)

@@ -12,9 +12,9 @@ index), found by :func:`top_trees` without sorting all T trees of every row (com
 numba because of a measured figure: numpy's partial sorts took 0.12 s (ERF, two keys) and
 0.10 s (ABRF) for 60,000 rows of 200 trees, the compiled pass 0.06 and 0.03 s;
 docs/performance.md, "Batch explanation"). The calibrated interval is the model's
-:class:`~forestviz.explain.uncertainty.IntervalModel` on all rows at once; per-column
+:class:`~forestviz.explain.row.uncertainty.IntervalModel` on all rows at once; per-column
 contributions (Saabas path contributions through the row's α,
-:mod:`forestviz.explain.contributions`) are computed row by row.
+:mod:`forestviz.explain.row.contributions`) are computed row by row.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from pyarrow import compute as pc
 
 from forestviz.batch.model import BatchModel
 from forestviz.batch.source import Chunk
-from forestviz.explain.explanation import effective_trees
+from forestviz.explain.row.explanation import effective_trees
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import as_numbers
 from forestviz.trees.ensemble import as_ensemble
 
 ID = "id"
 TOP_SHARE = 5  # Explanation.top5_share: the weight of the five heaviest trees
-# familiar ground (forestviz.explain.familiar): the flag, the share of held-out rows at least
+# familiar ground (forestviz.explain.row.familiar): the flag, the share of held-out rows at least
 # as unusual, and the columns where the most similar training rows differ most
 FAMILIAR_COLUMNS = ("unfamiliar", "unusual_share", "nearest_differ_in")
 # what would change the answer (forestviz.app.counterfactuals): whether the model confirmed a
@@ -180,7 +180,7 @@ def explain_rows(model: BatchModel, X: np.ndarray, ids, *, top_k: int = 5,
 def _contributions(model: BatchModel, X, weights, picked) -> pd.DataFrame:
     """Per row: the base value and the contribution of each user column (Saabas path
     contributions through the row's α, :meth:`ContributionModel.explain`, folded per column),
-    to the number :func:`forestviz.explain.narrative.target_column` speaks of."""
+    to the number :func:`forestviz.explain.row.narrative.target_column` speaks of."""
     model = model.with_contributions()
     names = list(dict.fromkeys(model.sources))
     base, totals = np.empty(len(X)), np.empty((len(X), len(names)))

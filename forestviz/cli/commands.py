@@ -319,7 +319,7 @@ def _report_folder(folder: Path, force: bool) -> Path:
 
 
 def _report_path(folder: Path, name: str, taken) -> Path:
-    """``folder / name`` (a :func:`~forestviz.explain.report_names.report_file_name`: row ID,
+    """``folder / name`` (a :func:`~forestviz.explain.report.names.report_file_name`: row ID,
     model and date, each cut to safe characters, so no other path can be named), numbered
     ("…-2.html") when two IDs end up alike."""
     stem, suffix = name.rsplit(".", 1)

@@ -221,7 +221,7 @@ class Trail:
     def explained(self, rows: RowsDigest, out: Path, *, unfamiliar: int | None = None,
                   counterfactuals: int | None = None) -> None:
         """``rows`` explained into the file ``out``, ``unfamiliar`` of them flagged as unlike
-        the training rows (:mod:`forestviz.explain.familiar`), ``counterfactuals`` of them
+        the training rows (:mod:`forestviz.explain.row.familiar`), ``counterfactuals`` of them
         given a confirmed change that would change the answer (None: not asked for)."""
         extra = {} if counterfactuals is None else {"counterfactuals": counterfactuals}
         self._record("rows_explained", blob_sha256=self.blob_sha256, rows=rows.rows,

@@ -16,13 +16,13 @@ chose (attention or its plain base model). Long names are shortened by :mod:`for
 from forestviz._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "explain": "forestviz.explain.explanation",
-    "Explanation": "forestviz.explain.explanation",
-    "Glance": "forestviz.explain.glance",
-    "TrainingSummary": "forestviz.explain.summary",
-    "figures": "forestviz.explain.row_figures",
-    "ExplainView": "forestviz.explain.view",
-    "explain_view": "forestviz.explain.view",
-    "to_html": "forestviz.explain.report",
-    "tree_drawings": "forestviz.explain.tree_drawings",
+    "explain": "forestviz.explain.row.explanation",
+    "Explanation": "forestviz.explain.row.explanation",
+    "Glance": "forestviz.explain.row.glance",
+    "TrainingSummary": "forestviz.explain.row.summary",
+    "figures": "forestviz.explain.row.figures",
+    "ExplainView": "forestviz.explain.row.view",
+    "explain_view": "forestviz.explain.row.view",
+    "to_html": "forestviz.explain.report.document",
+    "tree_drawings": "forestviz.explain.drawing.tree_drawings",
 })

@@ -1,6 +1,6 @@
 """Exact nearest training rows: ERF's model weighting (Bertsimas & Stoumpou, Eqs. 4-5;
 algorithms.md §3.3; its index :class:`~forestviz.enhanced.neighbors.TrainingNeighbors`) and the
-explainer's nearest training rows (:class:`~forestviz.explain.summary.TrainingSummary`) both
+explainer's nearest training rows (:class:`~forestviz.explain.row.summary.TrainingSummary`) both
 search with :class:`NearestRows`.
 
 u_k(x) counts tree k in the top-L lists of the M training rows nearest to x in the

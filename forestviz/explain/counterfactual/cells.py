@@ -18,9 +18,9 @@ from itertools import pairwise
 
 import numpy as np
 
-from forestviz.explain.columns import CATEGORICAL
 from forestviz.explain.counterfactual.plain import PlainForest
 from forestviz.explain.counterfactual.space import Space
+from forestviz.explain.row.columns import CATEGORICAL
 from forestviz.numbers import decimals
 
 READABLE_EXTRA = 6  # more decimals tried for a readable value before the exact one is kept

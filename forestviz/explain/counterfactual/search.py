@@ -34,13 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from forestviz.explain.columns import CATEGORICAL
 from forestviz.explain.counterfactual.cells import feature_cells
 from forestviz.explain.counterfactual.goal import Goal, goal_for
 from forestviz.explain.counterfactual.milp import nearest
 from forestviz.explain.counterfactual.plain import PlainForest
 from forestviz.explain.counterfactual.space import Space
 from forestviz.explain.counterfactual.sweep import sweep
+from forestviz.explain.row.columns import CATEGORICAL
 from forestviz.numbers import decimals
 
 MARGINS = (0.0, 1e-5, 0.02, 0.05, 0.1, 0.2)

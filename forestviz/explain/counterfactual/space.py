@@ -1,6 +1,6 @@
 """The values a counterfactual may take, and how far it is from the row.
 
-Per encoded feature (the model's inputs, :mod:`forestviz.explain.columns` folds them into the
+Per encoded feature (the model's inputs, :mod:`forestviz.explain.row.columns` folds them into the
 user's columns):
 
 * a numeric column moves inside its training range (widened to hold the row's own value, so
@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from forestviz.explain.columns import CATEGORICAL, ColumnMap
+from forestviz.explain.row.columns import CATEGORICAL, ColumnMap
 
 
 def spread_scale(values) -> float:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from forestviz.explain.columns import CATEGORICAL
 from forestviz.explain.counterfactual.search import Change, WhatWouldChange
+from forestviz.explain.row.columns import CATEGORICAL
 from forestviz.numbers import counted, distinct_texts, outcome_text
 
 

@@ -1,4 +1,4 @@
-"""Feature contributions of one row (:mod:`forestviz.explain.contributions`): the total per
+"""Feature contributions of one row (:mod:`forestviz.explain.row.contributions`): the total per
 column as a waterfall from the base value to the prediction, and the share each heavy tree adds
 per column (the attention forest's own view: contributions through the trees that carry the
 row)."""

@@ -1,5 +1,5 @@
 """The Forest page's views of the whole model through its explanations
-(:mod:`forestviz.explain.population`, :mod:`forestviz.explain.partial_dependence`): the
+(:mod:`forestviz.explain.whole.population`, :mod:`forestviz.explain.whole.partial_dependence`): the
 importance of each column as the mean |contribution| over the held-out rows, a beeswarm of every
 row's contribution per column coloured by the column's value, the dependence of one column's
 contribution on its value, and partial dependence with the rows' ICE curves. Pure functions of
@@ -153,7 +153,7 @@ def dependence_figure(frame: pd.DataFrame, column: str, target: str, *,
 
 def partial_dependence_figure(found, target: str, *, width=WIDTH) -> go.Figure:
     """ICE curves (pale, at most :data:`ICE_SHOWN`) and their average, the partial dependence
-    (:class:`~forestviz.explain.partial_dependence.Dependence`)."""
+    (:class:`~forestviz.explain.whole.partial_dependence.Dependence`)."""
     grid = [plain(v) if isinstance(v, str) else v for v in found.grid]
     fig = go.Figure()
     for i in range(min(ICE_SHOWN, found.ice.shape[0])):
@@ -191,7 +191,7 @@ def count_bars(counts, *, title: str, caption: str, x_title: str, low: int, high
 
 def cohort_figure(comparison, target: str, *, width=WIDTH) -> go.Figure:
     """The columns' mean contributions in the two groups of a
-    :class:`~forestviz.explain.cohorts.CohortComparison` side by side, the largest difference
+    :class:`~forestviz.explain.whole.cohorts.CohortComparison` side by side, the largest difference
     on top, each with its group's size in the legend."""
     table = comparison.columns.iloc[::-1]
     labels = [plain(elide(c)) for c in table["column"]]

@@ -1,6 +1,7 @@
-"""The reasons on both sides as a compact waterfall (:class:`~forestviz.explain.reasons.Reasons`):
-from the base value, the strongest columns raising the target number, then those lowering it,
-the other columns as one bar, and the prediction; every bar labelled with its push."""
+"""The reasons on both sides as a compact waterfall
+(:class:`~forestviz.explain.row.reasons.Reasons`): from the base value, the strongest columns
+raising the target number, then those lowering it, the other columns as one bar, and the prediction;
+every bar labelled with its push."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from forestviz.explain.plots.conventions import (
     plain,
     unique_labels,
 )
-from forestviz.explain.reasons import fold
+from forestviz.explain.row.reasons import fold
 from forestviz.names import elide, elide_unique
 from forestviz.numbers import counted, signed_number
 
@@ -91,7 +92,7 @@ def fitted_waterfall(reasons, *, width: int, height: int) -> go.Figure:
     """The waterfall of ``reasons`` in ``height`` pixels (the glance's, whose height keeps the
     summary on the first screen) with no label over its neighbour: every label on one line
     and, when the bars still need more rows than the height holds, fewer columns each way,
-    the others in the "k other columns" bar (:func:`~forestviz.explain.reasons.fold`). The
+    the others in the "k other columns" bar (:func:`~forestviz.explain.row.reasons.fold`). The
     bars add up as before; every column's push stays in the sentence and the record."""
     for shown in range(max(len(reasons.raising), len(reasons.lowering)), -1, -1):
         fig = reasons_waterfall(fold(reasons, shown), width=width, height=height,
