@@ -13,10 +13,11 @@ from forestviz.explain.plots.conventions import BAR_ROW, BOTTOM
 from forestviz.explain.plots.reasons import (
     ONE_LINE,
     fitted_waterfall,
+    fold,
     reasons_waterfall,
     waterfall_steps,
 )
-from forestviz.explain.row.reasons import Reason, Reasons, fold
+from forestviz.explain.row.reasons import Reason, Reasons
 from ui.summary_view import WATERFALL_HEIGHT, WATERFALL_WIDTH
 
 LONG = "a rather long laboratory column {}"

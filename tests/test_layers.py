@@ -162,3 +162,39 @@ def test_the_import_reader_sees_every_kind_of_import(tmp_path, monkeypatch):
         "forestviz.boosting.estimator.AttentionBoostingRegressor",
         "forestviz.boosting",  # inside a function
     }
+
+
+EXPLAIN_TYPES_ONLY = {("row", "counterfactual"): {
+    "forestviz.explain.row.glance": {"forestviz.explain.counterfactual",
+                                     "forestviz.explain.counterfactual.WhatWouldChange"}}}
+"""The one import against the sub-packages' order, named exactly: the Glance names the type of
+the answer to "what would change it" for its annotations only (under TYPE_CHECKING)."""
+
+
+def explain_edges(root: Path = ROOT) -> dict[tuple[str, str], dict[str, set[str]]]:
+    """(importing, imported) sub-package of ``forestviz.explain`` → module → what it imports."""
+    def sub(name: str) -> str | None:
+        parts = name.split(".")
+        inside = parts[:2] == ["forestviz", "explain"] and len(parts) > 2
+        return parts[2] if inside and (root / "explain" / parts[2]).is_dir() else None
+
+    found: dict[tuple[str, str], dict[str, set[str]]] = {}
+    for path in sorted((root / "explain").rglob("*.py")):
+        here = sub(module_name(path))
+        for name in imported_names(path):
+            there = sub(name)
+            if here and there and there != here:
+                found.setdefault((here, there), {}).setdefault(module_name(path), set()).add(
+                    name)
+    return found
+
+
+def test_the_explain_sub_packages_import_in_one_order():
+    """``forestviz.explain``'s sub-packages by idea (issue 40, item 5) form no cycle: the row
+    sits on plots and counterfactual, the record and the whole model on the row."""
+    edges = explain_edges()
+    assert {("report", "row"), ("row", "plots"), ("whole", "row")} <= set(edges)
+    assert all(edges.get(edge) == where for edge, where in EXPLAIN_TYPES_ONLY.items())
+    cyclic = {edge: where for edge, where in edges.items() if edge[::-1] in edges
+              and not {edge, edge[::-1]} & set(EXPLAIN_TYPES_ONLY)}
+    assert cyclic == {}

@@ -14,8 +14,9 @@ from sklearn.datasets import make_classification
 from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import explain
 from forestviz.explain.plots.contributions import contribution_waterfall
+from forestviz.explain.plots.conventions import plain_text
 from forestviz.explain.plots.tree_weights import tree_weight_bars
-from forestviz.explain.report.charts import UndrawableFigure, figure_svg, plain_text
+from forestviz.explain.report.charts import UndrawableFigure, figure_svg
 from forestviz.explain.row.figures import figures
 from forestviz.explain.row.summary import TrainingSummary
 from forestviz.explain.row.view import Chart, ExplainView, Section

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from forestviz.explain.report.charts import plain_text
+from forestviz.explain.plots.conventions import plain_text
 from forestviz.numbers import counted, plain_number, range_text
 
 LISTED = 12  # lines of a table; the others are counted

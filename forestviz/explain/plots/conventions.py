@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import html
 import math
+import re
 import textwrap
 
 import plotly.graph_objects as go
@@ -202,3 +203,15 @@ def finish(fig: go.Figure, title: str, caption: str, *, width: int = WIDTH,
                       legend=legend_layout,
                       **layout)
     return fig
+
+
+_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_OTHER_BREAKS = re.compile(r"</?(b|i|sub|sup|span|em)\b[^>]*>", re.IGNORECASE)
+
+
+def plain_text(text) -> str:
+    """Plotly's label markup as plain text: ``<br>`` a new line, other tags of plotly's small
+    set dropped, entities (``&lt;`` …) their characters."""
+    if text is None:
+        return ""
+    return html.unescape(_OTHER_BREAKS.sub("", _BREAK.sub("\n", str(text))))

@@ -5,6 +5,8 @@ every bar labelled with its push."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import (
@@ -15,7 +17,6 @@ from forestviz.explain.plots.conventions import (
     plain,
     unique_labels,
 )
-from forestviz.explain.row.reasons import fold
 from forestviz.names import elide, elide_unique
 from forestviz.numbers import counted, signed_number
 
@@ -92,7 +93,7 @@ def fitted_waterfall(reasons, *, width: int, height: int) -> go.Figure:
     """The waterfall of ``reasons`` in ``height`` pixels (the glance's, whose height keeps the
     summary on the first screen) with no label over its neighbour: every label on one line
     and, when the bars still need more rows than the height holds, fewer columns each way,
-    the others in the "k other columns" bar (:func:`~forestviz.explain.row.reasons.fold`). The
+    the others in the "k other columns" bar (:func:`fold`). The
     bars add up as before; every column's push stays in the sentence and the record."""
     for shown in range(max(len(reasons.raising), len(reasons.lowering)), -1, -1):
         fig = reasons_waterfall(fold(reasons, shown), width=width, height=height,
@@ -100,3 +101,12 @@ def fitted_waterfall(reasons, *, width: int, height: int) -> go.Figure:
         if fig.layout.height <= height:
             break
     return fig
+
+
+def fold(reasons, shown: int):
+    """``reasons`` (:class:`~forestviz.explain.row.reasons.Reasons`) with at most ``shown`` columns
+    each way, the weaker ones folded into ``rest``: the same base, prediction and sides."""
+    gone = (*reasons.raising[shown:], *reasons.lowering[shown:])
+    return replace(reasons, raising=reasons.raising[:shown], lowering=reasons.lowering[:shown],
+                   rest=reasons.rest + sum(r.contribution for r in gone),
+                   folded=(*(r.column for r in gone), *reasons.folded))

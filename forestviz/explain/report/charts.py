@@ -22,15 +22,15 @@ time.
 
 from __future__ import annotations
 
-import html
 import io
-import re
 import threading
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
+
+from forestviz.explain.plots.conventions import plain_text
 
 WIDTH_INCHES = 7.0  # 178 mm: the A4 text width of the report (190 mm) with room to spare
 PLOT_INCHES = 2.6  # height of the plotting area of a chart without categories
@@ -41,20 +41,10 @@ SYMBOLS = {"circle": "o", "square": "s", "triangle-up": "^", "triangle-down": "v
 DASHES = {"solid": "-", "dash": "--", "dot": ":", "dashdot": "-.", "longdash": "--"}
 TEXT = {"parse_math": False, "fontsize": 8}  # every text the pictures write
 _SAVE_LOCK = threading.Lock()
-_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_OTHER_TAGS = re.compile(r"</?(b|i|sub|sup|span|em)\b[^>]*>", re.IGNORECASE)
 
 
 class UndrawableFigure(ValueError):
     """A figure with a trace type :func:`figure_svg` does not draw."""
-
-
-def plain_text(text) -> str:
-    """Plotly's label markup as plain text: ``<br>`` a new line, other tags of plotly's small
-    set dropped, entities (``&lt;`` …) their characters."""
-    if text is None:
-        return ""
-    return html.unescape(_OTHER_TAGS.sub("", _TAG.sub("\n", str(text))))
 
 
 def _title(part) -> str:

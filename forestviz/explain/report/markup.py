@@ -26,13 +26,11 @@ import html
 import numbers
 from functools import partial
 
-import numpy as np
 import pandas as pd
 
-from forestviz.names import NAME_LIMIT, DisplayNames, with_length
-from forestviz.numbers import plain_number
+from forestviz.explain.row.values import VALUE_LIMIT, plain
+from forestviz.names import NAME_LIMIT, DisplayNames
 
-VALUE_LIMIT = 100  # characters of one value (a cell, a level) in a report
 SENTENCE_LIMIT = 1_000  # characters of one sentence the report composes
 FULL_NAME_LIMIT = 500  # characters of a name in the table of full names and in a title
 MAX_LISTED = 20  # items of a list in a sentence (missing columns, class probabilities)
@@ -43,16 +41,6 @@ MAX_TABLE_COLUMNS = 8  # columns of one table, its first column included
 # the report composes; other cells are values.
 NAME_COLUMNS = frozenset({"feature", "column", "class", "id", "outcome"})
 SENTENCE_COLUMNS = frozenset({"test", "marks"})
-
-
-def plain(value, limit: int = VALUE_LIMIT) -> str:
-    """A value as the report says it, before escaping: floats to 4 significant digits, no value
-    (None, NaN) as "—", any other text cut to ``limit`` characters saying its full length."""
-    if value is None or (isinstance(value, float | np.floating) and np.isnan(value)):
-        return "—"
-    if isinstance(value, float | np.floating):
-        return f"{plain_number(value, 4)}"
-    return with_length(str(value), limit)
 
 
 def text(value, limit: int = VALUE_LIMIT) -> str:

@@ -18,8 +18,9 @@ from datetime import datetime
 import pandas as pd
 
 from forestviz import __version__
-from forestviz.explain.report.markup import listing, name, plain, sentence, side_by_side, text
+from forestviz.explain.report.markup import listing, name, sentence, side_by_side, text
 from forestviz.explain.row.narrative import rule_words
+from forestviz.explain.row.values import was
 from forestviz.names import DisplayNames
 from forestviz.numbers import plain_number
 from forestviz.parameters import REPORT_NAMES
@@ -107,23 +108,6 @@ def edited_values(before: pd.Series, after: pd.Series) -> dict[str, object]:
     equals NA."""
     return {str(column): (None if pd.isna(before.get(column)) else before.get(column))
             for column in after.index if not _same(before.get(column), after[column])}
-
-
-def was(value) -> str:
-    """How an edited value's old value is said (plain text, the value bounded): "was 187",
-    "was missing"."""
-    return "was missing" if value is None or pd.isna(value) else f"was {plain(value)}"
-
-
-def marks(columns, missing, edited: Mapping[str, object]) -> list[str]:
-    """Per column: "missing", "edited (was 187)", both, or ""."""
-    out = []
-    for column in columns:
-        said = ["missing"] if column in missing else []
-        if column in edited:
-            said.append(f"edited ({was(edited[column])})")
-        out.append("; ".join(said))
-    return out
 
 
 def _edited_list(e, names, edited) -> str:

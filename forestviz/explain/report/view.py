@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 from forestviz.explain.plots.alt import chart_text
 from forestviz.explain.plots.chart_table import chart_table
-from forestviz.explain.report.charts import UndrawableFigure, figure_svg, plain_text
+from forestviz.explain.plots.conventions import plain_text
+from forestviz.explain.report.charts import UndrawableFigure, figure_svg
 from forestviz.explain.report.markup import sentence, side_by_side, svg_image, table
 from forestviz.explain.row.view import Chart, ExplainView, Note, Section, Table, Tiles, Tree
 from forestviz.names import DisplayNames

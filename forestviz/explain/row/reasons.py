@@ -14,7 +14,7 @@ hold: each named column's signed push is printed beside it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -120,15 +120,6 @@ def two_sided(e, *, shown: int = SHOWN, name=str) -> Reasons | None:
                    up=float(total[total > 0].sum()), down=float(total[total < 0].sum()),
                    toward=toward, side_names=sides,
                    ends=tuple(e.outcome_texts(base, base + net)))
-
-
-def fold(reasons: Reasons, shown: int) -> Reasons:
-    """``reasons`` with at most ``shown`` columns each way, the weaker ones folded into
-    ``rest``: the same base, prediction and sides."""
-    gone = (*reasons.raising[shown:], *reasons.lowering[shown:])
-    return replace(reasons, raising=reasons.raising[:shown], lowering=reasons.lowering[:shown],
-                   rest=reasons.rest + sum(r.contribution for r in gone),
-                   folded=(*(r.column for r in gone), *reasons.folded))
 
 
 def _values(features) -> dict[str, str]:

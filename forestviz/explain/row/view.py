@@ -31,12 +31,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from forestviz.explain.plots.conventions import WIDTH
-from forestviz.explain.report.record import marks
 from forestviz.explain.row.columns import text_table_note
 from forestviz.explain.row.figures import FIGURES, WEIGHT_FIGURES, figures
 from forestviz.explain.row.narrative import rule_words, target_column, tree_value_note
 from forestviz.explain.row.tree_choice import equal_weights
 from forestviz.explain.row.tree_section import TreeSection, tree_sections
+from forestviz.explain.row.values import marks
 from forestviz.names import elide
 from forestviz.numbers import outcome_text, plain_number
 
