@@ -130,33 +130,26 @@ def test_an_explanation_is_values_only():
     assert not hasattr(Explanation, "figures") and not hasattr(Explanation, "to_html")
 
 
-def every_part_page():
-    """Every kind of part but a tree, through the page's renderer (AppTest script)."""
-    import pandas as pd
-    import plotly.graph_objects as go
-
-    from forestviz.explain.row.view import (
-        Chart,
-        ExplainView,
-        Note,
-        Section,
-        Table,
-        Tile,
-        Tiles,
-    )
-    from ui.explain_view import sections
-
+def every_part_view() -> ExplainView:
+    """An Explain view with every kind of part but a tree (those need a model: above), names
+    and notes that would be markup if read as such."""
     bars = go.Figure(go.Bar(x=["a", "b"], y=[1.0, 2.0]), layout={"title": {"text": "Bars"}})
-    view = ExplainView((Section("forest", "First <b>section</b>", (
+    probabilities = pd.DataFrame({"class": ["x"], "probability": [0.5]})
+    return ExplainView((Section("forest", "First <b>section</b>", (
         Tiles((Tile("Effective number of trees", "3.5", "effective number of trees"),)),
         Note("A note with *stars*"),
         Chart("weights", bars, True), Chart("scores", bars, True), Chart("simplex", bars, False),
-        Table("probabilities", "Class probabilities", pd.DataFrame({"class": ["x"],
-                                                                     "probability": [0.5]}),
-              folded=True))),
+        Table("probabilities", "Class probabilities", probabilities, folded=True))),
         Section("similar", "Second", (Table("neighbours", None, pd.DataFrame(
             {"id": ["r1", "r2"], "distance": [0.0, 1.5]}), heads=("this row", "r2")),))))
-    sections(None, None, view, lambda section: None)
+
+
+def every_part_page():
+    """:func:`every_part_view` through the page's renderer (AppTest script)."""
+    from tests.test_explain_view import every_part_view
+    from ui.explain_view import sections
+
+    sections(None, None, every_part_view(), lambda section: None)
 
 
 def test_the_page_renders_every_part_as_the_record_does():
@@ -170,21 +163,16 @@ def test_the_page_renders_every_part_as_the_record_does():
     assert [e.label for e in at.expander if e.label == "Class probabilities"]
     neighbours = at.dataframe[-1].value
     assert list(neighbours.index) == ["this row", "r2"]
-    bars = go.Figure(go.Bar(x=["a", "b"], y=[1.0, 2.0]), layout={"title": {"text": "Bars"}})
-    view = ExplainView((Section("forest", "First <b>section</b>", (
-        Tiles((Tile("Effective number of trees", "3.5", "effective number of trees"),)),
-        Note("A note with *stars*"), Chart("weights", bars, True),
-        Table("probabilities", "Class probabilities",
-              pd.DataFrame({"class": ["x"], "probability": [0.5]}), folded=True))),))
     X, y = make_classification(60, 3, n_informative=2, n_redundant=0, random_state=0)
     e = explain(RandomForestClassifier(3, random_state=0).fit(X, y), X[0], X_train=X,
                 y_train=y)
-    document = to_html(e, appendix=True, view=view)
+    document = to_html(e, appendix=True, view=every_part_view())
     assert "First &lt;b&gt;section&lt;/b&gt;" in document and "<b>section" not in document
     assert "Effective number of trees: <b>3.5</b>" in document
     assert "A note with *stars*" in document
-    assert document.count('<img class="chart"') == 1 and "Numbers in this chart" in document
+    assert document.count('<img class="chart"') == 3 and "Numbers in this chart" in document
     assert "<h3>Class probabilities</h3>" in document
+    assert "<th>this row</th><th>r2</th>" in document  # the similar rows side by side
 
 
 def test_a_part_the_record_does_not_know_is_refused():
