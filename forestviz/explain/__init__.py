@@ -1,16 +1,17 @@
-"""One row's explanation and everything that shows it.
+"""One row's explanation and everything that shows it, in sub-packages by idea (issue 40):
 
-``explanation`` (:func:`explain`, :class:`Explanation`) reads a fitted model of any family
-through the weighted-ensemble protocol (:mod:`forestviz.trees.ensemble`); ``summary``
-(:class:`TrainingSummary`) holds what it needs from the training data; ``view``
-(:class:`ExplainView`) is what the Explain page shows below a row's summary, as sections that
-the page and ``report`` (the self-contained HTML page) both render; ``plots`` draws the
-figures, ``treeviz`` one tree with the row's path (over
-``shadow``, the fitted tree as dtreeviz reads it). ``glance`` (:class:`Glance`) sums one
-explanation up for a clinician: the reasons both ways (``reasons``), the alarm when a guessed
-value decides the case (``imputed``) and the similar rows' outcomes; ``tree_choice`` and
-``tree_section`` say which trees to show and how; ``selection_note`` says in words what the fit
-chose (attention or its plain base model). Long names are shortened by :mod:`forestviz.names`.
+* ``row``: :func:`explain` reads a fitted model of any family through the weighted-ensemble
+  protocol (:mod:`forestviz.trees.ensemble`) into an :class:`Explanation`, with what it needs
+  from the training data (:class:`TrainingSummary`); the :class:`Glance` sums it up for a
+  clinician (the reasons both ways, the alarm when a guessed value decides the case, the
+  similar rows' outcomes); the :class:`ExplainView` is what the Explain page shows below the
+  summary, as sections the page and the record both render, with its :func:`figures`;
+* ``drawing``: one tree with the row's path, through dtreeviz (:func:`tree_drawings`);
+* ``report``: the self-contained record, HTML (:func:`to_html`) and PDF;
+* ``whole``: the whole model through its explanations, and what the fit chose in words;
+* ``plots``: the figures, pure functions; ``counterfactual``: what would change the answer.
+
+Long names are shortened by :mod:`forestviz.names`.
 """
 
 from forestviz._lazy import lazy_exports
