@@ -77,13 +77,13 @@ def summary(e: Explanation, g: Glance, *, title: str, notes: list[str],
         tiles(e, g)
         for check in g.alarms:  # under the tiles, on the first screen
             st.warning(as_text(check.sentence), icon=":material/warning:")
-        for warning in g.warnings:  # how far to trust the weights (the record's too)
-            st.warning(as_text(warning), icon=":material/warning:")
         left, right = st.columns([11, 10], gap="medium")
         with left:
             if g.unfamiliar is not None:  # the row is unlike those the model learned from:
                 # beside the waterfall, which a full-width line pushed off the first screen
                 st.warning(as_text(f"{g.unfamiliar}."), icon=":material/explore_off:")
+            for warning in g.warnings:  # how far to trust the weights (the record's too)
+                st.warning(as_text(warning), icon=":material/warning:")
             st.info(as_text(g.argument), icon=":material/balance:")
             for check in g.checks:
                 if check.level != WARNING:
