@@ -10,8 +10,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from forestviz.io.bundled import DEFAULT_DATASET, list_datasets
+from tests.test_dataset import cancer_csv_frame  # imported (compiled) at collection
 from ui.display import as_text
 
+# (cancer_csv_frame was imported inside a test, beside AppTest's threads, where Python
+# 3.11.7's compile once raised "AST constructor recursion depth mismatch")
 REPO = Path(__file__).resolve().parents[1]
 PIMA = pd.read_csv(REPO / "data" / "pima_diabetes.csv")
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -188,8 +191,6 @@ def test_an_uploads_target_is_the_column_named_as_the_outcome_or_a_guess_said_so
     """Issue 26: the breast-cancer CSV (text column of three values last, 5 % blanks) had its
     last column as target; its "diagnosis" is, and the page says why. Without such a name
     the guess is called a guess."""
-    from tests.test_dataset import cancer_csv_frame
-
     at = upload(data_page, "cancer.csv", csv(cancer_csv_frame()))
     assert not at.exception and not at.error
     dataset = at.session_state["dataset"]
