@@ -10,6 +10,14 @@ elsewhere without a reload (issue 38: within 2 s). An idle page draws nothing mo
 and whatever the user is choosing or typing stay as they are, and a run that does come keeps
 the widgets' values (they have keys).
 
+While this session trains, the page does not follow: the training's own poll
+(:func:`ui.models.job_status`) is then its one timer. A finished training from Home opens the
+Explain page, and a second timer's tick sent as the page changes reaches the server carrying
+the old page: Streamlit runs it after the Explain page's run and the browser, told the old
+page is back, clears the Explain page and draws nothing (seen as a blank Explain page in two
+browser tests under load). The training's poll is the tick that opens Explain, so its next one
+comes a whole period later, after the browser has the new page.
+
 An opened version becomes the session's data set and current model exactly as a trained one
 (:mod:`ui.models`' ``MODEL`` and ``MODELS`` beside the data set's ``DATASET`` and ``CHOICE``),
 so every page reads it through :func:`ui.models.workbench`. Names, descriptions and intended
@@ -53,7 +61,8 @@ def visible_versions() -> list[ModelVersion] | None:
     except StoreError as err:
         show_error(err)
         return None
-    _follow(stamp)
+    if not models.training_in_progress():
+        _follow(stamp)
     return versions
 
 
