@@ -59,5 +59,5 @@ if st.button("See attention at work", key="home_attention", icon=":material/visi
     if models.start_training(dataset, st.session_state[CHOICE], demo.settings, origin="lesson"):
         st.rerun()  # a model the server has already opens its lesson at once, on top
 if models.training_in_progress():
-    models.job_status()  # when it finishes, app.py opens the explanation
+    models.wait_for_training()  # when it finishes, Home's button opens the explanation
 models.show_outcome()

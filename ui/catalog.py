@@ -10,18 +10,13 @@ elsewhere without a reload (issue 38: within 2 s). An idle page draws nothing mo
 and whatever the user is choosing or typing stay as they are, and a run that does come keeps
 the widgets' values (they have keys).
 
-While this session trains, the page does not follow: the training's own poll
-(:func:`ui.models.job_status`) is then its one timer. A finished training from Home opens the
-Explain page, and a second timer's tick sent as the page changes reaches the server carrying
-the old page: Streamlit runs it after the Explain page's run and the browser, told the old
-page is back, clears the Explain page and draws nothing (seen as a blank Explain page in two
-browser tests under load). The training's poll is the tick that opens Explain, so its next one
-comes a whole period later, after the browser has the new page.
-
-An opened version becomes the session's data set and current model exactly as a trained one
-(:mod:`ui.models`' ``MODEL`` and ``MODELS`` beside the data set's ``DATASET`` and ``CHOICE``),
-so every page reads it through :func:`ui.models.workbench`. Names, descriptions and intended
-uses are the publisher's text: shown as text (``st.text``, table cells), never as markup.
+While this session trains, the page does not follow. A finished training may change the page
+(Home's button opens Explain), and a second timer's tick sent as the page changes reaches the
+server carrying the old page: Streamlit runs it after the new page's run and the browser,
+told the old page is back, clears the new page and draws nothing (a blank Explain page, seen
+in two browser tests under load). So during a training the page keeps no timer of its own:
+Home waits in its run (:func:`ui.models.wait_for_training`), another page has only the
+training's poll, whose own tick is the one that changes the page.
 """
 
 from __future__ import annotations

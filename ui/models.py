@@ -297,18 +297,51 @@ def job_status(key: str = TRAINING) -> None:
     record = st.session_state.get(key)
     if record is None:
         return
-    job = record.job
-    job.touch()
-    if job.state not in ("queued", "running"):
+    record.job.touch()
+    if not _running(record.job):
         st.rerun(scope="app")
+    st.progress(*_progress(record))
+    st.button("Cancel", key=f"cancel_{key}", on_click=_cancel, args=(record.job,),
+              icon=":material/cancel:")
+
+
+def wait_for_training() -> None:
+    """Home's wait for this session's training, in the page's own run, its progress and a
+    Cancel button shown; then the whole app runs again (and Home's button opens the
+    explanation).
+
+    Home waits here rather than by :func:`job_status`'s polls because what follows is a change
+    of page. A poll's tick that the browser sends as the page changes reaches the server
+    carrying the old page; Streamlit runs it after the new page's run, and the browser, told
+    the old page is back, clears the new page and draws nothing (a blank Explain page, seen in
+    the browser tests under load). A run that waits leaves the browser no timer to send one.
+    Any click (Cancel, a link, a widget) stops this run as it stops every run."""
+    record = st.session_state.get(TRAINING)
+    if record is None:
+        return
+    bar = st.progress(*_progress(record))
+    st.button("Cancel", key=f"cancel_{TRAINING}", on_click=_cancel, args=(record.job,),
+              icon=":material/cancel:")
+    while _running(record.job):
+        record.job.touch()
+        bar.progress(*_progress(record))  # also where a click stops this run
+        record.job.wait(POLL_SECONDS / 4)
+    st.rerun(scope="app")
+
+
+def _running(job: Job) -> bool:
+    return job.state in ("queued", "running")
+
+
+def _progress(record: SessionJob) -> tuple[float, str]:
+    """A job's progress bar: its fraction and its stage, or its place in the server's queue."""
+    job = record.job
     if job.state == "queued":
         ahead = job_pool().ahead_of(job)
         text = f"{record.title}: waiting for a free worker ({ahead} job(s) ahead on this server)…"
     else:
         text = f"{job.stage} ({job.fraction:.0%})"
-    st.progress(min(max(job.fraction, 0.0), 1.0), text=as_text(text))
-    st.button("Cancel", key=f"cancel_{key}", on_click=_cancel, args=(job,),
-              icon=":material/cancel:")
+    return min(max(job.fraction, 0.0), 1.0), as_text(text)
 
 
 def _cancel(job: Job) -> None:
