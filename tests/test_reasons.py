@@ -149,6 +149,15 @@ def test_the_waterfall_ends_print_as_the_tiles_and_pushes_never_in_e_notation(re
     assert f"up by {2.5e4 + 120.4 - 1.7e3 - 0.004 + 3.3e-5:,.0f}"[:11] in said
 
 
+def test_a_probability_rounded_past_its_bound_prints_as_the_bound(binary):
+    """Found on another processor: a row's waterfall ended at base + pushes = −1e-17 and printed
+    "-0.00" beside the tile's "0.00"."""
+    model, X, summary = binary
+    e = explain(model, X[0], summary=summary)
+    assert e.outcome_texts(-1e-17, -0.0, 0.0, 1 + 2e-16, 0.004999) == [
+        "0.00", "0.00", "0.00", "1.00", "0.00"]
+
+
 def test_a_two_line_label_gets_a_row_of_its_own():
     """Issue 35: two-line waterfall labels overlapped their neighbours: the figure is tall
     enough for every line of its labels at the bar rows' spacing (BAR_ROW)."""

@@ -148,9 +148,11 @@ class Explanation:
         """Numbers on the scale of what the model answers, as every view prints them: a
         probability to two decimals ("0.10", the tiles' and the headline's risk), a regression's
         outcome as :meth:`value_texts`. The tiles, the waterfall's ends and the sentences print
-        the same quantity through this one method, so they never show 0.0996 beside 0.10."""
-        if self.task == "classification":
-            return [f"{float(v):.2f}" for v in values]
+        the same quantity through this one method, so they never show 0.0996 beside 0.10. A
+        probability a sum's rounding put just outside [0, 1] prints as its bound: a waterfall
+        ending at −1e-17 printed "-0.00" beside a "0.00" tile."""
+        if self.task == "classification":  # + 0.0 turns a −0.0 into 0.0
+            return [f"{min(max(float(v), 0.0), 1.0) + 0.0:.2f}" for v in values]
         return self.value_texts(*values)
 
     def tree_value_text(self, value) -> str:
