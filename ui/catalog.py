@@ -17,6 +17,11 @@ told the old page is back, clears the new page and draws nothing (a blank Explai
 in two browser tests under load). So during a training the page keeps no timer of its own:
 Home waits in its run (:func:`ui.models.wait_for_training`), another page has only the
 training's poll, whose own tick is the one that changes the page.
+
+An opened version becomes the session's data set and current model exactly as a trained one
+(:mod:`ui.models`' ``MODEL`` and ``MODELS`` beside the data set's ``DATASET`` and ``CHOICE``),
+so every page reads it through :func:`ui.models.workbench`. Names, descriptions and intended
+uses are the publisher's text: shown as text (``st.text``, table cells), never as markup.
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 The workflow itself (families, split, metrics, the :class:`~forestviz.app.workflow.Bundle`) is
 :mod:`forestviz.app.workflow`; here it is run as a background job of the server-wide
 :class:`~forestviz.app.jobs.JobPool` (:mod:`ui.server`), its progress is polled by a fragment
-with a Cancel button, and the finished bundle is kept in ``st.session_state`` (dropped when the
-session's data set changes). The previous model stays in place until a new one has finished.
-A model the server has already (:func:`ui.server.shared_models`; the default model of
+with a Cancel button (Home, whose training ends in a change of page, waits in its own run:
+:func:`wait_for_training`), and the finished bundle is kept in ``st.session_state`` (dropped
+when the session's data set changes). The previous model stays in place until a new one has
+finished. A model the server has already (:func:`ui.server.shared_models`; the default model of
 :func:`ui.server.default_training`) is taken at once, as the session's own.
 
 The first page imports none of the model packages: :mod:`forestviz.app.workflow` and the
