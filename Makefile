@@ -18,6 +18,14 @@ TEST_WORKERS ?= 2
 WORKSTEAL := -n $(TEST_WORKERS) --dist worksteal
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
+# Python writes its bytecode caches (__pycache__, ignored by git) even where the environment
+# says not to: without them every pytest process compiled and rewrote the asserts of all 200
+# test modules again, and a collection took 15 s instead of 9 s. So pip need not compile every
+# module it installs (plotly alone has thousands no page imports): the first import compiles
+# what is used, once; the venv's install took 19 s instead of 47 s (docs/performance.md)
+unexport PYTHONDONTWRITEBYTECODE
+PIP_INSTALL := $(PY) -m pip install --quiet --no-compile
+
 .PHONY: run test test-unit test-slow test-browser fuzz fuzz-tables fuzz-steps lint bench reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
@@ -28,7 +36,7 @@ run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 # Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
 # at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with
 # one BLAS thread; then the browser tests, also on TEST_WORKERS workers (each with its own app
-# server and Chromium), but the one that times a server under load (marked serial) runs alone.
+# server and Chromium).
 # The tiers run one after another: run beside the others, the browser tier made the whole
 # take longer, not shorter (every tier is CPU-bound; docs/performance.md, "Test suite").
 # One tier alone: make test-unit (ruff and the unit tests: the inner loop), make test-slow,
@@ -96,10 +104,10 @@ test-system-deps:
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PIP_INSTALL) --upgrade pip
 
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PIP_INSTALL) -r requirements.txt
 	touch $@
 
 # The numba kernels (ERF's, the leaf look-ups') are compiled on first use and cached beside
@@ -122,11 +130,11 @@ $(VENV)/.default-model: $(shell find forestviz -name '*.py') $(wildcard data/*.c
 	touch $@
 
 $(VENV)/.bench: requirements-bench.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet -r requirements-bench.txt
+	$(PIP_INSTALL) -r requirements-bench.txt
 	touch $@
 
 $(VENV)/.test: requirements-test.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet -r requirements-test.txt
+	$(PIP_INSTALL) -r requirements-test.txt
 	touch $@
 
 freeze: $(VENV)/.test

@@ -33,7 +33,9 @@ USERS = {  # sub → (e-mail, the claim's value)
     "adam": ("adam@clinic.test", ["admin"]),
     "vera": ("vera@clinic.test", "viewer"),
 }
-TOKEN_SECONDS = 60  # the expiring provider's ID-token lifetime
+# the expiring provider's ID-token lifetime: the test waits it out; a sign-in slower than this
+# under load sees the end at once, which the test also accepts
+TOKEN_SECONDS = 20
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +140,7 @@ def test_an_expired_token_signs_out_and_the_renewed_sign_in_reads_the_new_role(t
         sign_in(page, app["url"], "adam")
         expect(page.get_by_test_id("stSidebar").get_by_text("Signed in:").or_(
             page.get_by_text(ENDED))).to_be_visible(timeout=TIMEOUT)
-        shown = time.monotonic()  # the token was issued before: it expires before shown + 60 s
+        shown = time.monotonic()  # the token was issued before: it expires before this + its age
         set_role(url, "adam", ["viewer"])  # the admin role removed at the provider
         time.sleep(max(0.0, TOKEN_SECONDS + 2 - (time.monotonic() - shown)))
         page.reload()

@@ -20,6 +20,9 @@ half imported), and Streamlit's caches are first used once the runtime exists (b
 ``st.cache_data`` warns that it has no runtime).
 """
 
+import gc
+import importlib
+import pkgutil
 import sys
 import threading
 import time
@@ -37,6 +40,7 @@ def preload() -> None:
     from forestviz.app.workflow import load_families
 
     load_families()
+    freeze_imports()
 
     while not runtime.exists():
         time.sleep(RUNTIME_POLL)
@@ -45,6 +49,27 @@ def preload() -> None:
 
     default_training()
     library.start()  # the model library, opened (and its models loaded) in a thread of its own
+
+
+def page_modules() -> list[str]:
+    """The names of the app's own modules, which the pages import (every module of ``ui``)."""
+    import ui
+
+    return [module.name for module in pkgutil.iter_modules(ui.__path__, "ui.")]
+
+
+def freeze_imports() -> None:
+    """Import every module the pages use (:func:`page_modules`), then move every object alive
+    (the libraries' and the app's code and constants) into the collector's permanent
+    generation (:func:`gc.freeze`). Streamlit collects all garbage after each run of a page or
+    fragment (its ``runner.postScriptGC``); over the imported libraries' objects that took
+    0.1–0.2 s, so an open Home or Models page, whose follow runs every second, kept a fifth of a
+    core busy (``docs/performance.md``, "An idle page"). Frozen, a collection scans only what
+    the sessions made since. The imports' own garbage is collected first, so none is kept."""
+    for name in page_modules():
+        importlib.import_module(name)
+    gc.collect()
+    gc.freeze()
 
 
 def start_preload() -> None:
