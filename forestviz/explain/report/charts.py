@@ -18,6 +18,10 @@ Matplotlib's settings (``rcParams``) are one per process and other threads draw 
 drawings): every style is set on the artists themselves, and the one setting the SVG writer
 only reads from ``rcParams``, ``svg.fonttype``, is set around ``savefig`` alone, one figure at a
 time.
+
+matplotlib is imported by the first picture, not with this module: the workbench imports it, and
+a process that draws none (the command line's ``models list``, a training worker, a publisher)
+started 0.35 s sooner (``docs/performance.md``, "The suite's 15 minutes").
 """
 
 from __future__ import annotations
@@ -25,10 +29,7 @@ from __future__ import annotations
 import io
 import threading
 
-import matplotlib
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.transforms import blended_transform_factory
 
 from forestviz.explain.plots.conventions import plain_text
 
@@ -203,6 +204,8 @@ def _lines_and_notes(ax, fig):
             ax.axvline(shape.x0, color=shape.line.color or "grey", linewidth=0.8)
         elif shape.type == "line" and shape.y0 == shape.y1:
             ax.axhline(shape.y0, color=shape.line.color or "grey", linewidth=0.8)
+    from matplotlib.transforms import blended_transform_factory
+
     for note in fig.layout.annotations:
         x_domain = (note.xref or "x").endswith(("domain", "paper"))
         y_domain = (note.yref or "y").endswith(("domain", "paper"))
@@ -271,6 +274,9 @@ def _plot(ax, fig, colours, legend):
 
 def figure_svg(fig, *, width: float = WIDTH_INCHES) -> str:
     """``fig`` (a plotly figure of the trace types above) drawn by matplotlib, as SVG text."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
     kinds = {trace.type for trace in fig.data}
     if not kinds or not kinds <= {"bar", "scatter", "waterfall", "scatterternary"} or (
             len(kinds) > 1 and "scatterternary" in kinds):
