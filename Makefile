@@ -19,7 +19,7 @@ WORKSTEAL := -n $(TEST_WORKERS) --dist worksteal
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 # Python writes its bytecode caches (__pycache__, ignored by git) even where the environment
-# says not to: without them every pytest process compiled and rewrote the asserts of all 200
+# says not to: without them every pytest process compiled and rewrote the asserts of all 214
 # test modules again, and a collection took 15 s instead of 9 s. So pip need not compile every
 # module it installs (plotly alone has thousands no page imports): the first import compiles
 # what is used, once; the venv's install took 19 s instead of 47 s (docs/performance.md)

@@ -199,13 +199,13 @@ def _category_axis(ax, cats, horizontal, reversed_):
 
 def _lines_and_notes(ax, fig):
     """The layout's vertical (or horizontal) lines and text notes, in data or domain units."""
+    from matplotlib.transforms import blended_transform_factory
+
     for shape in fig.layout.shapes:
         if shape.type == "line" and shape.x0 == shape.x1:
             ax.axvline(shape.x0, color=shape.line.color or "grey", linewidth=0.8)
         elif shape.type == "line" and shape.y0 == shape.y1:
             ax.axhline(shape.y0, color=shape.line.color or "grey", linewidth=0.8)
-    from matplotlib.transforms import blended_transform_factory
-
     for note in fig.layout.annotations:
         x_domain = (note.xref or "x").endswith(("domain", "paper"))
         y_domain = (note.yref or "y").endswith(("domain", "paper"))
