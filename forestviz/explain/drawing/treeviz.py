@@ -6,7 +6,8 @@ fingerprint), so the call stays ``render_tree(model, tree_index, x, context=...,
 
 * Names are data, never markup (:mod:`~.drawn_names`: look-alikes for
   ``& < > " '`` and control characters, so ``dot`` never fails, cut to ``NAME_LIMIT``
-  characters), and matplotlib's mathtext is off (``$`` stays a dollar sign).
+  characters), and matplotlib's mathtext is off (``$`` stays a dollar sign) while dtreeviz
+  draws, a setting no other thread's picture sees (:mod:`~forestviz.explain.matplotlib_settings`).
 * dtreeviz is not thread-safe (every render writes the same per-process temporary files), so
   renders are serialised by a process-wide lock; finished SVGs go to a bounded LRU cache
   (cachetools, behind a lock) keyed by content: (tree arrays' fingerprint, training-data
@@ -49,7 +50,6 @@ from dataclasses import dataclass
 
 import cachetools
 import dtreeviz
-import matplotlib as mpl
 import numpy as np
 from dtreeviz.utils import inline_svg_images
 from sklearn.base import is_classifier
@@ -62,6 +62,7 @@ from forestviz.explain.drawing.leaf_plot import write_leaf_images
 from forestviz.explain.drawing.leaf_text import LeafWords, add_leaf_labels, dot_string
 from forestviz.explain.drawing.shadow import ForestShadowTree, class_codes, node_rows
 from forestviz.explain.drawing.tree_outputs import SCALED, origin, tree_outputs
+from forestviz.explain.matplotlib_settings import drawing_with
 from forestviz.trees.fitted import estimator_trees
 from forestviz.trees.rows import standard_scaling
 
@@ -227,15 +228,16 @@ def _draw(trees, tree_index, classes, row, context, outputs, model_key, mode, ma
         leaves = {leaf: words.lines(leaf, on_path=leaf == path[-1])
                   for leaf in sorted(shown) if tree.tree_.children_left[leaf] < 0}
         # view() writes node images, dot embeds them by path, inline_svg_images reads them back
-        with private_tempdir(), mpl.rc_context({"text.parse_math": False}):
-            render = dtreeviz.DTreeVizAPI(shadow).view(
-                x=numbers.row_values(), show_just_path=mode == "path", fancy=fancy,
-                depth_range_to_display=depth_range, fontname=FONT, instance_orientation="TD",
-                max_X_features_TD=ROW_FEATURES_SHOWN,
-                title=None if note is None else dot_string(note))
-            images = {} if shadow.is_classifier() else write_leaf_images(
-                shadow.y_train, shadow.rows_by_node, shadow.outputs, leaves,
-                row_leaf=int(path[-1]), target=shadow.target_name, fontname=FONT)
+        with private_tempdir():
+            with drawing_with({"text.parse_math": False}):
+                render = dtreeviz.DTreeVizAPI(shadow).view(
+                    x=numbers.row_values(), show_just_path=mode == "path", fancy=fancy,
+                    depth_range_to_display=depth_range, fontname=FONT,
+                    instance_orientation="TD", max_X_features_TD=ROW_FEATURES_SHOWN,
+                    title=None if note is None else dot_string(note))
+                images = {} if shadow.is_classifier() else write_leaf_images(
+                    shadow.y_train, shadow.rows_by_node, shadow.outputs, leaves,
+                    row_leaf=int(path[-1]), target=shadow.target_name, fontname=FONT)
             dot = add_leaf_labels(render.dot, leaves, path_leaf=int(path[-1]), fontname=FONT,
                                   images=images)
             if depth_range is not None and path.size - 1 > depth_range[1]:

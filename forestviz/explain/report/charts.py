@@ -16,8 +16,8 @@ itself).
 
 Matplotlib's settings (``rcParams``) are one per process and other threads draw too (the tree
 drawings): every style is set on the artists themselves, and the one setting the SVG writer
-only reads from ``rcParams``, ``svg.fonttype``, is set around ``savefig`` alone, one figure at a
-time.
+only reads from ``rcParams``, ``svg.fonttype``, is set around ``savefig`` alone, while no other
+picture changes a setting (:mod:`forestviz.explain.matplotlib_settings`).
 
 matplotlib is imported by the first picture, not with this module: the workbench imports it, and
 a process that draws none (the command line's ``models list``, a training worker, a publisher)
@@ -27,10 +27,10 @@ started 0.35 s sooner (``docs/performance.md``, "The suite's 15 minutes").
 from __future__ import annotations
 
 import io
-import threading
 
 import numpy as np
 
+from forestviz.explain.matplotlib_settings import drawing_with
 from forestviz.explain.plots.conventions import plain_text
 
 WIDTH_INCHES = 7.0  # 178 mm: the A4 text width of the report (190 mm) with room to spare
@@ -41,7 +41,6 @@ SYMBOLS = {"circle": "o", "square": "s", "triangle-up": "^", "triangle-down": "v
            "diamond": "D", "cross": "P", "x": "X", "star": "*"}
 DASHES = {"solid": "-", "dash": "--", "dot": ":", "dashdot": "-.", "longdash": "--"}
 TEXT = {"parse_math": False, "fontsize": 8}  # every text the pictures write
-_SAVE_LOCK = threading.Lock()
 
 
 class UndrawableFigure(ValueError):
@@ -274,7 +273,6 @@ def _plot(ax, fig, colours, legend):
 
 def figure_svg(fig, *, width: float = WIDTH_INCHES) -> str:
     """``fig`` (a plotly figure of the trace types above) drawn by matplotlib, as SVG text."""
-    import matplotlib
     from matplotlib.figure import Figure
 
     kinds = {trace.type for trace in fig.data}
@@ -297,6 +295,6 @@ def figure_svg(fig, *, width: float = WIDTH_INCHES) -> str:
     ax.set_title(caption, loc="left", color="#444444", **(TEXT | {"fontsize": 7.5}))
     _legend(picture, fig, legend)
     out = io.StringIO()
-    with _SAVE_LOCK, matplotlib.rc_context({"svg.fonttype": "none"}):
+    with drawing_with({"svg.fonttype": "none"}):
         picture.savefig(out, format="svg", metadata={"Date": None})
     return out.getvalue()
