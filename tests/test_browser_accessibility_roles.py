@@ -27,7 +27,9 @@ from tests.test_browser_signin import (
 )
 from ui.access import allowed_pages
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# the module's servers start on one worker (the Makefile's loadgroup)
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.xdist_group("accessibility_roles")]
 
 ROLES = {"viewer": "vera", "analyst": "anna", "admin": "adam"}  # role → a user of USERS
 

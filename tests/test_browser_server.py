@@ -73,13 +73,18 @@ def change_row(page: Page, row: int) -> float:
     return time.monotonic() - started
 
 
+def set_trees(page: Page, key: str, trees: str) -> None:
+    """The Train page's number of trees at its end ``key`` ("Home" or "End"): ``trees``."""
+    slider = page.get_by_test_id("stMain").get_by_role("slider", name="Number of trees")
+    slider.focus()
+    slider.press(key)
+    expect(slider).to_have_value(trees)
+
+
 def start_big_training(page: Page) -> None:
     go_to(page, "Train")
     main = page.get_by_test_id("stMain")
-    slider = main.get_by_role("slider", name="Number of trees")
-    slider.focus()
-    slider.press("End")
-    expect(slider).to_have_value("500")
+    set_trees(page, "End", "500")
     main.get_by_role("button", name="Train", exact=True).click()
     expect(main.get_by_role("button", name="Cancel")).to_be_visible(timeout=TIMEOUT)
     idle(page)  # A's own page run is done; what remains is the worker process
@@ -108,6 +113,7 @@ def test_training_never_freezes_another_session(browser, own_app_server, artifac
     main_a = a.get_by_test_id("stMain")
     main_a.get_by_role("combobox", name="Model family").click()
     a.get_by_role("option", name="Vanilla RF").click()
+    set_trees(a, "Home", "10")  # the model Cancel must leave shown: a small one is enough
     main_a.get_by_role("button", name="Train", exact=True).click()
     expect(main_a.get_by_text("Trained.")).to_be_visible(timeout=5 * TIMEOUT)
     old_results = main_a.get_by_test_id("stDataFrame").first.inner_text()

@@ -23,7 +23,9 @@ from forestviz.store import StoreConfig, open_library
 from tests.conftest import SERVER_START_TIMEOUT
 from ui.audit_view import matching
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# the module's servers start on one worker (the Makefile's loadgroup)
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.xdist_group("signin")]
 
 TIMEOUT = 60_000  # ms: a first run imports the app's packages on two busy cores
 CLAIM = "forestviz_roles"  # not the default "roles": the configured claim is the one read
