@@ -31,6 +31,8 @@ from forestviz.numbers import counted, plain_number, range_text
 
 LISTED = 12  # lines of a table; the others are counted
 DIGITS = 3  # significant digits of a number no trace prints itself
+FIND_BIN_FUZZ = 1e-9  # of a bin's width: plotly.js's findBin counts a value this near its end in
+# the next bin
 
 
 @dataclass(frozen=True)
@@ -240,8 +242,12 @@ def _histogram(fig, trace) -> tuple[pd.DataFrame, str]:
                              columns=[rows, f"smallest {title}", f"largest {title}"])
         return frame, ""
     start, size, end = float(bins.start), float(bins.size), float(bins.end)
-    edges = np.append(start + size * np.arange(round((end - start) / size)), end)
-    counts = np.histogram(values, bins=edges)[0]
+    n = round((end - start) / size)
+    edges = np.append(start + size * np.arange(n), end)
+    # each value's bin as plotly.js finds it (Lib.findBin on even bins), not by comparing with
+    # the edges: a value on an edge (1.5 + 30 × 1.00208…) falls in the bin plotly draws it in
+    index = np.floor((np.asarray(values, dtype=float) - start) / size + FIND_BIN_FUZZ)
+    counts = np.bincount(index[(index >= 0) & (index < n)].astype(int), minlength=n)
     drawn = np.flatnonzero(counts)  # an empty bin draws no bar
     kept = drawn[_largest(counts[drawn].astype(float).tolist())]
     frame = pd.DataFrame([[range_text(edges[i], edges[i + 1]), f"{counts[i]:,}"]
