@@ -47,13 +47,6 @@ def library_data_dir(tmp_path_factory):
         yield
 
 
-def pytest_collection_modifyitems(items):
-    """Tests marked ``long`` first, the others after them in their order: a worker of
-    pytest-xdist that draws a long test last keeps running while the other has nothing left
-    (the longest-first rule of scheduling)."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """Under pytest-xdist, a test marked ``serial`` runs while no other worker runs a test.

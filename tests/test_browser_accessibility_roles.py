@@ -44,7 +44,6 @@ def published_app(tmp_path_factory):
         yield app
 
 
-@pytest.mark.long
 @pytest.mark.parametrize("role", list(ROLES))
 def test_every_page_of_each_role_passes_axe_core(published_app, page, dialogs, role):
     page.set_viewport_size({"width": 1400, "height": 900})

@@ -285,7 +285,6 @@ def write_table(path, *, n: int, feature: str, target: str, seed: int) -> None:
     }).to_csv(path, index=False)
 
 
-@pytest.mark.long
 def test_default_data_to_an_explanation(page, dialogs, artifacts_dir, app_server):
     opened = time.monotonic()
     page.goto("/")

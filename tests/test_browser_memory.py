@@ -116,7 +116,6 @@ def expire_closed_sessions(closed: float):
     time.sleep(max(0.0, closed + TTL + MARGIN + FLUSH_WAIT + 3.0 - time.monotonic()))
 
 
-@pytest.mark.long  # with the next: the two keep their order
 @pytest.mark.slow
 def test_a_closed_tabs_upload_is_given_back_on_a_quiet_server(browser, memory_server, files):
     url, pid = memory_server["url"], memory_server["pid"]
@@ -142,7 +141,6 @@ def test_a_closed_tabs_upload_is_given_back_on_a_quiet_server(browser, memory_se
     expire_closed_sessions(time.monotonic())
 
 
-@pytest.mark.long
 @pytest.mark.slow
 def test_uploads_are_released_and_the_budget_refuses_with_its_figure(
         browser, memory_server, files):

@@ -107,7 +107,6 @@ def test_card_labels_fit_and_the_feature_table_is_text(page, dialogs, artifacts_
     assert dialogs == []
 
 
-@pytest.mark.long
 def test_regression_charts_fit_narrow_and_wide(page, dialogs, artifacts_dir):
     """The bundled regression table under AGBoost (the longest model name, in the legend of
     "Predicted against actual" with the baselines): every chart of Train, Explain, Forest and

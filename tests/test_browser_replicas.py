@@ -116,7 +116,6 @@ def retire(page: Page) -> None:
         timeout=TIMEOUT)
 
 
-@pytest.mark.long
 def test_two_replicas_share_the_library_the_trail_and_the_signin(replicas, browser):
     proxy, provider = replicas["proxy"], replicas["provider"]
     admin = browser.new_context(viewport={"width": 1400, "height": 2000})

@@ -90,7 +90,6 @@ def start_big_training(page: Page) -> None:
     idle(page)  # A's own page run is done; what remains is the worker process
 
 
-@pytest.mark.long
 def test_training_never_freezes_another_session(browser, own_app_server, artifacts_dir,
                                                 tmp_path):
     """Its own server: sessions and caches left by other tests must not weigh on the timing,

@@ -102,7 +102,6 @@ def move_slider(page: Page, name: str, index: int = 0) -> float:
     return timed(page, lambda: slider.press("ArrowRight"))
 
 
-@pytest.mark.long
 def test_cold_start_and_snappy_pages(browser, artifacts_dir, tmp_path):
     (tmp_path / "blank.py").write_text(BLANK_APP)
     (tmp_path / "blank").mkdir()

@@ -282,7 +282,6 @@ LONG = os.environ.get("FORESTVIZ_FUZZ") == "1"
 @settings(max_examples=int(os.environ.get("BROWSER_WALKS", 10)), deadline=None, database=None,
           phases=[Phase.explicit, Phase.generate] if LONG else [Phase.explicit],
           suppress_health_check=list(HealthCheck))
-@pytest.mark.long
 @example(order=ISSUE_ORDER, draw=ISSUE_WALK)
 @given(order=st.permutations(ISSUE_ORDER), draw=st.randoms(use_true_random=True))
 def test_step_orders_in_the_browser(browser, app_url, tmp_path_factory, order, draw):

@@ -91,7 +91,6 @@ def test_explain_of_the_training_table_gives_the_explain_page_s_numbers(cli_mode
         assert [row[f"top_tree_{r}"] for r in (1, 2, 3)] == list(e.top_trees[:3] + 1)
 
 
-@pytest.mark.long
 @pytest.mark.slow
 def test_an_app_model_explains_and_reports_here(table, tmp_path):
     dataset, choice = app_choice(table)

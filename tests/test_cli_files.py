@@ -172,7 +172,6 @@ def test_a_dependency_s_warning_never_reaches_the_terminal(
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.long
 @pytest.mark.slow
 def test_every_command_prints_no_traceback_or_source_line(
         cli_model, table, tmp_path):

@@ -250,7 +250,6 @@ def training_pool():
     return pool
 
 
-@pytest.mark.long
 @pytest.mark.slow
 @pytest.mark.serial
 def test_a_training_finishes_on_a_busy_machine_and_the_caller_stays_responsive(training_pool,

@@ -63,7 +63,6 @@ def test_the_debug_build_raises_on_an_index_past_the_end(tmp_path):
                                           "weighted_sum IndexError"]
 
 
-@pytest.mark.long
 def test_the_kernels_stay_inside_their_arrays_in_the_debug_build(tmp_path):
     run = debug_build(["-m", "pytest", "-q", "-p", "no:cacheprovider",
                        "tests/test_trees_lookup.py", "tests/test_model_arrays.py",

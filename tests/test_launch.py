@@ -29,7 +29,6 @@ def command_line(pid: int) -> str:
         return ""
 
 
-@pytest.mark.long
 @pytest.mark.slow
 def test_the_default_model_loads_before_any_page_is_opened(tmp_path):
     """No browser connects: the training workers' forkserver, which the server starts only once

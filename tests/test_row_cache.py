@@ -94,7 +94,6 @@ def test_a_cache_hit_is_the_fresh_build_and_the_weights_figures_only_when_they_d
 
 @settings(max_examples=6, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@pytest.mark.long
 @given(rows=st.lists(st.integers(0, 40), min_size=2, max_size=4))
 @example(rows=[5, 6, 5])
 def test_two_models_or_two_rows_never_share_an_entry(benches, rows):

@@ -223,7 +223,6 @@ class StepOrders(RuleBasedStateMachine):
 
 StepOrders.TestCase.settings = PROFILE
 test_step_orders = StepOrders.TestCase
-test_step_orders.pytestmark = [pytest.mark.long]
 
 
 def test_a_new_target_lets_the_previous_models_go():
