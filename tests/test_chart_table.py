@@ -18,6 +18,7 @@ from forestviz.explain import plots
 from forestviz.explain.plots.alt import chart_text
 from forestviz.explain.plots.chart_table import LISTED, chart_table
 from forestviz.explain.plots.contributions import contribution_waterfall
+from forestviz.explain.plots.forest_views import SAME
 from forestviz.numbers import MAX_DECIMALS, plain_number, range_text, read_number
 
 SCIENTIFIC = re.compile(r"\d[eE][−+-]?\d")
@@ -91,6 +92,7 @@ def test_bars_standing_on_a_base_show_where_they_end():
 @given(st.lists(st.floats(0.05, 40, allow_nan=False), min_size=1, max_size=300))
 @example([40.0, 39.99999999999999])  # one value but for float rounding: bins 1e-16 wide
 @example([1.5, 31.5625])  # the largest on an edge: the table had it a bin below plotly's
+@example([40.0] * 25)  # a plain forest's rows: "40", not its bin's ends "40.0–41.3"
 def test_a_histogram_s_table_counts_every_value_in_the_bins_it_draws(values):
     values = np.asarray(values)
     fig = plots.effective_trees_histogram(values, n_trees=40)
@@ -102,7 +104,10 @@ def test_a_histogram_s_table_counts_every_value_in_the_bins_it_draws(values):
     drawn = np.flatnonzero(counts)
     largest = drawn[np.argsort(-counts[drawn], kind="stable")][:LISTED]
     edges = bins.start + bins.size * np.arange(counts.size + 1)
-    assert shown == {range_text(edges[i], edges[i + 1]): f"{counts[i]:,}" for i in largest}
+    if values.max() - values.min() <= SAME * values.max():  # one value: the value, its count
+        assert shown == {plain_number(values.min(), 3): f"{values.size:,}"}
+    else:
+        assert shown == {range_text(edges[i], edges[i + 1]): f"{counts[i]:,}" for i in largest}
     assert (table.left_out == "") == (drawn.size <= LISTED)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from forestviz.explain.plots.conventions import plain_text
+from forestviz.explain.plots.forest_views import SAME
 from forestviz.numbers import counted, plain_number, range_text
 
 LISTED = 12  # lines of a table; the others are counted
@@ -240,6 +241,12 @@ def _histogram(fig, trace) -> tuple[pd.DataFrame, str]:
         low, high = (min(values), max(values)) if values else (None, None)
         frame = pd.DataFrame([[counted(len(values), "value"), _printed(low), _printed(high)]],
                              columns=[rows, f"smallest {title}", f"largest {title}"])
+        return frame, ""
+    low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    if values and high - low <= SAME * max(abs(low), abs(high), 1.0):
+        # one value (float rounding aside) in one bin: its bin's ends are no value any row has
+        # (a plain forest's 100 trees read "100.0–103.3"); the value is what the bar stands for
+        frame = pd.DataFrame([[_printed(low), f"{len(values):,}"]], columns=_unique([title, rows]))
         return frame, ""
     start, size, end = float(bins.start), float(bins.size), float(bins.end)
     n = round((end - start) / size)
