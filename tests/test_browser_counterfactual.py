@@ -24,8 +24,11 @@ def test_the_explain_page_shows_the_counterfactual_and_its_record_says_it(page: 
     page.set_viewport_size(SCREEN)
     home_button(page, "Train the default model and explain a row")
     main = page.get_by_test_id("stMain")
-    # the page is whole before anything is asked: the similar rows' table at its end
-    expect(main.get_by_text("Most similar training rows")).to_be_visible(timeout=TIMEOUT)
+    # the page is whole before anything is asked: the similar rows' table at its end (its
+    # heading, exactly: the summary's "All 5 most similar training rows were Yes" came first,
+    # and once both were there the locator was two elements, which Playwright refuses)
+    expect(main.get_by_text("Most similar training rows", exact=True)).to_be_visible(
+        timeout=TIMEOUT)
     main.get_by_text("What would change the answer?").click()
     expect(main.get_by_text("Columns that cannot change")).to_be_visible(timeout=TIMEOUT)
     answer = main.locator(f".st-key-{ANSWER}")

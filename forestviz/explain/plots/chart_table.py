@@ -14,7 +14,8 @@ two cannot disagree with the picture or with each other (WCAG 2.1, 1.1.1 "Non-te
   lines, a band's edge) are counted, not listed. Beyond :data:`LISTED` points, points evenly
   spaced through them are kept.
 * A heat map: its :data:`LISTED` largest cells (row, column, value); a simplex: its points'
-  three coordinates; a histogram with explicit bins: each bin's range and count.
+  three coordinates; a histogram with explicit bins: each bin's range and count, each value
+  in the bin plotly.js draws it in (a histogram of one value: the value and its count).
 
 Every cell is text: numbers never in scientific notation, thousands grouped, a true minus.
 """
