@@ -52,11 +52,8 @@ test-unit: $(TEST_DEPS)
 test-slow: $(TEST_DEPS)
 	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -m "slow and not browser"
 
-# loadgroup: the tests of a module whose fixtures start servers (sign-in, the upload budget) are
-# marked with one xdist_group and run on one worker, so that its servers start once, not on
-# both workers; the other tests go to whichever worker is free
 test-browser: $(TEST_DEPS)
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup -m browser
+	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
 
 # The generated tests' long profiles (docs/reliability.md): hundreds of tables and of step
 # orders through one session of the app

@@ -27,9 +27,7 @@ from tests.test_browser_signin import (
 )
 from ui.access import allowed_pages
 
-# the module's servers start on one worker (the Makefile's loadgroup)
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.xdist_group("accessibility_roles")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROLES = {"viewer": "vera", "analyst": "anna", "admin": "adam"}  # role → a user of USERS
 

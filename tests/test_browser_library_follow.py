@@ -16,9 +16,7 @@ from tests.store_helpers import library_at, trained
 from tests.test_browser_flows import TIMEOUT, go_to
 from tests.test_browser_library import new_page, server_on
 
-# the module's servers start on one worker (the Makefile's loadgroup)
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.xdist_group("library_follow")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 FOLLOW_TIMEOUT = 30_000  # ms: a hang guard (the page asks every second and runs in seconds)
 IDLE_MS = 3_000  # an idle page watched for this long: three polls or so

@@ -17,9 +17,7 @@ from bench.server_memory import write_csv
 from tests.conftest import SERVER_START_TIMEOUT, running
 from ui.session_end import FLUSH_WAIT, MARGIN
 
-# the module's servers start on one worker (the Makefile's loadgroup)
-pytestmark = [pytest.mark.browser,
-              pytest.mark.xdist_group("memory")]
+pytestmark = pytest.mark.browser
 
 MB = 2**20
 BUDGET_MB = 64

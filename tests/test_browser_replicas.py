@@ -99,9 +99,12 @@ def publish(page: Page, name: str = NAME) -> None:
     """Publish the session's model from the Train page as ``name``@1."""
     go_to(page, "Train")
     main = page.get_by_test_id("stMain")
+    idle = page.get_by_test_id("stStatusWidgetRunningIcon")
+    expect(idle).to_have_count(0, timeout=TIMEOUT)  # no run to drop the form's click
     main.get_by_text("Publish this model").click()
     main.get_by_role("textbox", name="Name").fill(name)
     main.get_by_role("textbox", name="Intended use").fill("Screening")
+    expect(idle).to_have_count(0, timeout=TIMEOUT)
     page.get_by_test_id("stFormSubmitButton").get_by_role("button").click()
     expect(main.get_by_text(re.compile(rf"Published as {re.escape(name)}@\u2060?1\."))
            ).to_be_visible(timeout=TIMEOUT)

@@ -23,9 +23,7 @@ from forestviz.store import StoreConfig, open_library
 from tests.conftest import SERVER_START_TIMEOUT
 from ui.audit_view import matching
 
-# the module's servers start on one worker (the Makefile's loadgroup)
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.xdist_group("signin")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TIMEOUT = 60_000  # ms: a first run imports the app's packages on two busy cores
 CLAIM = "forestviz_roles"  # not the default "roles": the configured claim is the one read

@@ -26,9 +26,7 @@ from tests.test_browser_signin import (
 )
 from ui.signin import ENDED
 
-# the module's servers start on one worker (the Makefile's loadgroup)
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.xdist_group("signin_ends")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 USERS = {  # sub → (e-mail, the claim's value)
     "olga": ("olga@clinic.test", {"admin": False}),  # read by its keys: admin
