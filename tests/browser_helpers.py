@@ -1,5 +1,5 @@
 """Shared steps of the browser tests: scrolling to an element, waiting for a page's run to
-settle, and the accessibility check of a page (axe-core, the charts' text, text
+settle, opening an expander, and the accessibility check of a page (axe-core, the charts' text, text
 alternatives: issue 39)."""
 
 import re
@@ -64,6 +64,23 @@ def check(page: Page, state: str, seen: dict) -> None:
         "no text": sum(not text.strip() for text in page.evaluate(DESCRIBED)),
         "machine numbers": MACHINE_NUMBER.findall(page.get_by_test_id("stMain").inner_text()),
     }
+
+
+# An expander's <details> opened and still: Streamlit animates its height (a Web Animation,
+# then its own handler sets the height), and until then what lies below it moves
+STILL_OPEN = "d => d.open && d.getAnimations({subtree: true}).length === 0 " \
+             "&& d.clientHeight >= d.scrollHeight"
+
+
+def open_expander(scope: Locator, label: str, timeout: float = TIMEOUT) -> None:
+    """Open the expander ``label`` in ``scope`` and wait until it stands still. A click on a
+    button below it while it grows can land elsewhere: in Chromium under load the animation
+    started seconds after the click, and a form's submit button moved between the press and
+    the release, so the click was lost (seen in the two-replica browser test)."""
+    expander = scope.get_by_test_id("stExpander").filter(has_text=label)
+    expander.get_by_text(label, exact=True).click(timeout=timeout)
+    details = expander.locator("details").element_handle(timeout=timeout)
+    scope.page.wait_for_function(STILL_OPEN, arg=details, timeout=timeout)
 
 
 def scroll_to(locator: Locator, attempts: int = 5) -> None:

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from bench.appserver import AppServer
 from forestviz.store import StoreConfig, open_library
+from tests.browser_helpers import open_expander
 from tests.conftest import SERVER_START_TIMEOUT, running
 from tests.test_browser_flows import (
     TIMEOUT,
@@ -84,7 +85,7 @@ def test_published_before_a_restart_opens_with_the_same_prediction(browser, tmp_
         assert re.fullmatch(r"hmac-sha256:[0-9a-f]{64}", said["file_digest"])
 
         go_to(page, "Train")
-        main.get_by_text("Publish this model").click()
+        open_expander(main, "Publish this model")
         expect(main.get_by_text("the training rows that every explanation shows as the most "
                                 "similar patients")).to_be_visible(timeout=TIMEOUT)
         main.get_by_role("textbox", name="Name").fill("Pima risk")

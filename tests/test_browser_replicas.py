@@ -21,6 +21,7 @@ from playwright.sync_api import Page, expect
 
 from bench.appserver import AppServer
 from forestviz.store import StoreConfig, open_library
+from tests.browser_helpers import open_expander
 from tests.conftest import SERVER_START_TIMEOUT, running
 from tests.replica_proxy import StickyProxy
 from tests.test_browser_flows import TIMEOUT, TRAIN_TIMEOUT, expect_explanation, go_to
@@ -101,10 +102,9 @@ def publish(page: Page, name: str = NAME) -> None:
     main = page.get_by_test_id("stMain")
     idle = page.get_by_test_id("stStatusWidgetRunningIcon")
     expect(idle).to_have_count(0, timeout=TIMEOUT)  # no run to drop the form's click
-    main.get_by_text("Publish this model").click()
+    open_expander(main, "Publish this model")
     main.get_by_role("textbox", name="Name").fill(name)
     main.get_by_role("textbox", name="Intended use").fill("Screening")
-    expect(idle).to_have_count(0, timeout=TIMEOUT)
     page.get_by_test_id("stFormSubmitButton").get_by_role("button").click()
     expect(main.get_by_text(re.compile(rf"Published as {re.escape(name)}@\u2060?1\."))
            ).to_be_visible(timeout=TIMEOUT)

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from playwright.sync_api import Page, expect
 
 from forestviz.registry import FAMILIES
+from tests.browser_helpers import open_expander
 from tests.step_pages import DONE, caption_names, plain, publish_names, small_table
 from tests.test_browser_flows import upload_table
 
@@ -171,7 +172,7 @@ class Walk:
 
     def publish(self) -> None:
         self.go("train")
-        self.main.get_by_text("Publish this model").click(timeout=WAIT)
+        open_expander(self.main, "Publish this model", WAIT)
         self.main.get_by_role("textbox", name="Name").fill("Walk model")
         # a new description each time: a repeat of a published version makes none
         self.main.get_by_role("textbox", name="Description").fill(f"walk {time.time_ns()}")
