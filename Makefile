@@ -11,6 +11,10 @@ PORT ?= 8501
 # pytest-xdist workers for each test tier; in the unit and slow tiers each keeps BLAS to one
 # thread, as more threads than cores only spin
 TEST_WORKERS ?= 2
+# workers for the slow and browser tiers run together by `make test`: a third, because a
+# browser test waits on its pages, servers and sleeps for about a quarter of its time (0.17 to
+# 1.9 cores each; docs/performance.md, "The suite's 15 minutes")
+REST_WORKERS ?= 3
 # worksteal: a worker that runs out of tests takes half of the other's queue. xdist's default
 # ("load") never takes back tests it has sent, so one worker was left to finish the slow tier's
 # AppTest flows and the nested debug-build run (tests/test_kernel_bounds.py) while the other
@@ -26,22 +30,21 @@ ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 unexport PYTHONDONTWRITEBYTECODE
 PIP_INSTALL := $(PY) -m pip install --quiet --no-compile
 
-.PHONY: run test test-unit test-slow test-browser fuzz fuzz-tables fuzz-steps lint bench reproduce system-deps test-system-deps clean freeze
+.PHONY: run test test-unit test-slow test-browser test-rest fuzz fuzz-tables fuzz-steps lint bench reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
 # (docs/performance.md, "Cold start and page speed"); it takes the same arguments
 run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 	$(PY) -m ui.launch run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
-# Every test, in tiers (docs/performance.md, "Test suite"): the fast unit tests first, stopping
-# at the first failure; then the slow ones, on TEST_WORKERS pytest-xdist workers each with
-# one BLAS thread; then the browser tests, also on TEST_WORKERS workers (each with its own app
-# server and Chromium).
-# The tiers run one after another: run beside the others, the browser tier made the whole
-# take longer, not shorter (every tier is CPU-bound; docs/performance.md, "Test suite").
+# Every test (docs/performance.md, "Test suite"): the fast unit tests first, on TEST_WORKERS
+# pytest-xdist workers each with one BLAS thread, stopping at the first failure; then the slow
+# and the browser tests in one run on REST_WORKERS workers (each browser test with the app
+# server and Chromium of its worker): the slow tests' CPU fills what the browser tests leave
+# while they wait, and the two tiers' start-ups and last stragglers are paid once.
 # One tier alone: make test-unit (ruff and the unit tests: the inner loop), make test-slow,
 # make test-browser.
-test: test-unit test-slow test-browser
+test: test-unit test-rest
 
 TEST_DEPS = $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 
@@ -54,6 +57,9 @@ test-slow: $(TEST_DEPS)
 
 test-browser: $(TEST_DEPS)
 	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
+
+test-rest: $(TEST_DEPS)
+	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(REST_WORKERS) --dist worksteal -m "slow or browser"
 
 # The generated tests' long profiles (docs/reliability.md): hundreds of tables and of step
 # orders through one session of the app
