@@ -30,7 +30,8 @@ ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 unexport PYTHONDONTWRITEBYTECODE
 PIP_INSTALL := $(PY) -m pip install --quiet --no-compile
 
-.PHONY: run test test-unit test-slow test-browser test-rest fuzz fuzz-tables fuzz-steps lint bench reproduce system-deps test-system-deps clean freeze
+.PHONY: run test test-unit test-slow test-browser test-rest fuzz fuzz-tables fuzz-steps lint bench \
+  reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
 # (docs/performance.md, "Cold start and page speed"); it takes the same arguments

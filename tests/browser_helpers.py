@@ -1,6 +1,6 @@
 """Shared steps of the browser tests: scrolling to an element, waiting for a page's run to
-settle, opening an expander, and the accessibility check of a page (axe-core, the charts' text, text
-alternatives: issue 39)."""
+settle, opening an expander, and the accessibility check of a page (axe-core, the charts'
+text, text alternatives: issue 39)."""
 
 import re
 
@@ -74,8 +74,9 @@ STILL_OPEN = "d => d.open && d.getAnimations({subtree: true}).length === 0 " \
 
 def open_expander(scope: Locator, label: str, timeout: float = TIMEOUT) -> None:
     """Open the expander ``label`` in ``scope`` and wait until it stands still. A click on a
-    button below it while it grows can land elsewhere: in Chromium under load the animation
-    started seconds after the click, and a form's submit button moved between the press and
+    button below it while it grows can land elsewhere: in a browser context with a second
+    page open, the animation started up to 2 s after the click and the height stood back at
+    its start for seconds after it, and a form's submit button moved between the press and
     the release, so the click was lost (seen in the two-replica browser test)."""
     expander = scope.get_by_test_id("stExpander").filter(has_text=label)
     expander.get_by_text(label, exact=True).click(timeout=timeout)
