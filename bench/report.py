@@ -8,9 +8,9 @@ regression table (friedman1, 300 rows, ABRF-1 of 100 trees), the riskiest held-o
 explained; then, each the best of ``--repeat`` runs: the summary's HTML
 (``Workbench.report``), its PDF as the app makes it (``Workbench.report(pdf=True)``: the HTML,
 then WeasyPrint in a worker process, :func:`forestviz.app.printing.print_pdf`, forked from a
-forkserver that imported the server's ``ui.server.PRELOAD``, WeasyPrint among it, as the app's
-does; ``--fresh-workers``: without it, as ``forestviz report --pdf``, whose worker imports
-WeasyPrint, about a second of CPU), WeasyPrint's layout alone in this process
+forkserver that imported a server's preload (``forestviz.app.jobs.SERVER_PRELOAD``), WeasyPrint
+among it, as the app's does; ``--fresh-workers``: without it, as ``forestviz report --pdf``,
+whose worker imports WeasyPrint, about a second of CPU), WeasyPrint's layout alone in this process
 (:func:`forestviz.explain.report.pdf.html_to_pdf`, imported already), and the same for the
 report with the appendix (its tree drawings from the cache, as the page hands them over).
 Goal: the one-page PDF ≤ 3 s and ≤ 300 KB on a quiet 2-core machine.
@@ -23,7 +23,7 @@ import time
 from pypdf import PdfReader
 
 from bench.timing import best_time
-from forestviz.app.jobs import JobPool
+from forestviz.app.jobs import SERVER_PRELOAD, JobPool
 from forestviz.app.workbench import Workbench
 from forestviz.app.workflow import Settings
 from forestviz.explain.report.pdf import html_to_pdf
@@ -70,9 +70,7 @@ def main() -> None:
                         help="PDF workers that import WeasyPrint themselves (the command line)")
     args = parser.parse_args()
     if not args.fresh_workers:  # the forkserver the PDF workers come from, as the app's
-        from ui.server import PRELOAD
-
-        JobPool(preload=PRELOAD).warm_up()
+        JobPool(preload=SERVER_PRELOAD).warm_up()
     for name in TABLES:
         measure(name, args.repeat)
 

@@ -7,6 +7,7 @@ them under CI (``CI=true``).
 
 import contextlib
 import fcntl
+import multiprocessing
 import os
 import shutil
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.appserver import CHROMIUM_ARGS, AppServer
+from forestviz.app.jobs import SERVER_PRELOAD
 
 pytest_plugins = ["tests.cli_tables",  # the command line's table and model fixtures
                   "tests.store_databases"]  # SQLite and a throwaway PostgreSQL
@@ -45,6 +47,15 @@ def library_data_dir(tmp_path_factory):
         patch.setenv("FORESTVIZ_DATA_DIR", str(tmp_path_factory.mktemp("library")))
         patch.delenv("FORESTVIZ_DATABASE_URL", raising=False)
         yield
+
+
+def pytest_configure(config):
+    """Every training and PDF worker a test starts in this process is forked from a forkserver
+    with a server's imports, whichever pool starts it first (a process has one forkserver, and
+    a preload set after its start is ignored): else the app under AppTest, after a test whose
+    pool started it bare, had each job import the model packages itself (1.5 CPU-s a job;
+    ``tests/test_app_pages.py`` after one such test: 52 → 86 CPU-s)."""
+    multiprocessing.set_forkserver_preload(list(SERVER_PRELOAD))
 
 
 @pytest.hookimpl(wrapper=True)

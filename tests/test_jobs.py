@@ -90,7 +90,10 @@ def test_cancel_ends_the_worker_and_its_children(pool, tmp_path):
 def test_a_job_nobody_asks_about_is_cancelled():
     pool = JobPool(max_running=1, max_queued=0, lease=1.0)
     job = pool.submit(spin, "/dev/null")
-    wait_for(lambda: job.state == "running")
+    # its worker's pid, set at its start: a forkserver that starts with this job imports its
+    # preload first (seconds), so the lease may have run out as the job starts, and it is
+    # "running" only while it is being stopped
+    wait_for(lambda: job.pid is not None)
     worker = job.pid
     assert job.wait(DEADLINE) and job.state == "cancelled"
     wait_for(lambda: not alive(worker), timeout=CANCEL_CEILING)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from forestviz.app.families import Settings, default_settings
-from forestviz.app.jobs import JobPool, in_thread
+from forestviz.app.jobs import SERVER_PRELOAD, JobPool, in_thread
 from forestviz.app.training_plan import DefaultTraining, SharedModels
 from forestviz.io.bundled import DEFAULT_DATASET, bundled_choice
 from forestviz.io.dataset import DataChoice, Dataset
@@ -32,18 +32,12 @@ RENEW_SECONDS = 1.0  # how often the server, waiting for its own training, renew
 WARM_UP_DELAY = 5.0
 
 
-# what the workers' forkserver imports once: the model packages with a warm-up training, and
-# WeasyPrint, for the PDF workers (forestviz.app.printing) forked from the same forkserver; a
-# one-page PDF then takes 0.95–2.1 s in place of 3.4–5.3 s at load 3 (its import is ~1 s of CPU)
-PRELOAD = ("forestviz.app.warm", "weasyprint")
-
-
 @st.cache_resource(show_spinner="Starting the training workers…")
 def job_pool() -> JobPool:
     """The worker pool every session shares (its size is ``limits().training_jobs``)."""
     caps = limits()
     return JobPool(max_running=caps.training_jobs, max_queued=caps.queued_jobs,
-                   lease=caps.job_lease_seconds, preload=PRELOAD)
+                   lease=caps.job_lease_seconds, preload=SERVER_PRELOAD)
 
 
 @st.cache_resource(show_spinner=False)

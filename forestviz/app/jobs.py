@@ -45,6 +45,12 @@ from collections.abc import Callable
 
 from forestviz.app.worker import KILL_GRACE, noop, plain_main, stop, work
 
+# what a server's forkserver imports once (ui.server): the model packages with a warm-up
+# training, and WeasyPrint, for the PDF workers (forestviz.app.printing) forked from the same
+# forkserver; a one-page PDF then takes 0.95–2.1 s in place of 3.4–5.3 s at load 3 (its import is
+# ~1 s of CPU). A process has one forkserver, started by its first pool's first job with the
+# preload set by then: the test suite sets this one for every pytest process (tests/conftest.py)
+SERVER_PRELOAD = ("forestviz.app.warm", "weasyprint")
 POLL_INTERVAL = 0.05  # seconds the supervising thread waits for a message
 STATES = ("queued", "running", "done", "failed", "cancelled")
 
