@@ -1,6 +1,6 @@
 """The library with several processes: two publishing one name at once get versions 1 and 2,
 and a publisher killed with SIGKILL after writing its blob, or inside its transaction, leaves
-no half model: no row, a library that opens, and a later publish that gets version 1; on
+no half model: no row, a library that opens, and a later publish (here) that gets version 1; on
 SQLite (the publishers take turns: ``BEGIN IMMEDIATE``) and on PostgreSQL (the race is real:
 both read no version, both insert 1, the unique constraint refuses the second commit and its
 retry takes 2)."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.store_helpers import HANG_GUARD, database_env, library_at, run_script
+from tests.store_helpers import HANG_GUARD, database_env, library_at, run_script, trained
 
 PUBLISH = """
     import json, os, time
@@ -101,7 +101,7 @@ def test_a_publisher_killed_mid_way_leaves_no_half_model(tmp_path, pause, databa
     blobs = Path(folder / "blobs")
     assert len(list(blobs.iterdir())) == 1  # the killed publisher's blob, named by no row
     assert len(library.sweep(older_than=0)) == 1
-    run_script(PUBLISH.format(patch=""), folder, **database_env(database))
+    library.publish(trained("vanilla", 5), name="Pima risk", intended_use="Screening")
     assert [v.ref for v in library.versions()] == ["Pima risk@1"]
     verdict = library.audit.verify()
     assert verdict.intact and verdict.checked == 1  # the killed one's event: never written
