@@ -30,8 +30,8 @@ ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 unexport PYTHONDONTWRITEBYTECODE
 PIP_INSTALL := $(PY) -m pip install --quiet --no-compile
 
-.PHONY: run test test-setup test-unit test-slow test-browser test-rest fuzz fuzz-tables fuzz-steps \
-  lint bench reproduce system-deps test-system-deps clean freeze
+.PHONY: run test test-unit test-slow test-browser test-rest fuzz fuzz-tables fuzz-steps lint bench \
+  reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
 # (docs/performance.md, "Cold start and page speed"); it takes the same arguments
@@ -47,15 +47,7 @@ run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 # make test-browser.
 test: test-unit test-rest
 
-# What every test tier needs, made two at a time (the venv's test packages and their first
-# compile beside the kernels' compile and the default model's training, each on one core)
-TEST_SETUP := $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model $(VENV)/.compiled \
-	test-system-deps
-
-test-setup:
-	$(MAKE) --no-print-directory --jobs=2 $(TEST_SETUP)
-
-TEST_DEPS = test-setup
+TEST_DEPS = $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
 
 test-unit: $(TEST_DEPS)
 	$(PY) -m ruff check .
@@ -142,13 +134,6 @@ $(VENV)/.kernels: $(KERNEL_SOURCES) $(VENV)/.runtime
 # either only makes the server train (and store) it again.
 $(VENV)/.default-model: $(shell find forestviz -name '*.py') $(wildcard data/*.csv) $(VENV)/.kernels
 	PYTHONPATH=. $(PY) -m forestviz.app.model_cache
-	touch $@
-
-# Every module the tests import, compiled once by one process (a collection of every test):
-# else each of the unit tier's two workers compiled the same modules at once, about 10 s of the
-# tier's wall time in a clean clone (pip installs with --no-compile, above)
-$(VENV)/.compiled: $(VENV)/.test
-	$(PY) -m pytest --collect-only -q -p no:cacheprovider > /dev/null
 	touch $@
 
 $(VENV)/.bench: requirements-bench.txt $(VENV)/.runtime
