@@ -1,9 +1,12 @@
 """The report's charts as SVG pictures drawn by matplotlib from the plotly figures: every figure
 of an explanation is drawn with its title, caption, axis titles, categories and legend as text
-(read back from the SVG); names with markup, entities or dollar signs stay literal; a trace
-type the pictures do not draw raises, and the report then says the chart is on the page."""
+(read back from the SVG), laid out once to the SVG that ``savefig`` writes when it lays the
+figure out itself; names with markup, entities or dollar signs stay literal; a trace type the
+pictures do not draw raises, and the report then says the chart is on the page."""
 
 import html
+import io
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -13,15 +16,18 @@ from sklearn.datasets import make_classification
 
 from forestviz.attention import AttentionForestClassifier
 from forestviz.explain import explain
+from forestviz.explain.matplotlib_settings import drawing_with
 from forestviz.explain.plots.contributions import contribution_waterfall
 from forestviz.explain.plots.conventions import plain_text
 from forestviz.explain.plots.tree_weights import tree_weight_bars
-from forestviz.explain.report.charts import UndrawableFigure, figure_svg
+from forestviz.explain.report.charts import UndrawableFigure, figure_svg, matplotlib_figure
 from forestviz.explain.row.figures import figures
 from forestviz.explain.row.summary import TrainingSummary
 from forestviz.explain.row.view import Chart, ExplainView, Section
 
 NAMES = ("$x$ & <b>y</b>", "cost in $", "_hidden?")
+# the SVG's identifiers, new in every drawing (matplotlib's svg.hashsalt is unset)
+IDENTIFIERS = re.compile(r' (?:id|clip-path|xlink:href)="[^"]*"')
 
 
 def svg_lines(svg: str) -> list[str]:
@@ -67,6 +73,19 @@ def test_every_figure_is_drawn_with_its_texts(explanation):
         if fig.layout.showlegend is not False and len(fig.data) > 1:
             for trace in fig.data:
                 assert plain_text(trace.name) in lines, (key, trace.name)
+
+
+def test_a_picture_laid_out_once_is_the_one_savefig_lays_out_itself(explanation):
+    """figure_svg lays a picture out once and fixes it; savefig with the layout engine left on
+    lays it out in a measuring draw and again in the real one: the same SVG."""
+    drawn = {**figures(explanation),
+             "waterfall": contribution_waterfall(0.3, [0.2, -0.1, 0.05], ["a", "b", "c"],
+                                                 target="P(ill)")}
+    for key, fig in drawn.items():
+        out = io.StringIO()
+        with drawing_with({"svg.fonttype": "none"}):
+            matplotlib_figure(fig).savefig(out, format="svg", metadata={"Date": None})
+        assert IDENTIFIERS.sub("", figure_svg(fig)) == IDENTIFIERS.sub("", out.getvalue()), key
 
 
 def test_names_stay_literal_text(explanation):
