@@ -7,6 +7,7 @@ them under CI (``CI=true``).
 
 import contextlib
 import fcntl
+import functools
 import multiprocessing
 import os
 import shutil
@@ -56,6 +57,21 @@ def pytest_configure(config):
     pool started it bare, had each job import the model packages itself (1.5 CPU-s a job;
     ``tests/test_app_pages.py`` after one such test: 52 → 86 CPU-s)."""
     multiprocessing.set_forkserver_preload(list(SERVER_PRELOAD))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_component_scan():
+    """Every AppTest's first run scans the metadata of every installed distribution for
+    Streamlit components (``manifest_scanner.scan_component_manifests``: 0.17 CPU-s, 115 times
+    in the slow tier); the installed packages do not change during a test run, so each pytest
+    process keeps its first scan's answer. A Streamlit internal, pinned in
+    ``tests/test_streamlit_pins.py``; a server (``ui.launch``) scans once at its start."""
+    from streamlit.components.v2 import manifest_scanner
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_scanner, "scan_component_manifests",
+                      functools.cache(manifest_scanner.scan_component_manifests))
+        yield
 
 
 @pytest.hookimpl(wrapper=True)
