@@ -5,16 +5,19 @@ tests/browser_helpers.py's check (WCAG 2.0/2.1 A and AA rules, the charts' text 
 text alternatives, numbers as a person reads them): Home before a model is open, Explain with
 a published model's row explained and its new-patient form, then each other page with the
 model open. The model is published into the app's library before the walks (no training in
-the browser)."""
+the browser). On the same app, signed in as an analyst, a rerun inside a page (a number typed
+on Explain and Enter pressed) leaves the focus on the field (issue 39's focus, with
+``tests/test_browser_focus.py``)."""
 
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_helpers import check
+from tests.browser_helpers import check, settled
 from tests.store_helpers import library_at, trained
 from tests.test_browser_flows import TIMEOUT, go_to
+from tests.test_browser_focus import expect_heading_focused
 from tests.test_browser_glance import summary
 from tests.test_browser_guesses import SLOW
 from tests.test_browser_signin import (
@@ -67,4 +70,29 @@ def test_every_page_of_each_role_passes_axe_core(published_app, page, dialogs, r
         check(page, name, seen)
     print(f"{role}: scanned", list(seen))
     assert {state: found for state, found in seen.items() if any(found.values())} == {}
+    assert dialogs == []
+
+
+def test_a_number_typed_on_explain_keeps_the_focus_on_its_field(
+        published_app, page, dialogs):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    sign_in(page, published_app["url"], "anna")
+    main = page.get_by_test_id("stMain")
+    opening = main.get_by_role("button", name=re.compile(r"^Open Pima risk"))
+    expect(opening).to_be_visible(timeout=SLOW)
+    opening.focus()
+    page.keyboard.press("Enter")  # opens the published model on Explain: a page switch
+    expect(summary(page).get_by_test_id("stHeading")).to_be_visible(timeout=SLOW)
+    expect_heading_focused(page, "Explain")
+    settled(page)
+    main.get_by_text("New patient", exact=True).click(timeout=3 * TIMEOUT)
+    field = main.get_by_role("spinbutton", name="Pregnancies")
+    field.click(timeout=3 * TIMEOUT)
+    page.keyboard.type("3")
+    page.keyboard.press("Enter")  # submits the form: a rerun inside the page, on its path
+    expect(summary(page).get_by_test_id("stHeading")).to_contain_text(
+        "New patient", timeout=3 * TIMEOUT)
+    settled(page)
+    page.wait_for_timeout(1000)  # the script looks every 150 ms
+    expect(field).to_be_focused()
     assert dialogs == []
