@@ -47,26 +47,32 @@ for name, kernel in kernels.items():
 """
 
 
-def debug_build(args, tmp_path) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def debug_cache(tmp_path_factory) -> Path:
+    """The debug build's compile cache, shared by this module's runs in one pytest process
+    (the control's kernels are compiled once)."""
+    return tmp_path_factory.mktemp("numba")
+
+
+def debug_build(args, cache: Path) -> subprocess.CompletedProcess:
     env = {name: value for name, value in os.environ.items()  # not an xdist worker's pytest
            if not name.startswith("PYTEST_XDIST")}
-    env |= {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
-            "PYTHONPATH": str(REPO)}
+    env |= {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=1800)
 
 
-def test_the_debug_build_raises_on_an_index_past_the_end(tmp_path):
-    run = debug_build(["-c", CONTROL], tmp_path)
+def test_the_debug_build_raises_on_an_index_past_the_end(debug_cache):
+    run = debug_build(["-c", CONTROL], debug_cache)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split("\n")[:3] == ["descend IndexError", "exit_leaves IndexError",
                                           "weighted_sum IndexError"]
 
 
-def test_the_kernels_stay_inside_their_arrays_in_the_debug_build(tmp_path):
+def test_the_kernels_stay_inside_their_arrays_in_the_debug_build(debug_cache):
     run = debug_build(["-m", "pytest", "-q", "-p", "no:cacheprovider",
                        "tests/test_trees_lookup.py", "tests/test_model_arrays.py",
                        "tests/test_persistence.py", "-k",
                        "not hostile_file and (many_rows or never_saved or round_trips "
-                       "or index or row-too or nan)"], tmp_path)
+                       "or index or row-too or nan)"], debug_cache)
     assert run.returncode == 0, run.stdout[-3000:]
