@@ -30,8 +30,8 @@ ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 unexport PYTHONDONTWRITEBYTECODE
 PIP_INSTALL := $(PY) -m pip install --quiet --no-compile
 
-.PHONY: run test test-unit test-slow test-browser test-rest fuzz fuzz-tables fuzz-steps lint bench \
-  reproduce system-deps test-system-deps clean freeze
+.PHONY: run test test-setup test-unit test-slow test-browser test-rest fuzz fuzz-tables fuzz-steps \
+  lint bench reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
 # (docs/performance.md, "Cold start and page speed"); it takes the same arguments
@@ -47,7 +47,14 @@ run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 # make test-browser.
 test: test-unit test-rest
 
-TEST_DEPS = $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
+# What every test tier needs, made two at a time: the test packages' install beside the
+# kernels' compile, each on one core (a clean clone's set-up, docs/performance.md)
+TEST_SETUP := $(VENV)/.test $(VENV)/.kernels $(VENV)/.default-model test-system-deps
+
+test-setup:
+	$(MAKE) --no-print-directory --jobs=2 $(TEST_SETUP)
+
+TEST_DEPS = test-setup
 
 test-unit: $(TEST_DEPS)
 	$(PY) -m ruff check .
