@@ -5,11 +5,28 @@ text, text alternatives: issue 39)."""
 import re
 
 from axe_playwright_python.base import AXE_FILE_PATH
-from playwright.sync_api import Error, Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Error, Locator, Page, expect
 
 TIMEOUT = 60_000  # ms: a hang guard; the tests run on two loaded cores
 TOP = "() => { window.scrollTo(0, 0); for (const el of document.querySelectorAll('*')) " \
       "{ if (el.scrollTop) el.scrollTop = 0; } }"
+
+# CSS animations and transitions off in the tests' pages, as Playwright's screenshots turn them
+# off: headless Chromium otherwise drew Streamlit's spinners at 60 frames a second while a page
+# ran, half its CPU in a wait on the server (docs/performance.md, "Session 27")
+STILL_PAGES = """addEventListener("DOMContentLoaded", () => {
+  const style = document.createElement("style");
+  style.textContent = "*, *::before, *::after"
+    + " { animation: none !important; transition: none !important; }";
+  document.head.append(style);
+});"""
+
+
+def still_context(browser: Browser, **options) -> BrowserContext:
+    """``browser.new_context(**options)`` whose pages have :data:`STILL_PAGES`."""
+    context = browser.new_context(**options)
+    context.add_init_script(STILL_PAGES)
+    return context
 
 
 def settled(page: Page) -> None:

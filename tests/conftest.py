@@ -17,6 +17,7 @@ import pytest
 
 from bench.appserver import CHROMIUM_ARGS, AppServer
 from forestviz.app.jobs import SERVER_PRELOAD
+from tests.browser_helpers import still_context
 
 pytest_plugins = ["tests.cli_tables",  # the command line's table and model fixtures
                   "tests.store_databases"]  # SQLite and a throwaway PostgreSQL
@@ -116,6 +117,32 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
 def browser_context_args(browser_context_args):
     """A tall viewport: Streamlit scrolls an inner container, so screenshots see only this."""
     return {**browser_context_args, "viewport": {"width": 1400, "height": 2000}}
+
+
+@pytest.fixture(scope="session")
+def lasting_context(browser, browser_context_args):
+    """One browser context for every ``page`` test of a worker, with a blank page that lives as
+    long as it does. Chromium then keeps the context's renderer process, its compiled script and
+    its HTTP cache from one test to the next: a test's first page of the app cost Chromium
+    about 2 CPU-s in a new context against 0.4–1 here (docs/performance.md, "Session 27")."""
+    context = still_context(browser, **browser_context_args)
+    context.new_page()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def context(lasting_context):
+    """pytest-playwright's ``context``, as a new one is to a test: every page the test opened is
+    closed after it, and the cookies, permissions and storage (local storage, IndexedDB) it left
+    are cleared (:meth:`~playwright.sync_api.BrowserContext.set_storage_state`)."""
+    keeper = lasting_context.pages[0]
+    yield lasting_context
+    for page in lasting_context.pages:
+        if page is not keeper:
+            page.close()
+    lasting_context.clear_permissions()
+    lasting_context.set_storage_state({"cookies": [], "origins": []})
 
 
 @pytest.fixture(scope="session")

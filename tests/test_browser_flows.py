@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from forestviz import __version__
 from forestviz.numbers import plain_number
-from tests.browser_helpers import scroll_to
+from tests.browser_helpers import scroll_to, still_context
 from tests.test_report_record import Document
 
 pytestmark = pytest.mark.browser
@@ -391,7 +391,7 @@ def test_two_sessions_at_once_see_only_their_own(browser, base_url, artifacts_di
     for name, feature, target, seed in (("alpha.csv", "lactate", "sepsis", 2),
                                         ("beta.csv", "troponin", "infarct", 3)):
         write_table(tmp_path / name, n=70, feature=feature, target=target, seed=seed)
-        context = browser.new_context(base_url=base_url,
+        context = still_context(browser, base_url=base_url,
                                       viewport={"width": 1400, "height": 2000})
         page = context.new_page()
         page.goto("/")

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from bench.appserver import AppServer
 from forestviz.store import StoreConfig, open_library
-from tests.browser_helpers import open_expander
+from tests.browser_helpers import open_expander, still_context
 from tests.conftest import SERVER_START_TIMEOUT, running
 from tests.test_browser_flows import (
     TIMEOUT,
@@ -56,7 +56,7 @@ def shown_row(page, timeout: float = TIMEOUT) -> tuple[str, str]:
 
 def new_page(browser, url: str, dialogs: list):
     """A page of a new browser context on ``url``; its JavaScript dialogs go to ``dialogs``."""
-    context = browser.new_context(base_url=url, viewport={"width": 1400, "height": 2000})
+    context = still_context(browser, base_url=url, viewport={"width": 1400, "height": 2000})
     page = context.new_page()
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto("/")

@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 
 from bench.appserver import AppServer, status
 from bench.server_memory import write_csv
+from tests.browser_helpers import still_context
 from tests.conftest import SERVER_START_TIMEOUT, running
 from ui.session_end import FLUSH_WAIT, MARGIN
 
@@ -62,7 +63,7 @@ def files(tmp_path_factory):
 
 def data_page(browser, url):
     """A new browser session on the Data page, its run finished."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    context = still_context(browser, viewport={"width": 1400, "height": 1600})
     page = context.new_page()
     page.goto(url)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
@@ -74,7 +75,7 @@ def data_page(browser, url):
 def explained(browser, url):
     """A session that opens the default model's explanation from the Home page, then goes: what
     a server holds once it is in use, before any upload."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    context = still_context(browser, viewport={"width": 1400, "height": 1600})
     page = context.new_page()
     page.goto(url)
     page.get_by_test_id("stMain").get_by_role(

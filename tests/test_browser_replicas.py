@@ -21,7 +21,7 @@ from playwright.sync_api import Page, expect
 
 from bench.appserver import AppServer
 from forestviz.store import StoreConfig, open_library
-from tests.browser_helpers import open_expander
+from tests.browser_helpers import open_expander, still_context
 from tests.conftest import SERVER_START_TIMEOUT, running
 from tests.replica_proxy import StickyProxy
 from tests.test_browser_flows import TIMEOUT, TRAIN_TIMEOUT, expect_explanation, go_to
@@ -121,7 +121,7 @@ def retire(page: Page) -> None:
 
 def test_two_replicas_share_the_library_the_trail_and_the_signin(replicas, browser):
     proxy, provider = replicas["proxy"], replicas["provider"]
-    admin = browser.new_context(viewport={"width": 1400, "height": 2000})
+    admin = still_context(browser, viewport={"width": 1400, "height": 2000})
     on_a = admin.new_page()
     sign_in(on_a, proxy.url, "adam")  # through the proxy to A: its callback sets the cookie
     expect_signed_in(on_a, "adam", "admin")
@@ -146,7 +146,7 @@ def test_two_replicas_share_the_library_the_trail_and_the_signin(replicas, brows
     on_a_row = shown_row(on_a)
 
     proxy.route("A")  # a viewer's session on A, the version on its Models page
-    viewer = browser.new_context(viewport={"width": 1400, "height": 2000})
+    viewer = still_context(browser, viewport={"width": 1400, "height": 2000})
     on_a_viewer = viewer.new_page()
     sign_in(on_a_viewer, proxy.url, "vera")
     expect_signed_in(on_a_viewer, "vera", "viewer")

@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from bench.appserver import children
+from tests.browser_helpers import still_context
 from tests.test_browser_flows import TIMEOUT, go_to, shoot, upload_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -99,7 +100,7 @@ def test_training_never_freezes_another_session(browser, own_app_server, artifac
     and a failure here must not leave a training that holds up the shared server."""
     app_server, base_url = own_app_server, own_app_server["url"]
     viewport = {"width": 1400, "height": 2000}
-    b = browser.new_context(base_url=base_url, viewport=viewport).new_page()
+    b = still_context(browser, base_url=base_url, viewport=viewport).new_page()
     b.goto("/")
     b.get_by_test_id("stMain").get_by_role(
         "button", name="Train the default model and explain a row").click()
@@ -108,7 +109,7 @@ def test_training_never_freezes_another_session(browser, own_app_server, artifac
     idle(b)
     quiet = [change_row(b, 3 + i) for i in range(ROWS)]
 
-    a = browser.new_context(base_url=base_url, viewport=viewport).new_page()
+    a = still_context(browser, base_url=base_url, viewport=viewport).new_page()
     a.goto("/")
     write_big_table(tmp_path / "alpha.csv")
     upload_table(a, tmp_path / "alpha.csv", "outcome")

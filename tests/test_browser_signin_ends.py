@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser_helpers import still_context
 from tests.test_browser_flows import TRAIN_TIMEOUT, download
 from tests.test_browser_signin import (
     CLAIM,
@@ -88,7 +89,7 @@ def test_a_cookie_copied_before_sign_out_opens_nothing_after_it(signin_app, page
     page.get_by_role("button", name="End session").click()  # the provider's own sign-out
     expect(page.get_by_test_id("stMain").get_by_role("button", name="Sign in")).to_be_visible(
         timeout=TIMEOUT)
-    thief = browser.new_context()
+    thief = still_context(browser)
     try:
         thief.add_cookies(copied)
         stolen = thief.new_page()

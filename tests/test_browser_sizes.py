@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser_helpers import still_context
 from tests.test_browser_flows import (
     TIMEOUT,
     ask_for_the_appendix,
@@ -75,7 +76,7 @@ def test_a_five_thousand_character_name_keeps_drawings_and_report_narrow(
     assert long_name[:500] in report and f"({len(long_name):,} characters)" in report
     report_path = tmp_path / "report.html"
     report_path.write_text(report, encoding="utf-8")
-    context = browser.new_context(viewport={"width": A4_PX, "height": 1100})
+    context = still_context(browser, viewport={"width": A4_PX, "height": 1100})
     reader = context.new_page()
     reader.goto(report_path.as_uri())
     width = reader.evaluate("() => document.documentElement.scrollWidth")

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from playwright.sync_api import Page, expect
 
 from forestviz.registry import FAMILIES
-from tests.browser_helpers import open_expander
+from tests.browser_helpers import open_expander, still_context
 from tests.step_pages import DONE, caption_names, plain, publish_names, small_table
 from tests.test_browser_flows import upload_table
 
@@ -288,7 +288,7 @@ LONG = os.environ.get("FORESTVIZ_FUZZ") == "1"
 def test_step_orders_in_the_browser(browser, app_url, tmp_path_factory, order, draw):
     table = tmp_path_factory.mktemp("walk") / "walk.csv"
     write_table(table)
-    context = browser.new_context(base_url=app_url, viewport={"width": 1400, "height": 2000})
+    context = still_context(browser, base_url=app_url, viewport={"width": 1400, "height": 2000})
     try:
         started = time.monotonic()
         walk(context.new_page(), table, order, copy.deepcopy(draw))  # a Script is used up
