@@ -29,9 +29,31 @@ def still_context(browser: Browser, **options) -> BrowserContext:
     return context
 
 
+def run_ended(page: Page, timeout: float = TIMEOUT) -> None:
+    """Wait until the page's run has ended: the app's root says its script is not running (a
+    click that asks for a rerun says so at once), and no element of an earlier run is left
+    stale. Streamlit's running icon is no sign: under load it shows seconds into a run."""
+    page.wait_for_timeout(300)
+    expect(page.get_by_test_id("stApp")).to_have_attribute(
+        "data-test-script-state", "notRunning", timeout=timeout)
+    expect(page.get_by_test_id("stMain").locator('[data-stale="true"]')).to_have_count(
+        0, timeout=timeout)
+
+
+def choose(page: Page, box: str, option: str, timeout: float = TIMEOUT) -> None:
+    """Pick ``option`` in the select box labelled ``box``, typed into its search so that the
+    option is drawn whatever the length of the list, then wait for the run it starts."""
+    combobox = page.get_by_test_id("stMain").get_by_role("combobox", name=box, exact=True)
+    combobox.click(timeout=timeout)
+    combobox.press_sequentially(option)
+    page.get_by_role("option", name=option, exact=True).click(timeout=timeout)
+    expect(combobox).to_have_value(option, timeout=timeout)
+    run_ended(page, timeout)
+
+
 def settled(page: Page) -> None:
     """Wait for the page's run to end, then scroll every scrolled box back to its top."""
-    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=3 * TIMEOUT)
+    run_ended(page, 3 * TIMEOUT)
     page.wait_for_timeout(1000)
     page.evaluate(TOP)
     page.wait_for_timeout(300)

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from forestviz import __version__
 from forestviz.numbers import plain_number
-from tests.browser_helpers import scroll_to, still_context
+from tests.browser_helpers import run_ended, scroll_to, still_context
 from tests.test_report_record import Document
 
 pytestmark = pytest.mark.browser
@@ -31,6 +31,7 @@ TRAIN_TIMEOUT = 300_000
 def go_to(page: Page, name: str) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
     expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible(timeout=TIMEOUT)
+    run_ended(page)
 
 
 def upload(page: Page, path) -> None:

@@ -12,6 +12,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser_helpers import choose
 from tests.test_browser_flows import TIMEOUT, TRAIN_TIMEOUT, go_to, shoot
 
 pytestmark = pytest.mark.browser
@@ -107,8 +108,7 @@ def test_the_summary_fits_on_a_regression_table(page, dialogs, artifacts_dir):
     page.goto("/")
     go_to(page, "Data")
     main = page.get_by_test_id("stMain")
-    main.get_by_test_id("stSelectbox").filter(has_text="Bundled data set").click()
-    page.get_by_role("option").filter(has_text="Diabetes progression").click()
+    choose(page, "Bundled data set", "Diabetes progression")
     expect(main.get_by_text("Target: Disease progression")).to_be_visible(timeout=TIMEOUT)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Home", exact=True).click()
     page.get_by_role("button", name="Train the default model and explain a row").click()

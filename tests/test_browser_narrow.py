@@ -8,7 +8,8 @@ for a wide page are shrunk to a narrow window's column)."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_helpers import scroll_to
+from forestviz.registry import FAMILIES
+from tests.browser_helpers import choose, scroll_to
 from tests.test_browser_flows import (
     TIMEOUT,
     expect_explanation,
@@ -114,12 +115,10 @@ def test_regression_charts_fit_narrow_and_wide(page, dialogs, artifacts_dir):
     page.goto("/")
     go_to(page, "Data")
     main = page.get_by_test_id("stMain")
-    main.get_by_test_id("stSelectbox").filter(has_text="Bundled data set").click()
-    page.get_by_role("option").filter(has_text="Diabetes progression").click()
+    choose(page, "Bundled data set", "Diabetes progression")
     expect(main.get_by_text("Target: Disease progression")).to_be_visible(timeout=TIMEOUT)
     go_to(page, "Train")
-    main.get_by_test_id("stSelectbox").filter(has_text="Model family").click()
-    page.get_by_role("option").filter(has_text="AGBoost").click()
+    choose(page, "Model family", FAMILIES["agboost"].label)
     train(page)
     expect(main.locator(".js-plotly-plot").filter(has_text="Predicted against actual")
            ).to_be_visible(timeout=TIMEOUT)

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from playwright.sync_api import Page, expect
 
 from forestviz.registry import FAMILIES
-from tests.browser_helpers import open_expander, still_context
+from tests.browser_helpers import choose, open_expander, run_ended, still_context
 from tests.step_pages import DONE, caption_names, plain, publish_names, small_table
 from tests.test_browser_flows import upload_table
 
@@ -61,33 +61,11 @@ def write_table(path) -> None:
     frame.to_csv(path, index=False)
 
 
-def settle(page: Page) -> None:
-    """Wait until the page's run has ended: the app's root says its script is not running (a
-    click that asks for a rerun says so at once), and no element of an earlier run is left
-    stale. Streamlit's running icon is no sign: under load it shows seconds into a run."""
-    page.wait_for_timeout(300)
-    expect(page.get_by_test_id("stApp")).to_have_attribute(
-        "data-test-script-state", "notRunning", timeout=WAIT)
-    expect(page.get_by_test_id("stMain").locator('[data-stale="true"]')).to_have_count(
-        0, timeout=WAIT)
-
-
 def go(page: Page, name: str) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click(
         timeout=WAIT)
     expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible(timeout=WAIT)
-    settle(page)
-
-
-def choose(page: Page, box: str, option: str) -> None:
-    """Pick ``option`` in the select box labelled ``box``, typed into its search so that the
-    option is drawn whatever the length of the list."""
-    combobox = page.get_by_test_id("stMain").get_by_role("combobox", name=box, exact=True)
-    combobox.click(timeout=WAIT)
-    combobox.press_sequentially(option)
-    page.get_by_role("option", name=option, exact=True).click(timeout=WAIT)
-    expect(combobox).to_have_value(option, timeout=WAIT)
-    settle(page)
+    run_ended(page, WAIT)
 
 
 class Walk:
@@ -100,8 +78,8 @@ class Walk:
         self.published: dict[str, str] = {}  # NAME@VERSION → the label published under it
         page.goto("/")
         upload_table(page, table, "outcome")
-        settle(page)
-        choose(page, "Target column", "outcome")
+        run_ended(page, WAIT)
+        choose(page, "Target column", "outcome", WAIT)
         self.where = "data"
         go(page, "Train")
         main = page.get_by_test_id("stMain")
@@ -109,12 +87,12 @@ class Walk:
         slider.focus()
         slider.press("Home")
         expect(slider).to_have_value(str(TREES), timeout=WAIT)
-        settle(page)
+        run_ended(page, WAIT)
         tune = main.get_by_test_id("stCheckbox").filter(has_text="Auto-tune")
         if tune.locator("input").is_checked():
             tune.locator("label").click(timeout=WAIT)
             expect(tune.locator("input")).not_to_be_checked(timeout=WAIT)
-            settle(page)
+            run_ended(page, WAIT)
         self.where = "train"
         self.check()
 
@@ -129,14 +107,14 @@ class Walk:
     # ------------------------------------------------------------------ steps
     def train(self, family: str) -> None:
         self.go("train")
-        choose(self.page, "Model family", FAMILIES[family].label)
+        choose(self.page, "Model family", FAMILIES[family].label, WAIT)
         self.main.get_by_role("button", name="Train", exact=True).click(timeout=WAIT)
         # the training's progress (or, taken from the server's models, its message at once),
         # then its end; the message is read once the page has settled
         cancel = self.main.get_by_role("button", name="Cancel", exact=True)
         expect(cancel.or_(self.main.get_by_text(DONE).first)).to_be_visible(timeout=WAIT)
         expect(cancel).to_have_count(0, timeout=TRAIN_WAIT)
-        settle(self.page)
+        run_ended(self.page, WAIT)
         label = f"{FAMILIES[family].label} · {TREES} trees"
         self.trained.append(label)
         self.current = label
@@ -153,7 +131,7 @@ class Walk:
         self.go(where)
         others = [label for label in self.trained if label != self.current]
         label = others[pick % len(others)]
-        choose(self.page, PICKERS[where], label)
+        choose(self.page, PICKERS[where], label, WAIT)
         self.current = label
 
     def change_row(self, pick: int) -> None:
@@ -168,7 +146,7 @@ class Walk:
         row = option.split(" · ")[0]
         heading = self.page.get_by_test_id("stHeading").filter(has_text=f"Row {row}: ")
         expect(heading).to_be_visible(timeout=WAIT)
-        settle(self.page)
+        run_ended(self.page, WAIT)
 
     def publish(self) -> None:
         self.go("train")
@@ -181,7 +159,7 @@ class Walk:
             timeout=WAIT)
         said = self.main.get_by_text(_PUBLISHED)
         expect(said).to_be_visible(timeout=WAIT)
-        settle(self.page)
+        run_ended(self.page, WAIT)
         ref = _PUBLISHED.search(plain(said.inner_text())).group(1)
         self.published[ref] = self.current
 
@@ -189,13 +167,13 @@ class Walk:
         refs = list(self.published)
         ref = refs[pick % len(refs)]
         self.go("models")
-        choose(self.page, "Published model", ref)
+        choose(self.page, "Published model", ref, WAIT)
         name, version = ref.rsplit("@", 1)
         self.main.get_by_role("button", name=re.compile(
             rf"^Open {re.escape(name)}@\u2060?{version}$")).click(timeout=WAIT)
         expect(self.page.get_by_role("heading", name="Explain", exact=True)).to_be_visible(
             timeout=WAIT)
-        settle(self.page)
+        run_ended(self.page, WAIT)
         self.where = "explain"
         self.trained = [self.published[ref]]  # the opened model's data set, its only model
         self.current = self.published[ref]
