@@ -60,41 +60,6 @@ def pytest_configure(config):
     multiprocessing.set_forkserver_preload(list(SERVER_PRELOAD))
 
 
-@pytest.hookimpl(trylast=True)  # after -m and -k have deselected
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist, each worker's first share of the tests starts with browser modules.
-
-    ``--dist worksteal`` hands the workers contiguous equal shares of the collection, then an
-    idle worker takes the second half of the longest queue. In alphabetical order the browser
-    modules (long, and each waiting on its pages and servers for part of its time) sat in one
-    share and were taken over last: a run ended with a worker in the memory test's sleeps
-    while the others had finished (docs/performance.md, "Session 27"). Here the browser
-    modules are dealt in turn to the front of the shares and the other tests, in their order,
-    fill each share to the size xdist sends it, so each share ends in tests that take seconds
-    and what waits runs beside what computes. A module stays whole unless a share ends in it.
-    """
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    modules: dict[str, list] = {}
-    for item in items:
-        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
-    waiting = [tests for tests in modules.values()
-               if any(test.get_closest_marker("browser") for test in tests)]
-    if workers < 2 or not waiting:
-        return
-    others = [test for tests in modules.values() if tests not in waiting for test in tests]
-    shares: list[list] = [[] for _ in range(workers)]
-    for turn, tests in enumerate(waiting):
-        shares[turn % workers].extend(tests)
-    left = len(items)
-    for turn, share in enumerate(shares):
-        size = left // (workers - turn)  # what xdist sends the turn-th idle worker
-        fill = max(0, size - len(share)) if turn < workers - 1 else len(others)
-        share.extend(others[:fill])
-        others = others[fill:]
-        left -= len(share)
-    items[:] = [test for share in shares for test in share]
-
-
 @pytest.fixture(scope="session", autouse=True)
 def one_component_scan():
     """Every AppTest's first run scans the metadata of every installed distribution for
