@@ -28,10 +28,12 @@ TIMEOUT = 60_000  # ms: a first run imports scikit-learn; training shares two bu
 TRAIN_TIMEOUT = 300_000
 
 
-def go_to(page: Page, name: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
-    expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible(timeout=TIMEOUT)
-    run_ended(page)
+def go_to(page: Page, name: str, timeout: float = TIMEOUT) -> None:
+    """Open the page ``name`` from the side bar and wait for its run to end."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click(
+        timeout=timeout)
+    expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible(timeout=timeout)
+    run_ended(page, timeout)
 
 
 def upload(page: Page, path) -> None:

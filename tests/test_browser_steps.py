@@ -31,7 +31,7 @@ from playwright.sync_api import Page, expect
 from forestviz.registry import FAMILIES
 from tests.browser_helpers import choose, open_expander, run_ended, still_context
 from tests.step_pages import DONE, caption_names, plain, publish_names, small_table
-from tests.test_browser_flows import upload_table
+from tests.test_browser_flows import go_to, upload_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -61,13 +61,6 @@ def write_table(path) -> None:
     frame.to_csv(path, index=False)
 
 
-def go(page: Page, name: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click(
-        timeout=WAIT)
-    expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible(timeout=WAIT)
-    run_ended(page, WAIT)
-
-
 class Walk:
     """One browser session; ``current`` is the label of the model the steps made current."""
 
@@ -81,7 +74,7 @@ class Walk:
         run_ended(page, WAIT)
         choose(page, "Target column", "outcome", WAIT)
         self.where = "data"
-        go(page, "Train")
+        go_to(page, "Train", WAIT)
         main = page.get_by_test_id("stMain")
         slider = main.get_by_role("slider", name="Number of trees")
         slider.focus()
@@ -101,7 +94,7 @@ class Walk:
         return self.page.get_by_test_id("stMain")
 
     def go(self, where: str) -> None:
-        go(self.page, where.capitalize())
+        go_to(self.page, where.capitalize(), WAIT)
         self.where = where
 
     # ------------------------------------------------------------------ steps
