@@ -8,13 +8,13 @@ RUNTIME_DEBS := graphviz fonts-dejavu-core fonts-droid-fallback libpango-1.0-0 l
 # postgresql: the throwaway server the store tests also run on (tests/postgres_server.py)
 TEST_DEBS := $(RUNTIME_DEBS) chromium postgresql
 PORT ?= 8501
-# pytest-xdist workers for each test tier; in the unit and slow tiers each keeps BLAS to one
-# thread, as more threads than cores only spin
+# pytest-xdist workers for each test tier run alone; in the unit and slow tiers each keeps BLAS
+# to one thread, as more threads than cores only spin
 TEST_WORKERS ?= 2
-# workers for the slow and browser tiers run together by `make test`: a third, because a
-# browser test waits on its pages, servers and sleeps for about a quarter of its time (0.17 to
-# 1.9 cores each; docs/performance.md, "The suite's 15 minutes")
-REST_WORKERS ?= 3
+# workers for `make test`'s one run of every tier: a third, because a browser test waits on its
+# pages, servers and sleeps for about a quarter of its time (0.17 to 1.9 cores each;
+# docs/performance.md, "The suite's 15 minutes")
+ALL_WORKERS ?= 3
 # worksteal: a worker that runs out of tests takes half of the other's queue. xdist's default
 # ("load") never takes back tests it has sent, so one worker was left to finish the slow tier's
 # AppTest flows and the nested debug-build run (tests/test_kernel_bounds.py) while the other
@@ -24,28 +24,23 @@ ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 # Python writes its bytecode caches (__pycache__, ignored by git) even where the environment
 # says not to: without them every pytest process compiled and rewrote the asserts of all 214
-# test modules again, and a collection took 15 s instead of 9 s. So pip need not compile every
-# module it installs (plotly alone has thousands no page imports): the first import compiles
-# what is used, once; the venv's install took 19 s instead of 47 s (docs/performance.md)
+# test modules again, and a collection took 15 s instead of 9 s. So the installer need not
+# compile every module it installs (plotly alone has thousands no page imports): the first
+# import compiles what is used, once (docs/performance.md)
 unexport PYTHONDONTWRITEBYTECODE
-PIP_INSTALL := $(PY) -m pip install --quiet --no-compile
+# uv installs the exact pins (its `pip install`): from its cache it links the files where pip
+# unpacked every wheel again, 3 s for the runtime's pins where pip took 15 s (docs/performance.md,
+# "Session 28"). It is itself pinned, and put in the venv by the machine's pip.
+UV_VERSION := 0.13.9
+PIP_INSTALL := $(VENV)/bin/uv pip install --quiet --python $(PY)
 
-.PHONY: run test test-setup test-unit test-slow test-browser test-rest fuzz fuzz-tables fuzz-steps \
+.PHONY: run test test-setup test-unit test-slow test-browser fuzz fuzz-tables fuzz-steps \
   lint bench reproduce system-deps test-system-deps clean freeze
 
 # ui.launch is Streamlit's command line that also starts loading the default model at once
 # (docs/performance.md, "Cold start and page speed"); it takes the same arguments
 run: $(VENV)/.runtime $(VENV)/.kernels $(VENV)/.default-model system-deps
 	$(PY) -m ui.launch run app.py --server.address 127.0.0.1 --server.port $(PORT)
-
-# Every test (docs/performance.md, "Test suite"): the fast unit tests first, on TEST_WORKERS
-# pytest-xdist workers each with one BLAS thread, stopping at the first failure; then the slow
-# and the browser tests in one run on REST_WORKERS workers (each browser test with the app
-# server and Chromium of its worker): the slow tests' CPU fills what the browser tests leave
-# while they wait, and the two tiers' start-ups and last stragglers are paid once.
-# One tier alone: make test-unit (ruff and the unit tests: the inner loop), make test-slow,
-# make test-browser.
-test: test-unit test-rest
 
 # What every test tier needs, made two at a time: the test packages' install beside the
 # kernels' compile, each on one core (a clean clone's set-up, docs/performance.md)
@@ -56,6 +51,16 @@ test-setup:
 
 TEST_DEPS = test-setup
 
+# Every test (docs/performance.md, "Test suite"): ruff, then the unit, slow and browser tiers in
+# one pytest run on ALL_WORKERS pytest-xdist workers, each with one BLAS thread (each browser
+# test with the app server and Chromium of its worker): the CPU-bound tests fill what the
+# browser tests leave while they wait, and the workers' start-ups and last stragglers are paid
+# once. One tier alone: make test-unit (ruff and the unit tests: the inner loop, stopping at the
+# first failure), make test-slow, make test-browser.
+test: $(TEST_DEPS)
+	$(PY) -m ruff check .
+	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(ALL_WORKERS) --dist worksteal
+
 test-unit: $(TEST_DEPS)
 	$(PY) -m ruff check .
 	$(ONE_BLAS_THREAD) $(PY) -m pytest $(WORKSTEAL) -x -m "not slow and not browser"
@@ -65,9 +70,6 @@ test-slow: $(TEST_DEPS)
 
 test-browser: $(TEST_DEPS)
 	$(PY) -m pytest -n $(TEST_WORKERS) -m browser
-
-test-rest: $(TEST_DEPS)
-	$(ONE_BLAS_THREAD) $(PY) -m pytest -n $(REST_WORKERS) --dist worksteal -m "slow or browser"
 
 # The generated tests' long profiles (docs/reliability.md): hundreds of tables and of step
 # orders through one session of the app
@@ -117,8 +119,8 @@ test-system-deps:
 	bash scripts/ensure-debian-packages.sh $(TEST_DEBS)
 
 $(VENV)/bin/python:
-	$(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) --upgrade pip
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(PY) install --quiet uv==$(UV_VERSION)
 
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
 	$(PIP_INSTALL) -r requirements.txt
@@ -152,7 +154,7 @@ $(VENV)/.test: requirements-test.txt $(VENV)/.runtime
 	touch $@
 
 freeze: $(VENV)/.test
-	$(PY) -m pip freeze --exclude-editable
+	$(VENV)/bin/uv pip freeze --python $(PY) --exclude-editable
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
