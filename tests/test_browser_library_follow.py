@@ -58,88 +58,92 @@ def table_cells(page: Page, column: int) -> list[str]:
                         ).all_inner_texts()
 
 
-def test_a_publish_elsewhere_shows_on_an_open_home_page_and_the_focus_stays(
+def test_open_pages_follow_publishes_and_retirements_and_keep_the_users_place(
         browser, tmp_path, bench):
+    """One server on an empty library and one session: the open Home page follows the first
+    publish, then the Models page the next publishes and retirements (both pages on one
+    server: a server's start costs about 9 CPU-s)."""
     data_dir, dialogs = tmp_path / "var", []
     library = library_at(data_dir)  # another process's connection to the server's library
     with server_on(data_dir, tmp_path) as url:
         context, page = new_page(browser, url, dialogs)
-        main = page.get_by_test_id("stMain")
-        attention = main.get_by_role("button", name="See attention at work")
-        expect(attention).to_be_visible(timeout=TIMEOUT)
-        settled(page)
-        attention.focus()
-        idle_page_is_not_drawn_again(page)
-
-        library.publish(bench, name="Pima risk", intended_use="Screening")
-        published = time.monotonic()
-        expect(main.get_by_role("heading", name="Open a published model")).to_be_visible(
-            timeout=FOLLOW_TIMEOUT)
-        print(f"published by another process, shown on the open Home page after "
-              f"{time.monotonic() - published:.2f} s (no reload)")
-        expect(main.get_by_role("button", name=re.compile(r"^Open Pima risk@\u2060?1$"))
-               ).to_be_visible(timeout=TIMEOUT)
-        assert changes(page) > 0  # the page was drawn again, the new part above the button
-        expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(
-            0, timeout=TIMEOUT)
-        expect(attention).to_be_focused()
+        home_follows_a_publish_and_keeps_the_focus(page, library, bench)
+        library.publish(bench, name="Pima risk", description="second", intended_use="Screening")
+        models_page_follows_and_keeps_the_choices(page, library, bench)
         assert page.get_by_test_id("stException").count() == 0
         context.close()
     assert dialogs == []
 
 
-def test_an_open_models_page_follows_publishes_and_retirements_and_keeps_the_choices(
-        browser, tmp_path, bench):
-    data_dir, dialogs = tmp_path / "var", []
-    library = library_at(data_dir)
+def home_follows_a_publish_and_keeps_the_focus(page: Page, library, bench) -> None:
+    """Home with nothing published, the focus on a button: a publish elsewhere shows with no
+    reload and no click, and the focus stays."""
+    main = page.get_by_test_id("stMain")
+    attention = main.get_by_role("button", name="See attention at work")
+    expect(attention).to_be_visible(timeout=TIMEOUT)
+    settled(page)
+    attention.focus()
+    idle_page_is_not_drawn_again(page)
+
     library.publish(bench, name="Pima risk", intended_use="Screening")
-    library.publish(bench, name="Pima risk", description="second", intended_use="Screening")
-    with server_on(data_dir, tmp_path) as url:
-        context, page = new_page(browser, url, dialogs)
-        go_to(page, "Models")
-        main = page.get_by_test_id("stMain")
-        choice = main.get_by_role("combobox", name="Published model")
-        choice.click()
-        page.get_by_role("option", name=re.compile(r"^Pima risk@\u2060?1$")).click()
-        sure = main.get_by_text(re.compile(r"^Yes, retire Pima risk@\u2060?1"))
-        sure.click()  # the confirmation ticked, the Retire button not clicked yet
-        retire = main.get_by_role("button", name=re.compile(r"^Retire Pima risk@\u2060?1$"))
-        expect(retire).to_be_enabled(timeout=TIMEOUT)
-        expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(
-            0, timeout=TIMEOUT)
-        ticked = main.get_by_role("checkbox", name=re.compile(r"^Yes, retire Pima risk"))
-        expect(ticked).to_be_focused()
-        assert table_cells(page, 1) == ["Pima risk", "Pima risk"]
-        idle_page_is_not_drawn_again(page)
+    published = time.monotonic()
+    expect(main.get_by_role("heading", name="Open a published model")).to_be_visible(
+        timeout=FOLLOW_TIMEOUT)
+    print(f"published by another process, shown on the open Home page after "
+          f"{time.monotonic() - published:.2f} s (no reload)")
+    expect(main.get_by_role("button", name=re.compile(r"^Open Pima risk@\u2060?1$"))
+           ).to_be_visible(timeout=TIMEOUT)
+    assert changes(page) > 0  # the page was drawn again, the new part above the button
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT)
+    expect(attention).to_be_focused()
+    assert page.get_by_test_id("stException").count() == 0
 
-        library.publish(bench, name="Other", intended_use="Screening")
-        published = time.monotonic()
-        expect(page.locator('[data-testid="stDataFrame"] td[aria-colindex="1"]',
-                            has_text="Other")).to_have_count(1, timeout=FOLLOW_TIMEOUT)
-        print(f"published by another process, listed on the open Models page after "
-              f"{time.monotonic() - published:.2f} s (no reload)")
-        assert table_cells(page, 1) == ["Other", "Pima risk", "Pima risk"]
-        drawn(page)
-        # what the user was doing is as they left it
-        expect(choice).to_have_value(re.compile(r"^Pima risk@\u2060?1$"))
-        expect(retire).to_be_enabled()
-        expect(ticked).to_be_checked()
-        expect(ticked).to_be_focused()
 
-        page.evaluate(WATCH)
-        library.retire("Other", 1)  # by an admin elsewhere: this admin sees it marked
-        page.wait_for_function("() => window.forestvizChanges > 0", timeout=FOLLOW_TIMEOUT)
-        drawn(page)
-        retire.click()  # this session's own retirement: said once, the list as it now is
-        expect(main.get_by_text(re.compile(r"^Pima risk@\u2060?1 is retired\."))).to_be_visible(
-            timeout=TIMEOUT)
-        drawn(page)
-        choice.click()
-        expect(page.get_by_role("option")).to_have_text(
-            [re.compile(rf"^{name}@\u2060?{version}{marked}$") for name, version, marked in (
-                ("Other", 1, " \\(retired\\)"), ("Pima risk", 2, ""),
-                ("Pima risk", 1, " \\(retired\\)"))])
-        assert [v.ref for v in library.versions()] == ["Pima risk@2"]
-        assert page.get_by_test_id("stException").count() == 0
-        context.close()
-    assert dialogs == []
+def models_page_follows_and_keeps_the_choices(page: Page, library, bench) -> None:
+    """The Models page with two versions of one model, a version chosen and its retirement's
+    confirmation ticked: a publish and a retirement elsewhere show with the user's choices and
+    focus as they were; this session's own retirement is said once."""
+    go_to(page, "Models")
+    main = page.get_by_test_id("stMain")
+    choice = main.get_by_role("combobox", name="Published model")
+    choice.click()
+    page.get_by_role("option", name=re.compile(r"^Pima risk@\u2060?1$")).click()
+    sure = main.get_by_text(re.compile(r"^Yes, retire Pima risk@\u2060?1"))
+    sure.click()  # the confirmation ticked, the Retire button not clicked yet
+    retire = main.get_by_role("button", name=re.compile(r"^Retire Pima risk@\u2060?1$"))
+    expect(retire).to_be_enabled(timeout=TIMEOUT)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(
+        0, timeout=TIMEOUT)
+    ticked = main.get_by_role("checkbox", name=re.compile(r"^Yes, retire Pima risk"))
+    expect(ticked).to_be_focused()
+    assert table_cells(page, 1) == ["Pima risk", "Pima risk"]
+    idle_page_is_not_drawn_again(page)
+
+    library.publish(bench, name="Other", intended_use="Screening")
+    published = time.monotonic()
+    expect(page.locator('[data-testid="stDataFrame"] td[aria-colindex="1"]',
+                        has_text="Other")).to_have_count(1, timeout=FOLLOW_TIMEOUT)
+    print(f"published by another process, listed on the open Models page after "
+          f"{time.monotonic() - published:.2f} s (no reload)")
+    assert table_cells(page, 1) == ["Other", "Pima risk", "Pima risk"]
+    drawn(page)
+    # what the user was doing is as they left it
+    expect(choice).to_have_value(re.compile(r"^Pima risk@\u2060?1$"))
+    expect(retire).to_be_enabled()
+    expect(ticked).to_be_checked()
+    expect(ticked).to_be_focused()
+
+    page.evaluate(WATCH)
+    library.retire("Other", 1)  # by an admin elsewhere: this admin sees it marked
+    page.wait_for_function("() => window.forestvizChanges > 0", timeout=FOLLOW_TIMEOUT)
+    drawn(page)
+    retire.click()  # this session's own retirement: said once, the list as it now is
+    expect(main.get_by_text(re.compile(r"^Pima risk@\u2060?1 is retired\."))).to_be_visible(
+        timeout=TIMEOUT)
+    drawn(page)
+    choice.click()
+    expect(page.get_by_role("option")).to_have_text(
+        [re.compile(rf"^{name}@\u2060?{version}{marked}$") for name, version, marked in (
+            ("Other", 1, " \\(retired\\)"), ("Pima risk", 2, ""),
+            ("Pima risk", 1, " \\(retired\\)"))])
+    assert [v.ref for v in library.versions()] == ["Pima risk@2"]
