@@ -27,9 +27,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = [sys.executable, "-m", "ui.launch"]  # the app's command (README, Makefile, Dockerfile)
 STREAMLIT = [sys.executable, "-m", "streamlit"]  # plain Streamlit (the blank app of the speed test)
-CHROMIUM_ARGS = [  # headless Debian Chromium on a machine with no network beyond loopback
+# Headless Debian Chromium on a machine with no network beyond loopback. Without the features
+# named, the window of every browser context started two renderers for its address bar's popup
+# (chrome://omnibox-popup.top-chrome/), which no page shows or needs: 0.16 CPU-s a context, and
+# a browser test that opens ten contexts took 13 % less CPU without them (docs/performance.md,
+# "Session 28")
+CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 ]  # fmt: skip
 
 
