@@ -120,9 +120,12 @@ test-system-deps:
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv --without-pip $(VENV)
+
+# a venv made before uv (with pip in it) gets uv too
+$(VENV)/bin/uv: | $(VENV)/bin/python
 	$(PYTHON) -m pip --python $(PY) install --quiet uv==$(UV_VERSION)
 
-$(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
+$(VENV)/.runtime: requirements.txt | $(VENV)/bin/uv
 	$(PIP_INSTALL) -r requirements.txt
 	touch $@
 
