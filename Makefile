@@ -32,7 +32,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # unpacked every wheel again, 3 s for the runtime's pins where pip took 15 s (docs/performance.md,
 # "Session 28"). It is itself pinned, and put in the venv by the machine's pip.
 UV_VERSION := 0.13.9
-PIP_INSTALL := $(VENV)/bin/uv pip install --quiet --python $(PY)
+UV_INSTALL := $(VENV)/bin/uv pip install --quiet --python $(PY)
 
 .PHONY: run test test-setup test-unit test-slow test-browser fuzz fuzz-tables fuzz-steps \
   lint bench reproduce system-deps test-system-deps clean freeze
@@ -126,7 +126,7 @@ $(VENV)/bin/uv: | $(VENV)/bin/python
 	$(PYTHON) -m pip --python $(PY) install --quiet uv==$(UV_VERSION)
 
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/uv
-	$(PIP_INSTALL) -r requirements.txt
+	$(UV_INSTALL) -r requirements.txt
 	touch $@
 
 # The numba kernels (ERF's, the leaf look-ups') are compiled on first use and cached beside
@@ -149,11 +149,11 @@ $(VENV)/.default-model: $(shell find forestviz -name '*.py') $(wildcard data/*.c
 	touch $@
 
 $(VENV)/.bench: requirements-bench.txt $(VENV)/.runtime
-	$(PIP_INSTALL) -r requirements-bench.txt
+	$(UV_INSTALL) -r requirements-bench.txt
 	touch $@
 
 $(VENV)/.test: requirements-test.txt $(VENV)/.runtime
-	$(PIP_INSTALL) -r requirements-test.txt
+	$(UV_INSTALL) -r requirements-test.txt
 	touch $@
 
 freeze: $(VENV)/.test
