@@ -216,9 +216,12 @@ def test_an_admin_reads_the_sign_ins_and_refusals_and_downloads_them(signin_app,
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Audit").click()
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Audit", exact=True)).to_be_visible(timeout=TIMEOUT)
-    # the count holds this page's own viewing, recorded before it (issue 36)
-    expect(main.get_by_text(matching(len(trail(signin_app))), exact=True)).to_be_visible(
-        timeout=TIMEOUT)
+    # the count holds this page's own viewing, recorded before it (issue 36); the trail is read
+    # once the count is shown: the heading is drawn before the viewing is recorded, and a trail
+    # read at the heading missed it (seen once: 2 events read, "3 matching events" shown)
+    count = main.get_by_text(re.compile(r"^\d+ matching events?$"))
+    expect(count).to_be_visible(timeout=TIMEOUT)
+    assert count.inner_text() == matching(len(trail(signin_app)))
     shown = download_csv(page, main)
     stored = trail(signin_app)
     assert stored["action"].iloc[-1] == "audit_exported"  # the export is recorded after it
