@@ -9,13 +9,13 @@ The same file is the server's ASGI app: ``streamlit run`` serves the ``st.App`` 
 script it is given, importing it (``__name__`` is then ``app``) where a session runs it as
 ``__main__``. The import refuses local mode on a network address and puts the doors of
 ``ui.doors`` (the Host allow-list) and ``ui.upload_caps`` (every uploader's cap, on the
-server) in front of every route (issue 36); it imports no page
-module (their caches would warn that no runtime exists yet)."""
+server) in front of every route (issue 36), and ``ui.stale_ticks`` on the websocket; it imports
+no page module (their caches would warn that no runtime exists yet)."""
 
 import streamlit as st
 from starlette.middleware import Middleware
 
-from ui import doors, launch, memory, page_focus, upload_caps
+from ui import doors, launch, memory, page_focus, stale_ticks, upload_caps
 from ui.secure_cookies import SecureCookies
 
 if __name__ != "__main__":  # the server's import, before it answers any request
@@ -26,6 +26,7 @@ if __name__ != "__main__":  # the server's import, before it answers any request
         Middleware(doors.HostAllowList, hosts=doors.server_hosts()),
         Middleware(upload_caps.UploadCaps),
         Middleware(SecureCookies),  # every cookie set over HTTPS is Secure
+        Middleware(stale_ticks.StaleTicks),  # no timer's tick from a page the session has left
     ])
 else:  # a session's run
     from forestviz.store import waits
