@@ -1,6 +1,6 @@
 """A server safe to leave running, in Debian Chromium against the real server: while session A
-trains a 500-tree model in a worker process, session B's Explain page still changes row (medians
-of three rows each, printed; the goal, under 3× the time on an idle server, is a figure of
+trains a 500-tree model in a worker process, session B's Explain page still changes row (one row
+each in ``make test``, printed; the goal, under 3× the time on an idle server, is a figure of
 docs/performance.md, measured as medians of five with ``FORESTVIZ_SPEED_ROWS=5``, and the test
 asserts only a hang detector, 10×); A's Cancel ends the worker (and everything it started)
 and A's previous model is still shown; a closed tab's training is cancelled once its lease
@@ -28,7 +28,7 @@ A_FEATURE = "alpha_marker_A"
 RESPONSIVE_RATIO = 10  # busy / idle median row change, a hang detector (0.98-1.38 measured)
 CANCEL_CEILING = 20.0  # s from Cancel to the worker's end, a hang detector (well under 2 s quiet)
 LEASE_SLACK = 30.0  # s after the lease for a closed tab's job to end (under 0.5 s quiet)
-ROWS = int(os.environ.get("FORESTVIZ_SPEED_ROWS", "3"))  # rows changed for each median
+ROWS = int(os.environ.get("FORESTVIZ_SPEED_ROWS", "1"))  # rows changed for each median
 
 
 def write_big_table(path: Path, n: int = 20_000, seed: int = 5) -> None:
@@ -128,8 +128,8 @@ def test_training_never_freezes_another_session(browser, own_app_server, artifac
 
     busy = [change_row(b, 3 + ROWS + i) for i in range(ROWS)]
     print(f"row change, idle server: {quiet} s; while A trains 500 trees: {busy} s")
-    # the time to change row: the median of new rows each, so one stray pause (a garbage
-    # collection, another program on the machine) does not decide the comparison
+    # the time to change row: with FORESTVIZ_SPEED_ROWS above 1, the median of new rows each,
+    # so one stray pause (a garbage collection, another program) does not decide the figure
     assert np.median(busy) < RESPONSIVE_RATIO * np.median(quiet), (quiet, busy)
     assert A_FEATURE not in b.get_by_test_id("stMain").inner_text()
     shoot(b, artifacts_dir, "server-b-while-a-trains")

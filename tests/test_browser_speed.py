@@ -27,11 +27,11 @@ from tests.test_browser_flows import TIMEOUT, expect_explanation, go_to
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BLANK_APP = 'import streamlit as st\n\nst.write("A blank app.")\n'
-# row changes on Explain and steps of each Paper lab slider: a few in `make test`, where the
+# row changes on Explain and steps of each Paper lab slider: one each in `make test`, where the
 # figures are only checked against hang detectors; the medians docs/performance.md records
 # are of FORESTVIZ_SPEED_ROWS=10 FORESTVIZ_SPEED_STEPS=5 (each change costs about 1.5 CPU-s)
-ROW_CHANGES = int(os.environ.get("FORESTVIZ_SPEED_ROWS", "3"))
-SLIDER_STEPS = int(os.environ.get("FORESTVIZ_SPEED_STEPS", "2"))
+ROW_CHANGES = int(os.environ.get("FORESTVIZ_SPEED_ROWS", "1"))
+SLIDER_STEPS = int(os.environ.get("FORESTVIZ_SPEED_STEPS", "1"))
 VIEWPORT = {"width": 1400, "height": 2000}
 
 # Records the app's script-run states (running, notRunning, ...) from now on: each change's
