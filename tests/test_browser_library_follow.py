@@ -21,11 +21,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 FOLLOW_TIMEOUT = 30_000  # ms: a hang guard (the page asks every second and runs in seconds)
 IDLE_MS = 3_000  # an idle page watched for this long: three polls or so
 # count the changes to the page's main area from now on (a page run marks its elements stale
-# and draws them again; a poll that draws nothing changes nothing)
+# and draws them again; a poll that draws nothing changes nothing): the whole document is
+# watched, so that a main area drawn anew in place of the one there now counts too
 WATCH = """() => { window.forestvizChanges = 0;
-  new MutationObserver(found => { window.forestvizChanges += found.length; })
-    .observe(document.querySelector('[data-testid="stMain"]'),
-             {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+  new MutationObserver(found => {
+      const main = document.querySelector('[data-testid="stMain"]');
+      window.forestvizChanges += found.filter(change => main?.contains(change.target)).length;
+  })
+    .observe(document.body, {subtree: true, childList: true, attributes: true,
+                             characterData: true}); }"""
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +139,10 @@ def models_page_follows_and_keeps_the_choices(page: Page, library, bench) -> Non
 
     page.evaluate(WATCH)
     library.retire("Other", 1)  # by an admin elsewhere: this admin sees it marked
+    retired = time.monotonic()
     page.wait_for_function("() => window.forestvizChanges > 0", timeout=FOLLOW_TIMEOUT)
+    print(f"retired by another process, the open Models page drawn again after "
+          f"{time.monotonic() - retired:.2f} s (no reload)")
     drawn(page)
     retire.click()  # this session's own retirement: said once, the list as it now is
     expect(main.get_by_text(re.compile(r"^Pima risk@\u2060?1 is retired\."))).to_be_visible(

@@ -34,7 +34,7 @@ import streamlit as st
 from forestviz.numbers import decimal_text
 from forestviz.store import StoreError
 from forestviz.store.roles import may
-from ui import library, models, state
+from ui import library, models, state, timers
 from ui.display import as_label, as_text, show_error
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def _follow(shown: int | None) -> None:
     except StoreError:
         return
     if changed:
-        st.rerun(scope="app")
+        timers.rerun_page()
 
 
 def metrics_text(info: ModelVersion) -> str:

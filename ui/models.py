@@ -30,7 +30,7 @@ from forestviz.app.training_plan import Follow, Reuse, decide_training
 from forestviz.io.csv_input import DataError
 from forestviz.io.dataset import DataChoice, Dataset
 from forestviz.registry import FAMILIES
-from ui import library
+from ui import library, timers
 from ui.display import as_text
 from ui.server import default_training, job_pool, shared_models
 from ui.state import CHOICE, DATASET, MODEL, MODELS, limits
@@ -300,7 +300,7 @@ def job_status(key: str = TRAINING) -> None:
         return
     record.job.touch()
     if not _running(record.job):
-        st.rerun(scope="app")
+        timers.rerun_page()
     st.progress(*_progress(record))
     st.button("Cancel", key=f"cancel_{key}", on_click=_cancel, args=(record.job,),
               icon=":material/cancel:")
