@@ -52,7 +52,10 @@ else:  # a session's run
         ensure_dataset()
         watch_this_session()  # a closed tab's session (its uploads) is dropped after its TTL
     upload_caps.showing(page.url_path)  # only this page's uploaders may receive files
-    page.run()
+    try:
+        page.run()
+    finally:  # however the run ends (a rerun, a stop): its garbage, collected (ui/memory.py)
+        memory.after_page_run()
     # in the background: what a trained model and the Explain page import, and the default
     # model, loaded (or trained) once for every Home button; ui.launch started it with the server
     # (this finds it), a plain `streamlit run` starts it here, after the first page

@@ -61,11 +61,10 @@ def page_modules() -> list[str]:
 def freeze_imports() -> None:
     """Import every module the pages use (:func:`page_modules`), then move every object alive
     (the libraries' and the app's code and constants) into the collector's permanent
-    generation (:func:`gc.freeze`). Streamlit collects all garbage after each run of a page or
-    fragment (its ``runner.postScriptGC``); over the imported libraries' objects that took
-    0.1–0.2 s, so an open Home or Models page, whose follow runs every second, kept a fifth of a
-    core busy (``docs/performance.md``, "An idle page"). Frozen, a collection scans only what
-    the sessions made since. The imports' own garbage is collected first, so none is kept."""
+    generation (:func:`gc.freeze`). All garbage is collected after each run of a page
+    (:func:`ui.memory.after_page_run`); over the imported libraries' objects that took 0.1–0.2
+    s (``docs/performance.md``, "An idle page"). Frozen, a collection scans only what the
+    sessions made since. The imports' own garbage is collected first, so none is kept."""
     for name in page_modules():
         importlib.import_module(name)
     gc.collect()

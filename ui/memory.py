@@ -11,6 +11,14 @@ dynamic rise off; :func:`give_back`, called once a closed session's uploads are 
 (``ui.session_end``), collects the garbage and hands the free memory of pyarrow's pool and of
 glibc's heap (``malloc_trim``) back. Without glibc (another C library) both do only what
 they can.
+
+The garbage of a page's whole run is collected as the run ends (:func:`after_page_run`, in
+``app.py``). Streamlit's own collection after every run (``runner.postScriptGC``) is off
+(``.streamlit/config.toml``): it also ran after each tick of a timer's fragment, which makes
+next to no garbage (the library's follow on an open Home or Models page, every second:
+``ui.catalog``), and a full collection over what the server made after its start (the default
+model, the cached views) was most of a tick's cost (``docs/performance.md``, "An idle page").
+Between page runs Python's own generational collector goes on as in any program.
 """
 
 from __future__ import annotations
@@ -36,6 +44,12 @@ def at_server_start() -> bool:
     """Fix glibc's mmap threshold; whether it was set."""
     libc = _glibc()
     return libc is not None and libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1
+
+
+def after_page_run() -> None:
+    """Collect the garbage of the run that ends (a page run's namespace, which holds its
+    tables, is a reference cycle)."""
+    gc.collect()
 
 
 def give_back() -> None:
