@@ -20,6 +20,7 @@ from forestviz.app.workbench import Workbench
 from forestviz.explain.plots.alt import chart_text
 from forestviz.explain.report.markup import SENTENCE_LIMIT, plain
 from forestviz.explain.row.view import Chart, Tree
+from forestviz.io.bundled import load_dataset
 from forestviz.registry import FAMILIES
 from forestviz.trees.ensemble import as_ensemble
 from tests.apptest_helpers import (
@@ -404,3 +405,9 @@ def test_the_feature_table_shows_a_dash_where_a_measure_does_not_apply():
     assert not (cells == "None").any(axis=None)
     assert element.value["percentile"].dtype == float
     assert any("does not apply" in c.value for c in at.caption)
+    # the row as entered: text throughout, each value as the record says it (a column of
+    # numbers and text made Streamlit log that Arrow could not convert it)
+    entered = at.dataframe[1].value.set_index("column")["value"]
+    row = load_dataset("pima_diabetes").X.iloc[0]
+    assert entered.to_dict() == {c: "—" if c == "Glucose (mg/dL)" else plain(v)
+                                 for c, v in row.items()}

@@ -36,7 +36,7 @@ from forestviz.explain.row.figures import FIGURES, WEIGHT_FIGURES, figures
 from forestviz.explain.row.narrative import rule_words, target_column, tree_value_note
 from forestviz.explain.row.tree_choice import equal_weights
 from forestviz.explain.row.tree_section import TreeSection, tree_sections
-from forestviz.explain.row.values import marks
+from forestviz.explain.row.values import marks, plain
 from forestviz.names import elide
 from forestviz.numbers import outcome_text, plain_number
 
@@ -236,8 +236,9 @@ def _row(e, edited, charts) -> Section:
     if e.original_row is not None:
         columns = [str(c) for c in e.original_row.index]
         said = marks(columns, e.missing, edited)
+        values = [v if isinstance(v, str) else plain(v) for v in e.original_row]  # all text
         parts.append(Table("entered", "The row as entered", pd.DataFrame(
-            {"column": columns, "value": e.original_row.to_numpy(), "marks": said}),
+            {"column": columns, "value": values, "marks": said}),
             marked=tuple("edited" in m for m in said), folded=True))
     return Section("row", "This row beside the training rows", tuple(parts))
 
