@@ -3,6 +3,11 @@ the same row, whatever the file format, chunk size or place the chunks run (a re
 cluster of two worker processes on loopback)."""
 
 import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
 from dataclasses import asdict
 
 import numpy as np
@@ -21,6 +26,7 @@ from forestviz.batch.source import RowSource
 from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.persistence.model_file import ModelFile
+from tests.store_helpers import REPO
 
 TOP_K = 4
 
@@ -246,3 +252,34 @@ def test_a_dask_cluster_gives_the_single_process_output_exactly(rows, pima, tmp_
         explain_file(model, RowSource(rows[1]), sink, chunk_rows=8, contributions=True)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "cluster.parquet"), single,
                                   check_exact=True)
+
+
+SNIFF_THREADS = """
+    import json, os, sys
+    from forestviz.batch.source import RowSource
+    from forestviz.io.csv_input import load_csv
+
+    def threads():
+        return len(os.listdir("/proc/self/task"))
+
+    load_csv(b"a,b\\n1,2\\n", min_columns=1)  # what the upload reader starts, started first
+    before = threads()
+    source = RowSource(sys.argv[1])
+    print(json.dumps([before, threads(), list(source.columns)]))
+"""
+
+
+def test_reading_a_csvs_header_starts_no_thread_pool(tmp_path):
+    """A command refused just after its table's header was read (a bad output) ended while
+    pyarrow's thread pool, started for those few kilobytes, was still starting: the C++ runtime
+    aborted the process ("terminate called without an active exception", exit -6), once in a
+    clean-clone run. The header is read in the calling thread."""
+    path = tmp_path / "rows.csv"
+    path.write_text("id,x;y,z\nP1,1,2\nP2,3,4\n")
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(SNIFF_THREADS), str(path)],
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    before, after, columns = json.loads(done.stdout)
+    assert columns == ["id", "x;y", "z"]
+    assert after == before

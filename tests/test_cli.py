@@ -167,6 +167,9 @@ BAD = {
                                      "{tmp}/o.parquet"], "no column 'Glucose (mg/dL)'"),
     "an output of another kind": (["explain", "{model}", "{table}", "--out", "{tmp}/o.xlsx"],
                                   "must end in .parquet or .csv"),
+    "an output of another kind, of a missing table": (  # the output is refused first
+        ["explain", "{model}", "{missing}", "--out", "{tmp}/o.xlsx"],
+        "must end in .parquet or .csv"),
     "another training table": (["explain", "{model}", "{table}", "--training", "{short}",
                                 "--out", "{tmp}/o.csv"], "is not the table this model"),
     "an unknown row": (["report", "{model}", "{table}", "--rows", "P9999", "--out", "{tmp}/r"],

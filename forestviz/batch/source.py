@@ -154,9 +154,12 @@ class RowSource:
 
 def _arrow_names(utf8_head: bytes, delimiter: str, skip: int) -> list[str] | None:
     """The header's column names as load_csv names them (spaces around removed, an empty name
-    ``column i``, repeated names made unique), read with ``delimiter``; None if unreadable."""
+    ``column i``, repeated names made unique), read with ``delimiter``; None if unreadable.
+    One block in this thread: pyarrow's thread pool started here, for a few kilobytes, was still
+    starting its threads when a command refused at once and the process ended, and the C++
+    runtime aborted the process ("terminate called without an active exception", exit -6)."""
     options = (pa_csv.ReadOptions(skip_rows=skip, autogenerate_column_names=True,
-                                  block_size=len(utf8_head) + 1),
+                                  block_size=len(utf8_head) + 1, use_threads=False),
                pa_csv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
                pa_csv.ConvertOptions(column_types={}, strings_can_be_null=True))
     try:

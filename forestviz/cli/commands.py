@@ -94,8 +94,8 @@ def explain(args) -> int:
         rows = trail.rows()  # the audit trail's keyed digest of the rows explained
     else:
         model = read_model(args.model)
+    sink = RowSink(args.out, force=args.force)  # a bad output is refused before the table is read
     source = RowSource(args.data)
-    sink = RowSink(args.out, force=args.force)
     check_columns(model, source)
     id_column = id_column_of(model, source, args.id)
     if args.published is None:
