@@ -3,11 +3,6 @@ the same row, whatever the file format, chunk size or place the chunks run (a re
 cluster of two worker processes on loopback)."""
 
 import hashlib
-import json
-import os
-import subprocess
-import sys
-import textwrap
 from dataclasses import asdict
 
 import numpy as np
@@ -26,7 +21,7 @@ from forestviz.batch.source import RowSource
 from forestviz.io.bundled import load_dataset
 from forestviz.io.csv_input import DataError, load_csv
 from forestviz.persistence.model_file import ModelFile
-from tests.store_helpers import REPO
+from tests.store_helpers import run_script
 
 TOP_K = 4
 
@@ -255,7 +250,7 @@ def test_a_dask_cluster_gives_the_single_process_output_exactly(rows, pima, tmp_
 
 
 SNIFF_THREADS = """
-    import json, os, sys
+    import json, os
     from forestviz.batch.source import RowSource
     from forestviz.io.csv_input import load_csv
 
@@ -264,7 +259,7 @@ SNIFF_THREADS = """
 
     load_csv(b"a,b\\n1,2\\n", min_columns=1)  # what the upload reader starts, started first
     before = threads()
-    source = RowSource(sys.argv[1])
+    source = RowSource(os.environ["ROWS"])
     print(json.dumps([before, threads(), list(source.columns)]))
 """
 
@@ -276,10 +271,6 @@ def test_reading_a_csvs_header_starts_no_thread_pool(tmp_path):
     clean-clone run. The header is read in the calling thread."""
     path = tmp_path / "rows.csv"
     path.write_text("id,x;y,z\nP1,1,2\nP2,3,4\n")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(SNIFF_THREADS), str(path)],
-                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    before, after, columns = json.loads(done.stdout)
+    before, after, columns = run_script(SNIFF_THREADS, tmp_path, ROWS=str(path))
     assert columns == ["id", "x;y", "z"]
     assert after == before
