@@ -26,6 +26,7 @@ from forestviz.app.jobs import (
 from forestviz.io.bundled import DEFAULT_DATASET, load_dataset
 from forestviz.io.dataset import DataChoice
 from tests.job_targets import die, fail, spin, square
+from tests.store_helpers import run_script
 
 DEADLINE = 60.0  # s for a job to start (the first one starts the forkserver)
 CANCEL_CEILING = 10.0  # s from cancel to the worker's end: SIGTERM, SIGKILL 1 s later (quiet: ms)
@@ -88,16 +89,84 @@ def test_cancel_ends_the_worker_and_its_children(pool, tmp_path):
         job.result()
 
 
-def test_a_job_nobody_asks_about_is_cancelled():
-    pool = JobPool(max_running=1, max_queued=0, lease=1.0)
-    job = pool.submit(spin, "/dev/null")
-    # its worker's pid, set at its start: a forkserver that starts with this job imports its
-    # preload first (seconds), so the lease may have run out as the job starts, and it is
-    # "running" only while it is being stopped
-    wait_for(lambda: job.pid is not None)
-    worker = job.pid
+def test_a_job_nobody_asks_about_is_cancelled(pool, tmp_path):
+    assert pool.submit(square, 1).wait(DEADLINE)  # the forkserver is up: the job starts at once
+    leased = JobPool(max_running=1, max_queued=0, lease=1.0)
+    pid_file = tmp_path / "grandchild"
+    job = leased.submit(spin, str(pid_file))
+    wait_for(lambda: pid_file.exists() and pid_file.read_text())
+    worker, grandchild = job.pid, int(pid_file.read_text())
     assert job.wait(DEADLINE) and job.state == "cancelled"
-    wait_for(lambda: not alive(worker), timeout=CANCEL_CEILING)
+    wait_for(lambda: not alive(worker) and not alive(grandchild), timeout=CANCEL_CEILING)
+
+
+# A process whose forkserver imports a module that sleeps SLOW_IMPORT s: its first pools give up
+# on a start after 1 s or are cancelled while starting; the workers that start late are stopped
+SLOW_START = """
+    import json, os, sys, threading, time
+    # the forkserver finds its preload on its PYTHONPATH (Python 3.11 passes it no sys.path)
+    os.environ["PYTHONPATH"] = os.pathsep.join([{here!r}, os.environ["PYTHONPATH"]])
+    from bench.appserver import children
+    from forestviz.app.jobs import JobPool
+    from tests.job_targets import spin, square
+
+    def forkserver():
+        for pid in children(os.getpid()):
+            with open(f"/proc/{{pid}}/cmdline", "rb") as command:
+                if b"forkserver" in command.read():
+                    return pid
+
+    impatient = JobPool(max_running=1, max_queued=0, lease=3600, preload=("slow_import",),
+                        start_timeout=1.0)
+    patient = JobPool(max_running=1, max_queued=0, lease=3600)
+    submitted = time.monotonic()
+    given_up = impatient.submit(spin, {given_up_file!r})
+    cancelled = patient.submit(spin, {cancelled_file!r})
+    time.sleep(0.3)
+    states = [given_up.state, cancelled.state]
+    cancelled.cancel()
+    cancelled.wait({deadline})
+    cancelled_after = time.monotonic() - submitted
+    given_up.wait({deadline})
+    given_up_after = time.monotonic() - submitted
+    server, late = forkserver(), time.monotonic()
+    while time.monotonic() - late < {deadline} and (children(server) or any(
+            thread.name == "forestviz-start" for thread in threading.enumerate())):
+        time.sleep(0.05)  # until both late starts are over and their workers stopped
+    after = JobPool(max_running=1, max_queued=0, lease=3600).submit(square, 3)
+    after.wait({deadline})
+    print(json.dumps({{
+        "states": states, "ended": [given_up.state, cancelled.state],
+        "pids": [given_up.pid, cancelled.pid],
+        "cancelled after": cancelled_after, "given up after": given_up_after,
+        "message": str(given_up._error), "forkserver's children": children(server),
+        "since submitted": time.monotonic() - submitted, "after": after.result()}}))
+"""
+SLOW_IMPORT = 4.0  # s
+
+
+def test_a_worker_that_does_not_start_in_time_fails_its_job_and_never_runs(tmp_path):
+    """A worker's start waits for the forkserver's imports. A job is not left waiting for ever:
+    past its pool's ``start_timeout`` it fails in one line; cancelled while its worker starts,
+    it ends at once; the workers that start after that are stopped before they run (no
+    grandchild, no child left to the forkserver); later jobs run."""
+    (tmp_path / "slow_import.py").write_text(f"import time\ntime.sleep({SLOW_IMPORT})\n")
+    files = [tmp_path / "given-up", tmp_path / "cancelled"]
+    seen = run_script(SLOW_START.format(here=str(tmp_path), given_up_file=str(files[0]),
+                                        cancelled_file=str(files[1]), deadline=DEADLINE,
+                                        slow=SLOW_IMPORT), tmp_path)
+    assert seen["states"] == ["starting", "starting"]  # each pool has its own slot
+    assert seen["ended"] == ["failed", "cancelled"] and seen["pids"] == [None, None]
+    assert seen["message"] == ("no worker process started within 1 s (the server is "
+                               "overloaded); try again in a few minutes")
+    assert 1.0 <= seen["given up after"] < SLOW_IMPORT
+    assert seen["cancelled after"] < SLOW_IMPORT
+    assert seen["since submitted"] > SLOW_IMPORT  # the late starts happened, and were stopped
+    assert seen["forkserver's children"] == [] and seen["after"] == 9
+    for started in files:  # a worker that got as far as its target left no grandchild
+        if started.exists() and started.read_text():
+            grandchild = int(started.read_text())
+            wait_for(lambda pid=grandchild: not alive(pid), timeout=CANCEL_CEILING)
 
 
 @pytest.mark.slow

@@ -185,13 +185,13 @@ def submit(key: str, record, fn, args, *details) -> bool:
 def in_progress(key: str) -> bool:
     """Whether this session's job ``key`` is waiting or running."""
     record = st.session_state.get(key)
-    return record is not None and record.job.state in ("queued", "running")
+    return record is not None and record.job.unfinished
 
 
 def take_finished(key: str) -> SessionJob | None:
     """This session's job ``key`` once it has finished (removed from the session), else None."""
     record = st.session_state.get(key)
-    if record is None or record.job.state in ("queued", "running"):
+    if record is None or record.job.unfinished:
         return None
     del st.session_state[key]
     return record
@@ -299,7 +299,7 @@ def job_status(key: str = TRAINING) -> None:
     if record is None:
         return
     record.job.touch()
-    if not _running(record.job):
+    if not record.job.unfinished:
         timers.rerun_page()
     st.progress(*_progress(record))
     st.button("Cancel", key=f"cancel_{key}", on_click=_cancel, args=(record.job,),
@@ -323,15 +323,11 @@ def wait_for_training() -> None:
     bar = st.progress(*_progress(record))
     st.button("Cancel", key=f"cancel_{TRAINING}", on_click=_cancel, args=(record.job,),
               icon=":material/cancel:")
-    while _running(record.job):
+    while record.job.unfinished:
         record.job.touch()
         bar.progress(*_progress(record))  # also where a click stops this run
         record.job.wait(POLL_SECONDS / 4)
     st.rerun(scope="app")
-
-
-def _running(job: Job) -> bool:
-    return job.state in ("queued", "running")
 
 
 def _progress(record: SessionJob) -> tuple[float, str]:

@@ -22,6 +22,10 @@ process:
   and a pool with a ``cpu_limit`` once its worker has used that many CPU seconds (the kernel's
   ``RLIMIT_CPU``: a measure of the work that a busy machine does not stretch); either raises
   :class:`JobTimedOut`;
+* a worker that has not started ``start_timeout`` seconds after its job got a slot (the
+  forkserver still importing on a loaded machine, or stuck) fails the job with
+  :class:`WorkerDied` rather than leaving it waiting for ever, and a job cancelled or abandoned
+  while its worker starts ends at once; a worker that starts after all is stopped;
 * progress reports ``(stage, fraction)`` are passed back at most every ``PROGRESS_INTERVAL``
   seconds; the result, or the job's exception, comes back pickled through a pipe (the worker is
   our own code: nothing untrusted is unpickled).
@@ -52,7 +56,11 @@ from forestviz.app.worker import KILL_GRACE, noop, plain_main, stop, work
 # preload set by then: the test suite sets this one for every pytest process (tests/conftest.py)
 SERVER_PRELOAD = ("forestviz.app.warm", "weasyprint")
 POLL_INTERVAL = 0.05  # seconds the supervising thread waits for a message
-STATES = ("queued", "running", "done", "failed", "cancelled")
+# seconds from a job's slot to its worker's start: the first job of a server waits for the
+# forkserver's imports (about 4 CPU-s, docs/performance.md); beyond this the start is stuck
+START_TIMEOUT = 180.0
+STATES = ("queued", "starting", "running", "done", "failed", "cancelled")
+UNFINISHED = ("queued", "starting", "running")
 
 
 class PoolBusy(RuntimeError):
@@ -96,6 +104,11 @@ class Job:
         self._cancel.set()
 
     @property
+    def unfinished(self) -> bool:
+        """Whether the job is waiting for a slot, starting its worker or running."""
+        return self.state in UNFINISHED
+
+    @property
     def finished_ok(self) -> bool:
         return self.state == "done"
 
@@ -126,7 +139,8 @@ class JobPool:
 
     def __init__(self, *, max_running: int = 1, max_queued: int = 4, lease: float = 30.0,
                  niceness: int = 10, spare_cpus: int = 1, preload: tuple[str, ...] = (),
-                 time_limit: float | None = None, cpu_limit: int | None = None):
+                 time_limit: float | None = None, cpu_limit: int | None = None,
+                 start_timeout: float = START_TIMEOUT):
         if max_running < 1 or max_queued < 0:
             raise ValueError("max_running must be ≥ 1 and max_queued ≥ 0")
         if time_limit is not None and not time_limit > 0:
@@ -135,6 +149,7 @@ class JobPool:
             raise ValueError(f"cpu_limit must be whole positive seconds or None, got {cpu_limit}")
         self.max_running, self.max_queued = max_running, max_queued
         self.time_limit, self.cpu_limit = time_limit, cpu_limit
+        self.start_timeout = start_timeout
         self.lease, self.niceness, self.spare_cpus = lease, niceness, spare_cpus
         self._context = multiprocessing.get_context("forkserver")
         if preload:
@@ -150,7 +165,7 @@ class JobPool:
         while the server is still importing). Raises :class:`PoolBusy` when full."""
         job = Job(fn, args, kwargs, self.lease)
         with self._lock:
-            self._active = [j for j in self._active if j.state in ("queued", "running")]
+            self._active = [j for j in self._active if j.unfinished]
             if len(self._active) >= self.max_running + self.max_queued:
                 raise PoolBusy(f"{len(self._active)} jobs are running or waiting on this server "
                                "(the limit); try again in a minute.")
@@ -163,8 +178,7 @@ class JobPool:
         """How many jobs submitted earlier are still waiting or running."""
         with self._lock:
             return sum(1 for j in self._active
-                       if j is not job and j.state in ("queued", "running")
-                       and j.submitted <= job.submitted)
+                       if j is not job and j.unfinished and j.submitted <= job.submitted)
 
     def warm_up(self, delay: float = 0.0) -> None:
         """Start the forkserver (and its imports) in the background, ``delay`` seconds from
@@ -201,15 +215,61 @@ class JobPool:
             args=(sender, job.fn, job.args, job.kwargs, self.niceness, self.spare_cpus,
                   self.cpu_limit),
             daemon=True, name="forestviz-worker")
-        with plain_main():
-            worker.start()
-        sender.close()
-        job.pid, job.state, job.stage = worker.pid, "running", "starting"
+        job.state, job.stage = "starting", "starting a worker process"
         try:
-            self._follow(job, worker, receiver)
+            if not self._start(job, worker, sender):
+                return
+            job.pid, job.state, job.stage = worker.pid, "running", "starting"
+            try:
+                self._follow(job, worker, receiver)
+            finally:
+                stop(worker)
         finally:
             receiver.close()
-            stop(worker)
+
+    def _start(self, job: Job, worker, sender) -> bool:
+        """Start ``worker`` on a thread of its own (the forkserver answers a start only once its
+        imports are done), watching ``job`` meanwhile; False, with the job finished, when it
+        is cancelled or abandoned or the start takes over ``start_timeout`` seconds: a worker
+        that starts after that is stopped at once."""
+        outcome: dict = {}
+        settled = threading.Lock()
+
+        def start() -> None:
+            try:
+                with plain_main():
+                    worker.start()
+            except BaseException as err:  # handed to the supervising thread
+                outcome["error"] = err
+            finally:
+                sender.close()
+                with settled:
+                    outcome["started"] = "error" not in outcome
+                    late = "given up" in outcome
+                if late and outcome["started"]:
+                    stop(worker)
+
+        starter = threading.Thread(target=start, daemon=True, name="forestviz-start")
+        starter.start()
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            starter.join(POLL_INTERVAL)
+            with settled:
+                if "started" in outcome:
+                    break
+                if not (job._abandoned() or time.monotonic() > deadline):
+                    continue
+                outcome["given up"] = True
+            if job._abandoned():
+                job._finish("cancelled", error=JobCancelled("cancelled before it started"))
+            else:
+                job._finish("failed", error=WorkerDied(
+                    f"no worker process started within {self.start_timeout:g} s (the server "
+                    "is overloaded); try again in a few minutes"))
+            return False
+        if "error" in outcome:
+            raise outcome["error"]
+        return True
 
     def _follow(self, job: Job, worker, receiver) -> None:
         deadline = math.inf if self.time_limit is None else time.monotonic() + self.time_limit

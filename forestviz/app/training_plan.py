@@ -118,6 +118,6 @@ def decide_training(dataset: Dataset, choice: DataChoice, settings: Settings, li
         if default is not None and (default.choice, default.settings) == (choice, settings):
             if default.job.finished_ok:
                 return Reuse(default.job.result())
-            if default.job.state in ("queued", "running"):
+            if default.job.unfinished:
                 return Follow(default.job)
     return plan_training(dataset, choice, settings, limits, file)
