@@ -54,11 +54,14 @@ def shown_row(page, timeout: float = TIMEOUT) -> tuple[str, str]:
     return re.match(r"Row (\S+?):", heading.first.inner_text())[1], metric(page, "P(Yes)")
 
 
-def new_page(browser, url: str, dialogs: list):
-    """A page of a new browser context on ``url``; its JavaScript dialogs go to ``dialogs``."""
+def new_page(browser, url: str, dialogs: list, on_websocket=None):
+    """A page of a new browser context on ``url``; its JavaScript dialogs go to ``dialogs``,
+    its websockets to ``on_websocket`` (when given) as they open."""
     context = still_context(browser, base_url=url, viewport={"width": 1400, "height": 2000})
     page = context.new_page()
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    if on_websocket is not None:
+        page.on("websocket", on_websocket)
     page.goto("/")
     return context, page
 

@@ -9,7 +9,10 @@ import re
 import time
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, WebSocket, expect
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.browser_helpers import settled
 from tests.store_helpers import library_at, trained
@@ -35,6 +38,44 @@ WATCH = """() => { window.forestvizChanges = 0;
 @pytest.fixture(scope="module")
 def bench():
     return trained()
+
+
+class Wire:
+    """What passes on the page's websocket, a line each, for a failure's message: the page's
+    timer ticks and clicks, the server's runs (whole or a fragment's), pages and timers."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.started = time.monotonic()
+
+    def watch(self, socket: WebSocket) -> None:
+        socket.on("framesent", lambda data: self.sent(data))
+        socket.on("framereceived", lambda data: self.received(data))
+
+    def note(self, line: str) -> None:
+        self.lines.append(f"{time.monotonic() - self.started:7.2f} {line}")
+
+    def sent(self, data) -> None:
+        if isinstance(data, bytes):
+            message = BackMsg.FromString(data)
+            if message.WhichOneof("type") == "rerun_script":
+                rerun = message.rerun_script
+                self.note(f"page: {'tick' if rerun.is_auto_rerun else 'rerun'} "
+                          f"{rerun.fragment_id or 'whole'}")
+
+    def received(self, data) -> None:
+        if not isinstance(data, bytes):
+            return
+        message = ForwardMsg.FromString(data)
+        kind = message.WhichOneof("type")
+        if kind == "new_session":
+            self.note(f"server: run {list(message.metadata.run.fragment_ids) or 'whole'}")
+        elif kind in ("navigation", "script_finished", "auto_rerun", "stop_auto_rerun"):
+            self.note(f"server: {kind} {str(getattr(message, kind)).strip()[:60]!r}")
+
+    def since(self, moment: float) -> str:
+        return "\n".join(line for line in self.lines
+                         if float(line.split()[0]) >= moment - self.started - 5)
 
 
 def changes(page: Page) -> int:
@@ -67,13 +108,13 @@ def test_open_pages_follow_publishes_and_retirements_and_keep_the_users_place(
     """One server on an empty library and one session: the open Home page follows the first
     publish, then the Models page the next publishes and retirements (both pages on one
     server: a server's start costs about 9 CPU-s)."""
-    data_dir, dialogs = tmp_path / "var", []
+    data_dir, dialogs, wire = tmp_path / "var", [], Wire()
     library = library_at(data_dir)  # another process's connection to the server's library
     with server_on(data_dir, tmp_path) as url:
-        context, page = new_page(browser, url, dialogs)
+        context, page = new_page(browser, url, dialogs, on_websocket=wire.watch)
         home_follows_a_publish_and_keeps_the_focus(page, library, bench)
         library.publish(bench, name="Pima risk", description="second", intended_use="Screening")
-        models_page_follows_and_keeps_the_choices(page, library, bench)
+        models_page_follows_and_keeps_the_choices(page, library, bench, wire)
         assert page.get_by_test_id("stException").count() == 0
         context.close()
     assert dialogs == []
@@ -103,7 +144,7 @@ def home_follows_a_publish_and_keeps_the_focus(page: Page, library, bench) -> No
     assert page.get_by_test_id("stException").count() == 0
 
 
-def models_page_follows_and_keeps_the_choices(page: Page, library, bench) -> None:
+def models_page_follows_and_keeps_the_choices(page: Page, library, bench, wire: Wire) -> None:
     """The Models page with two versions of one model, a version chosen and its retirement's
     confirmation ticked: a publish and a retirement elsewhere show with the user's choices and
     focus as they were; this session's own retirement is said once."""
@@ -140,7 +181,10 @@ def models_page_follows_and_keeps_the_choices(page: Page, library, bench) -> Non
     page.evaluate(WATCH)
     library.retire("Other", 1)  # by an admin elsewhere: this admin sees it marked
     retired = time.monotonic()
-    page.wait_for_function("() => window.forestvizChanges > 0", timeout=FOLLOW_TIMEOUT)
+    try:
+        page.wait_for_function("() => window.forestvizChanges > 0", timeout=FOLLOW_TIMEOUT)
+    except PlaywrightError as error:  # what the page and the server said meanwhile
+        raise AssertionError(f"not followed: {error}\n{wire.since(retired)}") from error
     print(f"retired by another process, the open Models page drawn again after "
           f"{time.monotonic() - retired:.2f} s (no reload)")
     drawn(page)

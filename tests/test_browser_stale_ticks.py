@@ -111,6 +111,10 @@ def test_a_tick_of_the_page_left_never_blanks_the_page_opened(page: Page, dialog
     page.wait_for_timeout(1500)
     expect(heading).to_be_visible()
     expect(main.get_by_text("Most fragile test").first).to_be_visible()
-    after = relay.pages[clicked:]  # the click's run on Home, then Explain's, and Home's no more
-    assert after[0] == home and home not in after[1:] and len(after) > 1
+    # the click's run on Home (and more of Home's while the server's default model is still
+    # loading: Home follows that training and opens Explain when it ends), then Explain's,
+    # and Home's no more
+    after = relay.pages[clicked:]
+    left = next((k for k, name in enumerate(after) if name != home), len(after))
+    assert 0 < left < len(after) and home not in after[left:], (home, after)
     assert dialogs == []
