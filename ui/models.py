@@ -336,6 +336,8 @@ def _progress(record: SessionJob) -> tuple[float, str]:
     if job.state == "queued":
         ahead = job_pool().ahead_of(job)
         text = f"{record.title}: waiting for a free worker ({ahead} job(s) ahead on this server)…"
+    elif job.state == "starting":
+        text = f"{record.title}: {job.stage}…"
     else:
         text = f"{job.stage} ({job.fraction:.0%})"
     return min(max(job.fraction, 0.0), 1.0), as_text(text)
