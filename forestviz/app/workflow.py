@@ -183,7 +183,7 @@ def assemble(dataset, choice, settings, estimator, preprocessor, train_rows, tes
     models = {FAMILIES[settings.family].label: (estimator, fit_seconds)}
     fitted = baselines(dataset.task, settings) if with_baselines else {}
     for i, (name, baseline) in enumerate(fitted.items()):
-        progress(f"baseline: {name}", 0.75 + 0.1 * i)
+        progress(f"fitting {name}", 0.75 + 0.1 * i)
         started = time.perf_counter()
         models[name] = (baseline.fit(X_train, y_train), time.perf_counter() - started)
     progress("scoring the held-out rows", 0.95)
