@@ -46,6 +46,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from forestviz.app.worker import KILL_GRACE, noop, plain_main, stop, work
 
@@ -61,6 +62,18 @@ POLL_INTERVAL = 0.05  # seconds the supervising thread waits for a message
 START_TIMEOUT = 180.0
 STATES = ("queued", "starting", "running", "done", "failed", "cancelled")
 UNFINISHED = ("queued", "starting", "running")
+
+
+@dataclass
+class _StartAttempt:
+    """A worker's start, shared by the thread that starts it and the job's thread that watches
+    it (:meth:`JobPool._start`); ``lock`` guards ``ended`` and ``given_up``, so that exactly one
+    of the two threads stops a worker that starts after the watcher gave up on it."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    ended: bool = False  # worker.start() returned or raised
+    error: BaseException | None = None  # what it raised
+    given_up: bool = False  # the job was finished without it (cancelled, or too slow)
 
 
 class PoolBusy(RuntimeError):
@@ -232,21 +245,20 @@ class JobPool:
         imports are done), watching ``job`` meanwhile; False, with the job finished, when it
         is cancelled or abandoned or the start takes over ``start_timeout`` seconds: a worker
         that starts after that is stopped at once."""
-        outcome: dict = {}
-        settled = threading.Lock()
+        attempt = _StartAttempt()
 
         def start() -> None:
             try:
                 with plain_main():
                     worker.start()
             except BaseException as err:  # handed to the supervising thread
-                outcome["error"] = err
+                attempt.error = err
             finally:
                 sender.close()
-                with settled:
-                    outcome["started"] = "error" not in outcome
-                    late = "given up" in outcome
-                if late and outcome["started"]:
+                with attempt.lock:
+                    attempt.ended = True
+                    late = attempt.given_up
+                if late and attempt.error is None:
                     stop(worker)
 
         starter = threading.Thread(target=start, daemon=True, name="forestviz-start")
@@ -254,12 +266,12 @@ class JobPool:
         deadline = time.monotonic() + self.start_timeout
         while True:
             starter.join(POLL_INTERVAL)
-            with settled:
-                if "started" in outcome:
+            with attempt.lock:
+                if attempt.ended:
                     break
                 if not (job._abandoned() or time.monotonic() > deadline):
                     continue
-                outcome["given up"] = True
+                attempt.given_up = True
             if job._abandoned():
                 job._finish("cancelled", error=JobCancelled("cancelled before it started"))
             else:
@@ -267,8 +279,8 @@ class JobPool:
                     f"no worker process started within {self.start_timeout:g} s (the server "
                     "is overloaded); try again in a few minutes"))
             return False
-        if "error" in outcome:
-            raise outcome["error"]
+        if attempt.error is not None:
+            raise attempt.error
         return True
 
     def _follow(self, job: Job, worker, receiver) -> None:
