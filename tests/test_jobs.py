@@ -5,7 +5,9 @@ cancel, an expired lease or a pool's time limit ends the worker and every proces
 never starves."""
 
 import contextlib
+import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -98,6 +100,47 @@ def test_a_job_nobody_asks_about_is_cancelled(pool, tmp_path):
     worker, grandchild = job.pid, int(pid_file.read_text())
     assert job.wait(DEADLINE) and job.state == "cancelled"
     wait_for(lambda: not alive(worker) and not alive(grandchild), timeout=CANCEL_CEILING)
+
+
+# A server that dies with a job running (killed, out of memory): it starts a spinning job with a
+# grandchild, prints the worker's and the grandchild's pids and, once told to (the file ``go``),
+# exits without stopping anything
+DIES_WITH_A_JOB = """
+    import json, os, time
+    from forestviz.app.jobs import JobPool
+    from tests.job_targets import spin
+
+    job = JobPool(max_running=1, max_queued=0, lease=3600).submit(spin, {pid_file!r})
+    deadline = time.monotonic() + {deadline}
+    while time.monotonic() < deadline and not (
+            job.stage == "spinning" and os.path.exists({pid_file!r})
+            and open({pid_file!r}).read()):
+        time.sleep(0.02)
+    print(json.dumps([job.pid, int(open({pid_file!r}).read())]), flush=True)
+    while not os.path.exists({go!r}):
+        time.sleep(0.02)
+    os._exit(0)
+"""
+
+
+def test_a_worker_whose_server_dies_ends_with_what_it_started(tmp_path):
+    """The server's forkserver ends with the server; the worker, seeing its parent gone, ends
+    its whole process group: no grandchild is left spinning or holding the server's pipes."""
+    go = tmp_path / "go"
+    server = run_script(DIES_WITH_A_JOB.format(pid_file=str(tmp_path / "grandchild"), go=str(go),
+                                               deadline=DEADLINE), tmp_path, wait=False)
+    pids = []
+    try:
+        pids = json.loads(server.stdout.readline())
+        assert all(alive(pid) for pid in pids)
+        go.touch()
+        assert server.wait(DEADLINE) == 0
+        wait_for(lambda: not any(alive(pid) for pid in pids), timeout=DEADLINE)
+    finally:
+        for pid in pids:  # nothing left spinning by a failure
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        server.communicate(timeout=DEADLINE)
 
 
 # A process whose forkserver imports a module that sleeps SLOW_IMPORT s: its first pools give up

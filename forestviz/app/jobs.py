@@ -17,7 +17,7 @@ process:
 * :meth:`Job.cancel` ends the worker's whole process group (SIGTERM, then SIGKILL after
   ``KILL_GRACE`` seconds), so no computation outlives it;
 * a job whose owner stops asking about it (:meth:`Job.touch`) for ``lease`` seconds — a closed
-  browser tab — is cancelled the same way; a worker whose parent died exits by itself;
+  browser tab — is cancelled the same way; a worker whose server died ends with what it started;
 * a pool with a ``time_limit`` stops a job the same way once it has run that many seconds,
   and a pool with a ``cpu_limit`` once its worker has used that many CPU seconds (the kernel's
   ``RLIMIT_CPU``: a measure of the work that a busy machine does not stretch); either raises

@@ -5,8 +5,8 @@ multiprocessing re-runs the parent's ``__main__`` module in every child; under S
 is the app script itself (the script runner installs it as ``__main__``), so processes are
 started with a plain ``__main__`` in place (:func:`plain_main`). Inside, :func:`work` puts the
 worker in its own process group at a lower priority, bounds its CPU seconds, sends progress at
-most every ``PROGRESS_INTERVAL`` seconds and the outcome, pickled, through a pipe, and exits by
-itself when its parent is gone.
+most every ``PROGRESS_INTERVAL`` seconds and the outcome, pickled, through a pipe, and ends with
+its process group when its server is gone.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import contextlib
 import importlib
 import os
 import resource
+import select
 import signal
 import sys
 import threading
@@ -61,11 +62,22 @@ def noop() -> None:
     return None
 
 
-def _watch_parent(parent: int) -> None:
-    """Exit once the parent (the supervising server) is gone."""
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os._exit(1)  # our supervisor is gone: nobody will read the result
+def _watch_server(sender) -> None:
+    """End the worker's whole process group once its server is gone: nobody will read the
+    result, and what the job started (a solver's or a cluster's processes) must not outlive it.
+
+    The worker's parent is the forkserver, which outlives its server while any worker runs
+    (each worker holds the write end of the pipe whose end the forkserver waits for), so the
+    parent cannot tell. The server holds the only read end of the worker's result pipe
+    (``sender``); once it is closed, by the server's exit or by the pool after the job, the
+    write end polls ``POLLERR`` (Linux's pipes), which ``poll`` reports without being asked."""
+    watched = os.dup(sender.fileno())  # the thread's own: work() closes ``sender`` when done
+    poller = select.poll()
+    poller.register(watched, 0)
+    poller.poll()
+    with contextlib.suppress(OSError):
+        os.killpg(0, signal.SIGKILL)  # the group is the worker's own (work), this thread's too
+    os._exit(1)
 
 
 def work(sender, fn, args, kwargs, niceness, spare_cpus, cpu_limit=None) -> None:
@@ -82,7 +94,7 @@ def work(sender, fn, args, kwargs, niceness, spare_cpus, cpu_limit=None) -> None
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) > 2 * spare_cpus > 0:  # nice alone does not stop it slowing a hyperthread sibling
         os.sched_setaffinity(0, cpus[spare_cpus:])
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_watch_server, args=(sender,), daemon=True).start()
     last = [0.0]
 
     def progress(stage: str, fraction: float) -> None:
