@@ -124,8 +124,9 @@ DIES_WITH_A_JOB = """
 
 
 def test_a_worker_whose_server_dies_ends_with_what_it_started(tmp_path):
-    """The server's forkserver ends with the server; the worker, seeing its parent gone, ends
-    its whole process group: no grandchild is left spinning or holding the server's pipes."""
+    """The worker's parent, the forkserver, outlives its server while the worker runs; the
+    worker sees its server gone by its result pipe and ends its whole process group: no
+    grandchild is left spinning or holding the server's pipes."""
     go = tmp_path / "go"
     server = run_script(DIES_WITH_A_JOB.format(pid_file=str(tmp_path / "grandchild"), go=str(go),
                                                deadline=DEADLINE), tmp_path, wait=False)
